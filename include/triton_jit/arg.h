@@ -1,0 +1,204 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "triton_jit/dtype.h"
+
+namespace triton_jit {
+
+// A device pointer with an explicit Triton element type: the form for fp16, bf16, fp8 and any
+// element type that has no C++ type of its own.
+struct TypedPtr {
+  const void* ptr = nullptr;
+  DType dtype = DType::u8;
+};
+
+// One argument of a call, tagged with what Python would see: None, bool, int, float, a pointer
+// or a string. This is the dynamic form every call goes through; templates only build it.
+class ArgValue {
+ public:
+  enum class Kind : uint8_t { None, Bool, Int, UInt, Float, Pointer, String };
+
+  constexpr ArgValue() noexcept : kind_(Kind::None), dtype_(DType::u8), len_(0), u_(0) {}
+
+  static constexpr ArgValue none() noexcept { return ArgValue(); }
+  static constexpr ArgValue boolean(bool v) noexcept { return ArgValue(Kind::Bool, v ? 1u : 0u); }
+  static constexpr ArgValue integer(int64_t v) noexcept {
+    return ArgValue(Kind::Int, static_cast<uint64_t>(v));
+  }
+  // Values that fit int64 are stored as Int so a value means the same whatever its C++ type.
+  static constexpr ArgValue unsigned_integer(uint64_t v) noexcept {
+    return v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+               ? ArgValue(Kind::Int, v)
+               : ArgValue(Kind::UInt, v);
+  }
+  static ArgValue floating(double v) noexcept {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return ArgValue(Kind::Float, bits);
+  }
+  static ArgValue pointer(const void* p, DType dtype) noexcept {
+    ArgValue a(Kind::Pointer, reinterpret_cast<uintptr_t>(p));
+    a.dtype_ = dtype;
+    return a;
+  }
+  static ArgValue pointer_address(uint64_t address, DType dtype) noexcept {
+    ArgValue a(Kind::Pointer, address);
+    a.dtype_ = dtype;
+    return a;
+  }
+  // Only the view is kept: the characters must outlive the call.
+  static ArgValue string(std::string_view s) noexcept {
+    ArgValue a(Kind::String, reinterpret_cast<uintptr_t>(s.data()));
+    a.len_ = static_cast<uint32_t>(s.size());
+    return a;
+  }
+
+  Kind kind() const noexcept { return kind_; }
+  bool as_bool() const noexcept { return u_ != 0; }
+  int64_t as_int() const noexcept { return static_cast<int64_t>(u_); }
+  uint64_t as_uint() const noexcept { return u_; }
+  double as_float() const noexcept {
+    double v;
+    std::memcpy(&v, &u_, sizeof v);
+    return v;
+  }
+  uint64_t address() const noexcept { return u_; }
+  DType dtype() const noexcept { return dtype_; }
+  std::string_view as_string() const noexcept {
+    return std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(u_)), len_);
+  }
+  // The raw 64 bits: integer value, float bits, address or string data pointer.
+  uint64_t bits() const noexcept { return u_; }
+
+ private:
+  constexpr ArgValue(Kind k, uint64_t bits) noexcept : kind_(k), dtype_(DType::u8), len_(0), u_(bits) {}
+
+  Kind kind_;
+  DType dtype_;
+  uint32_t len_;
+  uint64_t u_;
+};
+
+// A view of arguments: the non-template call takes this.
+struct ArgSpan {
+  const ArgValue* data = nullptr;
+  size_t size = 0;
+  const ArgValue& operator[](size_t i) const noexcept { return data[i]; }
+  const ArgValue* begin() const noexcept { return data; }
+  const ArgValue* end() const noexcept { return data + size; }
+};
+
+namespace detail {
+
+template <typename T>
+struct always_false : std::false_type {};
+
+template <typename T>
+struct pointee_dtype {
+  static constexpr bool known = false;
+};
+#define TRITON_JIT_POINTEE(T, D)           \
+  template <>                              \
+  struct pointee_dtype<T> {                \
+    static constexpr bool known = true;    \
+    static constexpr DType value = DType::D; \
+  }
+TRITON_JIT_POINTEE(bool, u1);
+TRITON_JIT_POINTEE(int8_t, i8);
+TRITON_JIT_POINTEE(int16_t, i16);
+TRITON_JIT_POINTEE(int32_t, i32);
+TRITON_JIT_POINTEE(int64_t, i64);
+TRITON_JIT_POINTEE(uint8_t, u8);
+TRITON_JIT_POINTEE(uint16_t, u16);
+TRITON_JIT_POINTEE(uint32_t, u32);
+TRITON_JIT_POINTEE(uint64_t, u64);
+TRITON_JIT_POINTEE(float, fp32);
+TRITON_JIT_POINTEE(double, fp64);
+#undef TRITON_JIT_POINTEE
+// long long and long are distinct types on LP64 even where both are 64 bits wide.
+template <>
+struct pointee_dtype<long long> : pointee_dtype<std::conditional_t<sizeof(long long) == 8, int64_t, int32_t>> {};
+template <>
+struct pointee_dtype<unsigned long long>
+    : pointee_dtype<std::conditional_t<sizeof(long long) == 8, uint64_t, uint32_t>> {};
+
+template <typename T>
+inline constexpr bool is_char_type_v =
+    std::is_same_v<T, char> || std::is_same_v<T, wchar_t> || std::is_same_v<T, char16_t> ||
+    std::is_same_v<T, char32_t>;
+
+}  // namespace detail
+
+// Converts one C++ argument to its tagged form. Extend by overloading `to_arg` in your namespace
+// or in triton_jit (the torch layer does this for at::Tensor).
+template <typename T>
+ArgValue to_arg(const T& value) {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, ArgValue>) {
+    return value;
+  } else if constexpr (std::is_same_v<U, bool>) {
+    return ArgValue::boolean(value);
+  } else if constexpr (detail::is_char_type_v<U>) {
+    static_assert(detail::always_false<T>::value,
+                  "triton_jit: a character is ambiguous; cast it to an integer type (int8_t, int32_t) "
+                  "or pass a string (const char*, std::string_view) for a string constexpr");
+    return {};
+  } else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) {
+    return ArgValue::integer(static_cast<int64_t>(value));
+  } else if constexpr (std::is_integral_v<U>) {
+    return ArgValue::unsigned_integer(static_cast<uint64_t>(value));
+  } else if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>) {
+    return ArgValue::floating(static_cast<double>(value));
+  } else if constexpr (std::is_same_v<U, TypedPtr>) {
+    return ArgValue::pointer(value.ptr, value.dtype);
+  } else if constexpr (std::is_same_v<U, std::nullptr_t> || std::is_same_v<U, std::nullopt_t>) {
+    return ArgValue::none();
+  } else if constexpr (std::is_same_v<U, std::string_view> || std::is_same_v<U, std::string>) {
+    return ArgValue::string(value);
+  } else if constexpr (std::is_same_v<U, const char*> || std::is_same_v<U, char*>) {
+    static_assert(std::is_same_v<U, const char*>,
+                  "triton_jit: char* is ambiguous; pass const char* for a string constexpr or "
+                  "triton_jit::TypedPtr{p, DType::i8} for a device buffer");
+    return ArgValue::string(value);
+  } else if constexpr (std::is_pointer_v<U>) {
+    using P = std::remove_cv_t<std::remove_pointer_t<U>>;
+    static_assert(!std::is_void_v<P>,
+                  "triton_jit: a void* has no element type; pass triton_jit::TypedPtr{ptr, DType::fp16} "
+                  "(or a typed pointer such as float*)");
+    static_assert(detail::pointee_dtype<P>::known || std::is_void_v<P>,
+                  "triton_jit: no Triton element type for this pointer; pass "
+                  "triton_jit::TypedPtr{ptr, DType::...}");
+    if constexpr (detail::pointee_dtype<P>::known) {
+      return ArgValue::pointer(value, detail::pointee_dtype<P>::value);
+    } else {
+      return {};
+    }
+  } else {
+    static_assert(detail::always_false<T>::value,
+                  "triton_jit: unsupported argument type. Supported: integers, bool, float, double, "
+                  "typed device pointers, triton_jit::TypedPtr, nullptr/std::nullopt, std::optional<T>, "
+                  "strings (constexpr only), triton_jit::ArgValue");
+    return {};
+  }
+}
+
+template <typename T>
+ArgValue to_arg(const std::optional<T>& value) {
+  return value ? to_arg(*value) : ArgValue::none();
+}
+
+// String literals arrive as arrays.
+template <size_t N>
+ArgValue to_arg(const char (&value)[N]) {
+  return ArgValue::string(std::string_view(value, N ? N - 1 : 0));
+}
+
+}  // namespace triton_jit

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "triton_jit/export.h"
+
+namespace triton_jit {
+
+// Element types of Triton pointers, spelled as Triton spells them in signatures ("*fp16", "*u1").
+enum class DType : uint8_t {
+  u1,  // bool / int1
+  i8,
+  i16,
+  i32,
+  i64,
+  u8,
+  u16,
+  u32,
+  u64,
+  fp16,
+  bf16,
+  fp32,
+  fp64,
+  fp8e4nv,   // float8_e4m3fn
+  fp8e5,     // float8_e5m2
+  fp8e4b15,
+  fp8e4b8,   // float8_e4m3fnuz
+  fp8e5b16,  // float8_e5m2fnuz
+};
+
+inline constexpr int kNumDTypes = static_cast<int>(DType::fp8e5b16) + 1;
+
+// Triton's name of the type ("fp16"), as used after '*' in a signature.
+TRITON_JIT_API std::string_view dtype_name(DType dtype);
+
+// Parses Triton's names and their aliases ("fp16", "float16", "half", "bool", ...); false if unknown.
+TRITON_JIT_API bool parse_dtype(std::string_view name, DType* out);
+
+}  // namespace triton_jit

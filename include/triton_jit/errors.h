@@ -1,0 +1,99 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "triton_jit/export.h"
+
+namespace triton_jit {
+
+// Base of every error the runtime throws. The message is complete on its own: what went wrong,
+// where (function, parameter, key) and what to do.
+class TRITON_JIT_API Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The file, the function, or a @triton.jit function in it could not be found or imported.
+class TRITON_JIT_API KernelLookupError : public Error {
+ public:
+  KernelLookupError(const std::string& message, std::string path, std::string function,
+                    std::string traceback = {});
+  const std::string& path() const noexcept { return path_; }
+  const std::string& function() const noexcept { return function_; }
+  // Python traceback when the file failed to import; empty otherwise.
+  const std::string& traceback() const noexcept { return traceback_; }
+
+ private:
+  std::string path_, function_, traceback_;
+};
+
+// A call whose arguments do not fit the kernel's signature.
+class TRITON_JIT_API ArgumentError : public Error {
+ public:
+  ArgumentError(const std::string& message, std::string function, std::string parameter);
+  const std::string& function() const noexcept { return function_; }
+  // Name of the offending parameter; empty when the error concerns the whole call.
+  const std::string& parameter() const noexcept { return parameter_; }
+
+ private:
+  std::string function_, parameter_;
+};
+
+// triton.compile raised: carries Triton's message, the kernel source location and the traceback.
+class TRITON_JIT_API CompileError : public Error {
+ public:
+  CompileError(const std::string& message, std::string function, std::string key, std::string file,
+               int line, std::string python_type, std::string traceback);
+  const std::string& function() const noexcept { return function_; }
+  const std::string& key() const noexcept { return key_; }
+  const std::string& file() const noexcept { return file_; }
+  int line() const noexcept { return line_; }
+  const std::string& python_type() const noexcept { return python_type_; }
+  const std::string& traceback() const noexcept { return traceback_; }
+
+ private:
+  std::string function_, key_, file_;
+  int line_;
+  std::string python_type_, traceback_;
+};
+
+// The embedded Python interpreter, or the bridge module, failed outside a compile.
+class TRITON_JIT_API PythonError : public Error {
+ public:
+  PythonError(const std::string& message, std::string traceback);
+  const std::string& traceback() const noexcept { return traceback_; }
+
+ private:
+  std::string traceback_;
+};
+
+// A CUDA driver call failed; the message has cuGetErrorName/cuGetErrorString text.
+class TRITON_JIT_API CudaError : public Error {
+ public:
+  CudaError(const std::string& message, int code);
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+// No CUDA driver could be loaded, or it reports no device.
+class TRITON_JIT_API NoDeviceError : public CudaError {
+ public:
+  using CudaError::CudaError;
+};
+
+// The kernel's binary was built for another GPU architecture than the device's.
+class TRITON_JIT_API ArchitectureMismatchError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A launch configuration the device cannot run (grid over limits, too much shared memory, ...).
+class TRITON_JIT_API LaunchConfigError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace triton_jit

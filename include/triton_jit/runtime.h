@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "triton_jit/export.h"
+#include "triton_jit/launch_config.h"
+
+namespace triton_jit {
+
+// A compilation target, as Triton's GPUTarget: backend, architecture, warp size.
+struct TRITON_JIT_API Target {
+  std::string backend = "cuda";
+  int arch = 90;
+  int warp_size = 32;
+
+  std::string str() const;  // "cuda:90"
+  // Parses "cuda:90" (warp size 32 implied) or "cuda:90:32"; throws triton_jit::Error otherwise.
+  static Target parse(const std::string& text);
+  bool operator==(const Target& o) const {
+    return backend == o.backend && arch == o.arch && warp_size == o.warp_size;
+  }
+};
+
+// The target used to compile: an explicit one (this setting, else TRITON_JIT_TARGET) wins;
+// otherwise the current device's; with no GPU, cuda:90.
+TRITON_JIT_API void set_target(std::optional<Target> target);
+TRITON_JIT_API std::optional<Target> explicit_target();
+
+// Memory for kernels that need global or profile scratch. Allocation is stream-ordered so that
+// launches stay asynchronous and capturable in CUDA graphs.
+class TRITON_JIT_API ScratchAllocator {
+ public:
+  virtual ~ScratchAllocator();
+  virtual void* allocate(size_t bytes, size_t alignment, CUstream_st* stream) = 0;
+  // Called right after the launch on the same stream: the memory may be reused once the kernel ends.
+  virtual void deallocate(void* ptr, size_t bytes, CUstream_st* stream) = 0;
+};
+
+// Replaces the scratch allocator (nullptr restores the default: cuMemAllocAsync/cuMemFreeAsync).
+TRITON_JIT_API void set_scratch_allocator(std::shared_ptr<ScratchAllocator> allocator);
+
+enum class LogLevel { Off, Info, Debug };
+// Initially from TRITON_JIT_LOG ("info", "debug"); silent by default.
+TRITON_JIT_API void set_log_level(LogLevel level);
+TRITON_JIT_API LogLevel log_level();
+
+// Counters of one function, or of all functions together.
+struct CacheStats {
+  uint64_t hits = 0;      // launches/compiles served from the in-memory cache
+  uint64_t misses = 0;    // calls that found no kernel for their key
+  uint64_t compiles = 0;  // triton.compile runs
+  uint64_t loads = 0;     // modules loaded into a CUDA context
+};
+TRITON_JIT_API CacheStats global_stats();
+
+// Version of the Triton package the embedded interpreter imports (initializes Python).
+TRITON_JIT_API std::string triton_version();
+
+}  // namespace triton_jit

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "triton_jit/arg.h"
+#include "triton_jit/export.h"
+
+namespace triton_jit {
+
+// A parameter's default value as Python holds it. Values C++ cannot pass (a tl.dtype, say) keep
+// only their repr; omitting such a parameter is an error that says to pass it explicitly.
+struct TRITON_JIT_API DefaultValue {
+  ArgValue::Kind kind = ArgValue::Kind::None;
+  int64_t int_value = 0;
+  uint64_t uint_value = 0;
+  double float_value = 0;
+  bool bool_value = false;
+  std::string string_value;
+  std::string repr;          // Python's repr of the default
+  bool representable = true;  // false: no C++ form (see above)
+
+  ArgValue to_arg() const;  // views string_value: valid while this object lives
+};
+
+// What Triton's JITFunction knows of one parameter before any call.
+struct ParamInfo {
+  std::string name;
+  int index = 0;
+  bool is_constexpr = false;
+  bool is_const = false;  // annotated const: pointers become "*k<dtype>"
+  bool do_not_specialize = false;
+  bool do_not_specialize_on_alignment = false;
+  // Triton's normalized annotation ("i64", "*fp16", "constexpr", "const"), empty if none.
+  std::string annotation;
+  // The annotation when it names a Triton type (Triton's `annotation_type`), else empty.
+  std::string annotation_type;
+  std::optional<DefaultValue> default_value;
+};
+
+struct TRITON_JIT_API StaticSignature {
+  std::string function;  // qualified name, e.g. "add_kernel"
+  std::string file;      // canonical path of the .py file
+  int first_line = 0;    // line of the `def`
+  std::vector<ParamInfo> params;
+
+  // One parameter a line: "x_ptr", "n: i64 (do_not_specialize)", "BLOCK: constexpr = 1024".
+  std::string to_string() const;
+  // Index of the parameter with this name, or -1.
+  int find(std::string_view name) const;
+};
+
+}  // namespace triton_jit

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "triton_jit/export.h"
+
+namespace triton_jit {
+
+// Triton's specialization of one argument: its type and its hint, i.e. the tuple Triton's binder
+// returns ("*fp16", "D"), ("i32", None), ("constexpr", 1024).
+struct ParamSpecialization {
+  enum class Hint : unsigned char {
+    None,         // Python None: not specialized
+    NotAligned,   // '': specialized, not divisible by 16 (or alignment not considered)
+    Divisible16,  // 'D'
+    EqualsOne,    // 1: an annotated integer equal to 1
+  };
+  std::string type;  // "*fp16", "*kfp32", "i32", "u64", "fp32", "u1" or "constexpr"
+  Hint hint = Hint::None;
+  std::string value_repr;  // Python repr of the value when type == "constexpr"
+};
+
+struct TRITON_JIT_API Specialization {
+  std::vector<ParamSpecialization> params;
+  int num_warps = 4;
+  int num_stages = 3;
+  int num_ctas = 1;
+  std::string target;  // "cuda:90"
+
+  // Triton's signature syntax, one item per parameter: "*fp16:16,i32,1024".
+  std::string signature() const;
+  // Python's repr of Triton's specialization list: "[('*fp16', 'D'), ('i32', ''), ('constexpr', 1024)]".
+  std::string triton_repr() const;
+};
+
+}  // namespace triton_jit

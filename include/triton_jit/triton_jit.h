@@ -1,0 +1,13 @@
+#pragma once
+
+// The public API of libtriton_jit: call @triton.jit kernels from C++.
+#include "triton_jit/arg.h"
+#include "triton_jit/dtype.h"
+#include "triton_jit/errors.h"
+#include "triton_jit/jit_function.h"
+#include "triton_jit/kernel_info.h"
+#include "triton_jit/launch_config.h"
+#include "triton_jit/runtime.h"
+#include "triton_jit/signature.h"
+#include "triton_jit/specialization.h"
+#include "triton_jit/version.h"

@@ -1,0 +1,132 @@
+#include "cuda/driver_api.h"
+
+#include "cuda/device.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "triton_jit/errors.h"
+
+namespace triton_jit::cuda {
+namespace {
+
+std::atomic<const DriverApi*> g_driver{nullptr};
+std::atomic<const DriverApi*> g_fake{nullptr};
+
+#define TRITON_JIT_STR2(x) #x
+// Expands the macro first, so versioned names (cuModuleLoadData -> itself, cuCtxGetCurrent ->
+// itself, cuMemAllocAsync -> itself) resolve to the ABI that cuda.h declares.
+#define TRITON_JIT_STR(x) TRITON_JIT_STR2(x)
+
+struct LoadedDriver {
+  DriverApi api;
+  std::string error;  // why it is unusable; empty when usable
+  CUresult init_result = CUDA_SUCCESS;
+};
+
+template <typename Fn>
+bool resolve(void* lib, const char* name, Fn* out, std::string* error) {
+  *out = reinterpret_cast<Fn>(dlsym(lib, name));
+  if (*out == nullptr) {
+    *error = std::string("libcuda has no symbol ") + name + "; the driver is older than CUDA 12";
+    return false;
+  }
+  return true;
+}
+
+const LoadedDriver& loaded_driver() {
+  static const LoadedDriver loaded = [] {
+    LoadedDriver d;
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) lib = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) {
+      const char* why = dlerror();
+      d.error = std::string("no CUDA driver: libcuda.so.1 could not be loaded (") + (why ? why : "unknown") +
+                "). Launching needs an NVIDIA GPU and its driver; compiling does not.";
+      return d;
+    }
+    DriverApi& a = d.api;
+    bool ok = resolve(lib, TRITON_JIT_STR(cuInit), &a.Init, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuGetErrorName), &a.GetErrorName, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuGetErrorString), &a.GetErrorString, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuDeviceGetCount), &a.DeviceGetCount, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuDeviceGet), &a.DeviceGet, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuDeviceGetAttribute), &a.DeviceGetAttribute, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuDevicePrimaryCtxRetain), &a.DevicePrimaryCtxRetain, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuCtxGetCurrent), &a.CtxGetCurrent, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuCtxSetCurrent), &a.CtxSetCurrent, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuCtxGetDevice), &a.CtxGetDevice, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuModuleLoadData), &a.ModuleLoadData, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuModuleUnload), &a.ModuleUnload, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuModuleGetFunction), &a.ModuleGetFunction, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuFuncGetAttribute), &a.FuncGetAttribute, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuFuncSetAttribute), &a.FuncSetAttribute, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuFuncSetCacheConfig), &a.FuncSetCacheConfig, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuLaunchKernel), &a.LaunchKernel, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuLaunchKernelEx), &a.LaunchKernelEx, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuMemAllocAsync), &a.MemAllocAsync, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuMemFreeAsync), &a.MemFreeAsync, &d.error);
+    if (!ok) return d;
+    d.init_result = a.Init(0);
+    if (d.init_result != CUDA_SUCCESS) {
+      const char* name = nullptr;
+      const char* text = nullptr;
+      a.GetErrorName(d.init_result, &name);
+      a.GetErrorString(d.init_result, &text);
+      d.error = std::string("the CUDA driver failed to initialize: cuInit returned ") + (name ? name : "?") +
+                " (" + (text ? text : "?") + ")" +
+                (d.init_result == CUDA_ERROR_NO_DEVICE ? "; this machine has no CUDA device" : "");
+    }
+    return d;
+  }();
+  return loaded;
+}
+
+}  // namespace
+
+const DriverApi& driver() {
+  if (const DriverApi* fake = g_fake.load(std::memory_order_acquire)) return *fake;
+  if (const DriverApi* d = g_driver.load(std::memory_order_acquire)) return *d;
+  const LoadedDriver& loaded = loaded_driver();
+  if (!loaded.error.empty()) {
+    throw NoDeviceError(loaded.error, static_cast<int>(loaded.init_result));
+  }
+  g_driver.store(&loaded.api, std::memory_order_release);
+  return loaded.api;
+}
+
+bool driver_available() {
+  if (g_fake.load(std::memory_order_acquire) != nullptr) return true;
+  return loaded_driver().error.empty();
+}
+
+void set_driver_for_testing(const DriverApi* api) {
+  g_fake.store(api, std::memory_order_release);
+  reset_device_cache();  // devices read through the previous table are not this one's
+}
+
+const char* error_name(CUresult result) {
+  const char* s = nullptr;
+  if (driver_available()) driver().GetErrorName(result, &s);
+  return s ? s : "CUDA_ERROR_UNKNOWN";
+}
+
+const char* error_string(CUresult result) {
+  const char* s = nullptr;
+  if (driver_available()) driver().GetErrorString(result, &s);
+  return s ? s : "unknown CUDA error";
+}
+
+void throw_cuda_error(CUresult result, const char* call, const char* context) {
+  std::string message = std::string(call) + " failed with " + error_name(result) + " (" + error_string(result) + ")";
+  if (context != nullptr && *context) message += std::string(": ") + context;
+  if (result == CUDA_ERROR_NO_DEVICE || result == CUDA_ERROR_NOT_INITIALIZED) {
+    throw NoDeviceError(message, static_cast<int>(result));
+  }
+  throw CudaError(message, static_cast<int>(result));
+}
+
+}  // namespace triton_jit::cuda

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cuda.h>
+
+namespace triton_jit::cuda {
+
+// The driver entry points the runtime uses, resolved from libcuda at run time so the library
+// loads on machines without a driver. Tests install a fake table to run launches on the CPU.
+struct DriverApi {
+  decltype(&::cuInit) Init = nullptr;
+  decltype(&::cuGetErrorName) GetErrorName = nullptr;
+  decltype(&::cuGetErrorString) GetErrorString = nullptr;
+  decltype(&::cuDeviceGetCount) DeviceGetCount = nullptr;
+  decltype(&::cuDeviceGet) DeviceGet = nullptr;
+  decltype(&::cuDeviceGetAttribute) DeviceGetAttribute = nullptr;
+  decltype(&::cuDevicePrimaryCtxRetain) DevicePrimaryCtxRetain = nullptr;
+  decltype(&::cuCtxGetCurrent) CtxGetCurrent = nullptr;
+  decltype(&::cuCtxSetCurrent) CtxSetCurrent = nullptr;
+  decltype(&::cuCtxGetDevice) CtxGetDevice = nullptr;
+  decltype(&::cuModuleLoadData) ModuleLoadData = nullptr;
+  decltype(&::cuModuleUnload) ModuleUnload = nullptr;
+  decltype(&::cuModuleGetFunction) ModuleGetFunction = nullptr;
+  decltype(&::cuFuncGetAttribute) FuncGetAttribute = nullptr;
+  decltype(&::cuFuncSetAttribute) FuncSetAttribute = nullptr;
+  decltype(&::cuFuncSetCacheConfig) FuncSetCacheConfig = nullptr;
+  decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
+  decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
+  decltype(&::cuMemAllocAsync) MemAllocAsync = nullptr;
+  decltype(&::cuMemFreeAsync) MemFreeAsync = nullptr;
+};
+
+// The table in use: the installed fake, else libcuda's (loaded and cuInit-ed once). Throws
+// NoDeviceError when libcuda cannot be loaded or initialized.
+const DriverApi& driver();
+
+// True when a driver table is available without throwing (libcuda present and cuInit succeeded,
+// or a fake installed).
+bool driver_available();
+
+// Installs a fake table (nullptr removes it). For tests and benchmarks only; the table must
+// outlive its use.
+void set_driver_for_testing(const DriverApi* api);
+
+// "CUDA_ERROR_X (description)" for a result code.
+const char* error_name(CUresult result);
+const char* error_string(CUresult result);
+
+// Throws CudaError naming the call, the result and what it means. Cold.
+[[noreturn]] void throw_cuda_error(CUresult result, const char* call, const char* context);
+
+}  // namespace triton_jit::cuda

@@ -1,0 +1,29 @@
+#include "triton_jit/errors.h"
+
+#include <utility>
+
+namespace triton_jit {
+
+KernelLookupError::KernelLookupError(const std::string& message, std::string path, std::string function,
+                                     std::string traceback)
+    : Error(message), path_(std::move(path)), function_(std::move(function)), traceback_(std::move(traceback)) {}
+
+ArgumentError::ArgumentError(const std::string& message, std::string function, std::string parameter)
+    : Error(message), function_(std::move(function)), parameter_(std::move(parameter)) {}
+
+CompileError::CompileError(const std::string& message, std::string function, std::string key, std::string file,
+                           int line, std::string python_type, std::string traceback)
+    : Error(message),
+      function_(std::move(function)),
+      key_(std::move(key)),
+      file_(std::move(file)),
+      line_(line),
+      python_type_(std::move(python_type)),
+      traceback_(std::move(traceback)) {}
+
+PythonError::PythonError(const std::string& message, std::string traceback)
+    : Error(message), traceback_(std::move(traceback)) {}
+
+CudaError::CudaError(const std::string& message, int code) : Error(message), code_(code) {}
+
+}  // namespace triton_jit

@@ -1,0 +1,98 @@
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda/device.h"
+#include "spec_key.h"
+#include "triton_jit/kernel_info.h"
+
+namespace triton_jit::detail {
+
+// A compiled specialization and its modules, one per CUDA context it was launched in.
+class KernelEntry {
+ public:
+  static constexpr int kMaxContexts = 32;
+
+  KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs, KernelInfo info);
+  ~KernelEntry();
+
+  const uint64_t* key_words() const noexcept { return key_.data(); }
+  uint64_t hash() const noexcept { return hash_; }
+  // String constexprs are keyed by hash; a hit compares the characters too.
+  bool strings_match(const ArgValue* args) const noexcept;
+  const KernelInfo& info() const noexcept { return info_; }
+  bool needs_launch_ex() const noexcept { return needs_launch_ex_; }
+
+  // The function loaded in `context`; loads the module on first use there. `loads` counts loads.
+  CUfunction function_for(CUcontext context, const cuda::DeviceInfo& device, std::atomic<uint64_t>& loads) const {
+    const int n = num_loaded_.load(std::memory_order_acquire);
+    for (int i = 0; i < n; ++i) {
+      if (loaded_[i].context.load(std::memory_order_relaxed) == context) return loaded_[i].function;
+    }
+    return load(context, device, loads);
+  }
+
+ private:
+  struct Loaded {
+    std::atomic<CUcontext> context{nullptr};
+    CUfunction function = nullptr;
+    CUmodule module = nullptr;
+  };
+  CUfunction load(CUcontext context, const cuda::DeviceInfo& device, std::atomic<uint64_t>& loads) const;
+
+  std::vector<uint64_t> key_;
+  uint64_t hash_;
+  std::vector<std::pair<int, std::string>> strings_;
+  KernelInfo info_;
+  bool needs_launch_ex_;
+  mutable Loaded loaded_[kMaxContexts];
+  mutable std::atomic<int> num_loaded_{0};
+  mutable std::mutex load_mutex_;
+};
+
+// Key -> entry. Readers take no lock: an open-addressing array whose slots are filled once
+// (hash, then entry with release) and published through an atomic pointer. Growing (rare, under
+// the owner's lock) publishes a larger copy and keeps the old one alive for readers still in it.
+class KernelTable {
+ public:
+  const KernelEntry* find(const SpecKey& key, const ArgValue* args) const noexcept {
+    const Table* t = table_.load(std::memory_order_acquire);
+    if (t == nullptr) return nullptr;
+    for (size_t i = key.hash & t->mask;; i = (i + 1) & t->mask) {
+      const Slot& s = t->slots[i];
+      const KernelEntry* e = s.entry.load(std::memory_order_acquire);
+      if (e == nullptr) return nullptr;
+      if (s.hash.load(std::memory_order_relaxed) == key.hash && key.equals(e->key_words()) && e->strings_match(args)) {
+        return e;
+      }
+    }
+  }
+
+  // Takes ownership. The caller serializes inserts.
+  void insert(std::unique_ptr<KernelEntry> entry);
+  size_t size() const noexcept { return entries_.size(); }
+
+ private:
+  struct Slot {
+    std::atomic<uint64_t> hash{0};
+    std::atomic<const KernelEntry*> entry{nullptr};
+  };
+  struct Table {
+    size_t mask = 0;
+    std::unique_ptr<Slot[]> slots;
+  };
+  static void place(Table& table, const KernelEntry* entry);
+
+  std::atomic<const Table*> table_{nullptr};
+  std::vector<std::unique_ptr<Table>> tables_;
+  std::vector<std::unique_ptr<KernelEntry>> entries_;
+};
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,182 @@
+#include "python/bridge.h"
+
+#include <pybind11/stl.h>
+
+#include "python/interpreter.h"
+#include "triton_jit/errors.h"
+
+namespace py = pybind11;
+
+namespace triton_jit::python {
+namespace {
+
+DefaultValue to_default(const py::dict& d) {
+  DefaultValue v;
+  std::string kind = d["kind"].cast<std::string>();
+  v.repr = d["repr"].cast<std::string>();
+  v.representable = d["representable"].cast<bool>();
+  if (kind == "bool") {
+    v.kind = ArgValue::Kind::Bool;
+    v.bool_value = d["value"].cast<bool>();
+  } else if (kind == "int") {
+    py::int_ value = d["value"];
+    if (value < py::int_(0)) {
+      v.kind = ArgValue::Kind::Int;
+      v.int_value = value.cast<int64_t>();
+    } else {
+      uint64_t u = value.cast<uint64_t>();
+      ArgValue a = ArgValue::unsigned_integer(u);
+      v.kind = a.kind();
+      v.int_value = a.as_int();
+      v.uint_value = u;
+    }
+  } else if (kind == "float") {
+    v.kind = ArgValue::Kind::Float;
+    v.float_value = d["value"].cast<double>();
+  } else if (kind == "string") {
+    v.kind = ArgValue::Kind::String;
+    v.string_value = d["value"].cast<std::string>();
+  }
+  return v;
+}
+
+StaticSignature to_signature(const py::dict& s) {
+  StaticSignature sig;
+  sig.function = s["function"].cast<std::string>();
+  sig.file = s["file"].cast<std::string>();
+  sig.first_line = s["first_line"].cast<int>();
+  for (auto item : s["params"].cast<py::list>()) {
+    py::dict p = item.cast<py::dict>();
+    ParamInfo info;
+    info.name = p["name"].cast<std::string>();
+    info.index = p["index"].cast<int>();
+    info.is_constexpr = p["is_constexpr"].cast<bool>();
+    info.is_const = p["is_const"].cast<bool>();
+    info.do_not_specialize = p["do_not_specialize"].cast<bool>();
+    info.do_not_specialize_on_alignment = p["do_not_specialize_on_alignment"].cast<bool>();
+    info.annotation = p["annotation"].cast<std::string>();
+    info.annotation_type = p["annotation_type"].cast<std::string>();
+    if (!p["default"].is_none()) info.default_value = to_default(p["default"].cast<py::dict>());
+    sig.params.push_back(std::move(info));
+  }
+  return sig;
+}
+
+// The literal Python reads back as the hint (None, '', 'D', 1) or the constexpr value.
+std::string hint_literal(const ParamSpecialization& p) {
+  if (p.type == "constexpr") return p.value_repr;
+  switch (p.hint) {
+    case ParamSpecialization::Hint::NotAligned: return "''";
+    case ParamSpecialization::Hint::Divisible16: return "'D'";
+    case ParamSpecialization::Hint::EqualsOne: return "1";
+    default: return "None";
+  }
+}
+
+py::object option_value(const CompileOptions::Value& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return py::int_(*i);
+  if (auto* b = std::get_if<bool>(&v)) return py::bool_(*b);
+  if (auto* d = std::get_if<double>(&v)) return py::float_(*d);
+  return py::str(std::get<std::string>(v));
+}
+
+}  // namespace
+
+LoadedFunction load_function(const std::string& path, const std::string& name) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  try {
+    py::tuple result = b.attr("load_function")(path, name);
+    LoadedFunction loaded;
+    loaded.function.object = py::object(result[0]).release().ptr();  // owned for the process's life
+    loaded.signature = to_signature(result[1].cast<py::dict>());
+    return loaded;
+  } catch (py::error_already_set& e) {
+    if (e.matches(b.attr("KernelLookupFailure"))) {
+      py::object value = e.value();
+      std::string kind = value.attr("kind").cast<std::string>();
+      std::string tb = value.attr("tb").cast<std::string>();
+      std::string message = py::str(value).cast<std::string>();
+      if (kind == "import_failed") message += "\n" + tb;
+      throw KernelLookupError("cannot get Triton function '" + name + "': " + message, path, name, tb);
+    }
+    PythonFailure f = describe(e);
+    throw KernelLookupError("cannot get Triton function '" + name + "' from " + path + ": " + f.type + ": " +
+                                f.message,
+                            path, name, f.traceback);
+  }
+}
+
+KernelInfo compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
+                   const CompileOptions* options, const Target& target) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::object fn = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(function.object));
+  std::string key = spec.signature();
+  try {
+    py::module_ ast = py::module_::import("ast");
+    py::list params;
+    for (const ParamSpecialization& p : spec.params) {
+      params.append(py::make_tuple(p.type, ast.attr("literal_eval")(hint_literal(p))));
+    }
+    py::dict opts;
+    opts["num_warps"] = spec.num_warps;
+    opts["num_stages"] = spec.num_stages;
+    opts["num_ctas"] = spec.num_ctas;
+    if (options != nullptr) {
+      for (const auto& [name, value] : options->items()) opts[py::str(name)] = option_value(value);
+    }
+    py::dict r = b.attr("compile")(fn, params, opts, py::make_tuple(target.backend, target.arch, target.warp_size));
+
+    KernelInfo k;
+    k.name = r["name"].cast<std::string>();
+    k.cubin = r["cubin"].cast<std::string>();
+    k.shared = r["shared"].cast<int>();
+    k.num_warps = r["num_warps"].cast<int>();
+    k.num_ctas = r["num_ctas"].cast<int>();
+    auto cluster = r["cluster_dims"].cast<std::vector<int>>();
+    for (int i = 0; i < 3; ++i) k.cluster_dims[i] = cluster.at(i);
+    k.global_scratch_size = r["global_scratch_size"].cast<int64_t>();
+    k.global_scratch_align = r["global_scratch_align"].cast<int64_t>();
+    k.profile_scratch_size = r["profile_scratch_size"].cast<int64_t>();
+    k.profile_scratch_align = r["profile_scratch_align"].cast<int64_t>();
+    k.launch_pdl = r["launch_pdl"].cast<bool>();
+    k.launch_cooperative_grid = r["launch_cooperative_grid"].cast<bool>();
+    k.scratch_params = r["scratch_params"].cast<std::vector<std::string>>();
+    py::tuple t = r["target"].cast<py::tuple>();
+    k.target.backend = t[0].cast<std::string>();
+    k.target.arch = t[1].cast<int>();
+    k.target.warp_size = t[2].cast<int>();
+    k.hash = r["hash"].cast<std::string>();
+    k.triton_version = r["triton_version"].cast<std::string>();
+    k.metadata_json = r["metadata_json"].cast<std::string>();
+    if (!r["tensordesc_meta"].cast<py::list>().empty()) {
+      throw CompileError("kernel " + signature.function + " [" + key +
+                             "] takes tensor descriptors, which this runtime cannot pass yet",
+                         signature.function, key, signature.file, signature.first_line, "", "");
+    }
+    return k;
+  } catch (py::error_already_set& e) {
+    py::tuple d = b.attr("describe_exception")(e.value(), fn);
+    std::string type = d[0].cast<std::string>();
+    std::string message = d[1].cast<std::string>();
+    std::string file = d[2].cast<std::string>();
+    int line = d[3].cast<int>();
+    std::string tb = d[4].cast<std::string>();
+    throw CompileError("compiling " + signature.function + " [" + key + "] for " + target.str() + " failed at " +
+                           file + ":" + std::to_string(line) + ": " + type + ": " + message,
+                       signature.function, key, file, line, type, tb);
+  }
+}
+
+std::string triton_version() {
+  GilGuard gil;
+  try {
+    return bridge().attr("triton_version")().cast<std::string>();
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("reading triton's version failed: " + f.message, f.traceback);
+  }
+}
+
+}  // namespace triton_jit::python

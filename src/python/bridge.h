@@ -1,0 +1,33 @@
+#pragma once
+
+#include <string>
+
+#include "triton_jit/kernel_info.h"
+#include "triton_jit/launch_config.h"
+#include "triton_jit/runtime.h"
+#include "triton_jit/signature.h"
+#include "triton_jit/specialization.h"
+
+// The C++ face of triton_jit_bridge.py. No pybind11 in this header: callers stay free of Python.
+namespace triton_jit::python {
+
+// A reference to a Python object (the JITFunction), owned by the runtime for the process's life.
+struct PyHandle {
+  void* object = nullptr;
+};
+
+struct LoadedFunction {
+  PyHandle function;
+  StaticSignature signature;
+};
+
+// Imports `path` and reads the static signature of `name`. Throws KernelLookupError.
+LoadedFunction load_function(const std::string& path, const std::string& name);
+
+// Runs triton.compile for one specialization. Throws CompileError carrying Triton's message.
+KernelInfo compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
+                   const CompileOptions* options, const Target& target);
+
+std::string triton_version();
+
+}  // namespace triton_jit::python

@@ -1,0 +1,112 @@
+#include "python/interpreter.h"
+
+#include <pybind11/eval.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "triton_jit/errors.h"
+
+// Generated at build time from triton_jit_bridge.py.
+extern const char* const kTritonJitBridgeSource;
+
+#ifndef TRITON_JIT_DEFAULT_PYTHON
+#define TRITON_JIT_DEFAULT_PYTHON ""
+#endif
+
+namespace py = pybind11;
+
+namespace triton_jit::python {
+namespace {
+
+std::atomic<bool> g_used{false};
+std::once_flag g_init_once;
+
+// The Python whose packages (triton) the interpreter should see: TRITON_JIT_PYTHON, else the
+// interpreter the library was configured with. Naming a virtualenv's python makes its
+// site-packages visible, as running that python would.
+std::string python_executable() {
+  if (const char* env = std::getenv("TRITON_JIT_PYTHON"); env && *env) return env;
+  return TRITON_JIT_DEFAULT_PYTHON;
+}
+
+void start_interpreter() {
+  if (Py_IsInitialized()) return;  // the host program runs Python already: join it
+  PyConfig config;
+  PyConfig_InitPythonConfig(&config);
+  config.install_signal_handlers = 0;  // SIGINT belongs to the host program
+  config.parse_argv = 0;
+  std::string exe = python_executable();
+  PyStatus status = PyStatus_Ok();
+  if (!exe.empty()) status = PyConfig_SetBytesString(&config, &config.program_name, exe.c_str());
+  if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
+  PyConfig_Clear(&config);
+  if (PyStatus_Exception(status)) {
+    throw PythonError(std::string("could not start the embedded Python interpreter (python: ") +
+                          (exe.empty() ? "default" : exe) + "): " + (status.err_msg ? status.err_msg : "unknown") +
+                          ". Set TRITON_JIT_PYTHON to a python that has triton installed.",
+                      "");
+  }
+  // Initialization leaves this thread holding the GIL; give it back so any thread can take it.
+  PyEval_SaveThread();
+}
+
+}  // namespace
+
+GilGuard::GilGuard() {
+  std::call_once(g_init_once, start_interpreter);
+  g_used.store(true, std::memory_order_relaxed);
+  state_ = PyGILState_Ensure();
+}
+
+GilGuard::~GilGuard() { PyGILState_Release(state_); }
+
+PythonFailure describe(py::error_already_set& e) {
+  PythonFailure f;
+  f.type = py::str(e.type().attr("__name__"));
+  f.message = py::str(e.value());
+  try {
+    py::module_ tb = py::module_::import("traceback");
+    py::list lines = tb.attr("format_exception")(e.type(), e.value(), e.trace());
+    for (auto line : lines) f.traceback += py::str(line).cast<std::string>();
+  } catch (const py::error_already_set&) {
+    f.traceback = f.type + ": " + f.message;
+  }
+  return f;
+}
+
+py::module_& bridge() {
+  // Created once under the GIL; leaked on purpose: it must not be destroyed after Python ends.
+  static py::module_* module = [] {
+    py::module_ sys = py::module_::import("sys");
+    try {
+      py::module_::import("triton");
+    } catch (py::error_already_set& e) {
+      PythonFailure f = describe(e);
+      throw PythonError("the embedded Python (" + py::str(sys.attr("executable")).cast<std::string>() +
+                            ", version " + py::str(sys.attr("version")).cast<std::string>().substr(0, 6) +
+                            ") cannot import triton: " + f.type + ": " + f.message +
+                            ". Install triton (3.4 or newer) there, or set TRITON_JIT_PYTHON to a python that has it.",
+                        f.traceback);
+    }
+    py::module_ types = py::module_::import("types");
+    auto* m = new py::module_(types.attr("ModuleType")("triton_jit_bridge").cast<py::module_>());
+    m->attr("__file__") = "<triton_jit_bridge>";
+    py::dict globals = m->attr("__dict__");
+    try {
+      py::exec(kTritonJitBridgeSource, globals);
+    } catch (py::error_already_set& e) {
+      PythonFailure f = describe(e);
+      throw PythonError("the triton_jit bridge failed to load: " + f.type + ": " + f.message, f.traceback);
+    }
+    sys.attr("modules")["triton_jit_bridge"] = *m;
+    return m;
+  }();
+  return *module;
+}
+
+bool interpreter_used() noexcept { return g_used.load(std::memory_order_relaxed); }
+
+}  // namespace triton_jit::python

@@ -1,0 +1,276 @@
+"""Bridge between libtriton_jit and the installed Triton.
+
+The C++ runtime embeds this module's source and calls only the functions below. Everything that
+differs between Triton versions (3.4 and newer) is handled here, so the C++ side never branches
+on a version.
+"""
+
+import hashlib
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import traceback
+
+import triton
+
+_modules = {}  # canonical path -> imported module
+
+
+class KernelLookupFailure(Exception):
+    """Raised with `kind` in {"missing_file", "import_failed", "missing_function", "not_jit"}."""
+
+    def __init__(self, kind, message, tb=""):
+        super().__init__(message)
+        self.kind = kind
+        self.tb = tb
+
+
+def triton_version():
+    return triton.__version__
+
+
+# ----------------------------------------------------------------------------------------------
+# Loading functions and their static signature
+# ----------------------------------------------------------------------------------------------
+
+
+def _module_name(path):
+    digest = hashlib.sha1(path.encode()).hexdigest()[:16]
+    stem = os.path.splitext(os.path.basename(path))[0]
+    return f"triton_jit_kernels_{stem}_{digest}"
+
+
+def _import_file(path):
+    module = _modules.get(path)
+    if module is not None:
+        return module
+    if not os.path.isfile(path):
+        raise KernelLookupFailure("missing_file", f"no such file: {path}")
+    # Kernels may import helpers that sit beside them; add their folder once, never per call.
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.append(folder)
+    name = _module_name(path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    # Triton reads globals and source through the module, so it must be registered.
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as e:  # noqa: BLE001 - any failure of user code is reported whole
+        del sys.modules[name]
+        tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        raise KernelLookupFailure("import_failed", f"importing {path} failed: {type(e).__name__}: {e}",
+                                  tb) from None
+    _modules[path] = module
+    return module
+
+
+def _unwrap(obj):
+    """Autotuner and Heuristics wrap the JITFunction in `.fn`, possibly several times."""
+    from triton.runtime.jit import JITFunction
+    seen = 0
+    while not isinstance(obj, JITFunction) and hasattr(obj, "fn") and seen < 16:
+        obj = obj.fn
+        seen += 1
+    return obj if isinstance(obj, JITFunction) else None
+
+
+def _default_description(value):
+    """A default value in a form C++ can rebuild: kind, value, repr."""
+    r = repr(value)
+    if value is None:
+        return {"kind": "none", "repr": r, "representable": True}
+    if isinstance(value, bool):
+        return {"kind": "bool", "value": value, "repr": r, "representable": True}
+    if isinstance(value, int):
+        if -(2**63) <= value < 2**64:
+            return {"kind": "int", "value": value, "repr": r, "representable": True}
+        return {"kind": "none", "repr": r, "representable": False}
+    if isinstance(value, float):
+        return {"kind": "float", "value": value, "repr": r, "representable": True}
+    if isinstance(value, str):
+        return {"kind": "string", "value": value, "repr": r, "representable": True}
+    # tl.constexpr-wrapped defaults hold the value in `.value`.
+    inner = getattr(value, "value", None)
+    if value.__class__.__name__ == "constexpr" and inner is not value:
+        d = _default_description(inner)
+        d["repr"] = repr(inner)
+        return d
+    return {"kind": "none", "repr": r, "representable": False}
+
+
+def load_function(path, name):
+    """Returns (JITFunction, static signature dict) for `name` in the file `path`."""
+    module = _import_file(path)
+    obj = getattr(module, name, None)
+    if obj is None:
+        available = sorted(k for k, v in vars(module).items() if _unwrap(v) is not None)
+        raise KernelLookupFailure(
+            "missing_function",
+            f"{path} has no function '{name}'; @triton.jit functions there: {', '.join(available) or 'none'}")
+    fn = _unwrap(obj)
+    if fn is None:
+        raise KernelLookupFailure(
+            "not_jit", f"'{name}' in {path} is a {type(obj).__name__}, not a @triton.jit function")
+    params = []
+    for p in fn.params:
+        params.append({
+            "name": p.name,
+            "index": p.num,
+            "is_constexpr": bool(p.is_constexpr),
+            "is_const": bool(p.is_const),
+            "do_not_specialize": bool(p.do_not_specialize),
+            "do_not_specialize_on_alignment": bool(p.do_not_specialize_on_alignment),
+            "annotation": p.annotation or "",
+            "annotation_type": p.annotation_type or "",
+            "default": _default_description(p.default) if p.has_default else None,
+        })
+    signature = {
+        "function": fn.fn.__qualname__,
+        "file": path,
+        "first_line": int(getattr(fn, "starting_line_number", 0) or 0),
+        "params": params,
+    }
+    return fn, signature
+
+
+# ----------------------------------------------------------------------------------------------
+# Compilation
+# ----------------------------------------------------------------------------------------------
+
+
+def _gpu_target(target):
+    from triton.backends.compiler import GPUTarget
+    backend, arch, warp_size = target
+    return GPUTarget(backend, arch, warp_size)
+
+
+def _make_backend(gpu_target):
+    from triton.compiler import make_backend
+    return make_backend(gpu_target)
+
+
+def _pack(fn, backend, specialization, options):
+    """Triton's own packing of a specialization into (options, signature, constexprs, attrs)."""
+    bound_args = {p.name: (hint if ty == "constexpr" else None)
+                  for p, (ty, hint) in zip(fn.params, specialization)}
+    kwargs = dict(options)
+    kwargs.setdefault("debug", bool(getattr(fn, "debug", False)))
+    for k in kwargs:
+        if k not in backend.parse_options({}).__dict__:
+            raise KeyError(f"unknown compile option '{k}'; options of this Triton: "
+                           f"{', '.join(sorted(backend.parse_options({}).__dict__))}")
+    return fn._pack_args(backend, kwargs, bound_args, list(specialization), kwargs)
+
+
+def _metadata_dict(metadata):
+    out = {}
+    for k, v in metadata._asdict().items():
+        if k == "target":
+            out[k] = {"backend": v.backend, "arch": v.arch, "warp_size": v.warp_size}
+        else:
+            out[k] = v
+    return out
+
+
+def _scratch_params(metadata):
+    # The launcher appends one pointer per scratch kind this Triton knows (3.4: global only;
+    # 3.5 and newer: global and profile), whether or not the kernel uses it.
+    params = ["global_scratch"]
+    if hasattr(metadata, "profile_scratch_size"):
+        params.append("profile_scratch")
+    return params
+
+
+def compile(fn, specialization, options, target):
+    """Compiles `fn` for `specialization` (Triton's list of (type, hint) tuples; constexprs as
+    ("constexpr", value)) with `options` (dict) for `target` ((backend, arch, warp_size)).
+    Returns the cubin and the launch metadata."""
+    from triton.compiler import ASTSource
+    gpu_target = _gpu_target(target)
+    backend = _make_backend(gpu_target)
+    opts, signature, constexprs, attrs = _pack(fn, backend, specialization, options)
+    src = ASTSource(fn, signature, constexprs, attrs)
+    kernel = triton.compile(src, target=gpu_target, options=opts.__dict__)
+    md = kernel.metadata
+    cluster = tuple(getattr(md, "cluster_dims", (getattr(md, "num_ctas", 1), 1, 1)))
+    meta = _metadata_dict(md)
+    return {
+        "name": md.name,
+        "cubin": kernel.asm["cubin"],
+        "shared": int(md.shared),
+        "num_warps": int(md.num_warps),
+        "num_ctas": int(getattr(md, "num_ctas", 1)),
+        "cluster_dims": [int(c) for c in cluster] + [1] * (3 - len(cluster)),
+        "global_scratch_size": int(getattr(md, "global_scratch_size", 0)),
+        "global_scratch_align": int(getattr(md, "global_scratch_align", 1)),
+        "profile_scratch_size": int(getattr(md, "profile_scratch_size", 0)),
+        "profile_scratch_align": int(getattr(md, "profile_scratch_align", 1)),
+        "launch_pdl": bool(getattr(md, "launch_pdl", False)),
+        "launch_cooperative_grid": bool(getattr(md, "launch_cooperative_grid", False)),
+        "tensordesc_meta": list(getattr(md, "tensordesc_meta", None) or []),
+        "scratch_params": _scratch_params(md),
+        "target": [gpu_target.backend, int(gpu_target.arch), int(gpu_target.warp_size)],
+        "hash": str(getattr(md, "hash", "")),
+        "triton_version": triton.__version__,
+        "metadata_json": json.dumps(meta, default=str, sort_keys=True),
+    }
+
+
+# ----------------------------------------------------------------------------------------------
+# Errors
+# ----------------------------------------------------------------------------------------------
+
+
+def describe_exception(exc, fn=None):
+    """(python type, message, file, line, traceback) of an exception raised by Triton."""
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    file, line = "", 0
+    if fn is not None:
+        file = inspect.getsourcefile(fn.fn) or ""
+        line = int(getattr(fn, "starting_line_number", 0) or 0)
+        node = getattr(exc, "node", None)
+        lineno = getattr(node, "lineno", None)
+        if lineno is not None:
+            # Triton parses the dedented source of the function alone: its line 1 is the `def`.
+            line = line + int(lineno) - 1
+    message = str(exc).strip() or type(exc).__name__
+    return type(exc).__name__, message, file, line, tb
+
+
+# ----------------------------------------------------------------------------------------------
+# Triton's own specialization, for parity tests
+# ----------------------------------------------------------------------------------------------
+
+
+class _Pointer:
+    """Stands for a tensor in Triton's specializer: it reads only data_ptr() and dtype."""
+
+    def __init__(self, address, dtype):
+        self._address = address
+        self.dtype = dtype
+
+    def data_ptr(self):
+        return self._address
+
+
+def make_pointer(address, dtype_name):
+    import triton.language as tl
+    from triton.runtime.jit import type_canonicalisation_dict
+    canonical = type_canonicalisation_dict[dtype_name]
+    for obj in vars(tl).values():
+        if isinstance(obj, tl.dtype) and str(obj) == canonical:
+            return _Pointer(address, obj)
+    raise KeyError(dtype_name)
+
+
+def triton_specialization(fn, calls, target=("cuda", 90, 32)):
+    """repr of Triton's specialization list for each call in `calls` (a list of (args, kwargs)),
+    computed by the binder Triton's JIT itself builds for `fn`."""
+    from triton.runtime.jit import create_function_from_signature
+    backend = _make_backend(_gpu_target(target))
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    return [repr(binder(*args, **kwargs)[1]) for args, kwargs in calls]

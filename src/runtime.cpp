@@ -1,0 +1,146 @@
+#include "triton_jit/runtime.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "cuda/driver_api.h"
+#include "runtime_state.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit {
+namespace {
+
+std::mutex g_settings_mutex;
+
+struct TargetSetting {
+  std::optional<Target> target;
+  std::atomic<uint32_t> packed{0};
+  TargetSetting() {
+    if (const char* env = std::getenv("TRITON_JIT_TARGET"); env && *env) {
+      try {
+        set(Target::parse(env));
+      } catch (const Error& e) {
+        std::fprintf(stderr, "[triton_jit] ignoring TRITON_JIT_TARGET: %s\n", e.what());
+      }
+    }
+  }
+  void set(std::optional<Target> t) {
+    target = std::move(t);
+    packed.store(target ? static_cast<uint32_t>(target->warp_size << 16 | target->arch) : 0u,
+                 std::memory_order_release);
+  }
+};
+
+TargetSetting& target_setting() {
+  static TargetSetting s;
+  return s;
+}
+
+LogLevel level_from_env() {
+  const char* env = std::getenv("TRITON_JIT_LOG");
+  if (env == nullptr) return LogLevel::Off;
+  if (std::strcmp(env, "info") == 0 || std::strcmp(env, "INFO") == 0) return LogLevel::Info;
+  if (std::strcmp(env, "debug") == 0 || std::strcmp(env, "DEBUG") == 0) return LogLevel::Debug;
+  return LogLevel::Off;
+}
+
+std::atomic<int> g_log_level{static_cast<int>(level_from_env())};
+
+// Stream-ordered device memory: capturable in CUDA graphs and free of host synchronisation.
+class DefaultScratchAllocator final : public ScratchAllocator {
+ public:
+  void* allocate(size_t bytes, size_t alignment, CUstream_st* stream) override {
+    CUdeviceptr ptr = 0;
+    // cuMemAllocAsync returns memory aligned to at least 256 bytes, more than Triton asks for.
+    (void)alignment;
+    CUresult r = cuda::driver().MemAllocAsync(&ptr, bytes, stream);
+    if (r != CUDA_SUCCESS) cuda::throw_cuda_error(r, "cuMemAllocAsync", "allocating kernel scratch memory");
+    return reinterpret_cast<void*>(ptr);
+  }
+  void deallocate(void* ptr, size_t, CUstream_st* stream) override {
+    CUresult r = cuda::driver().MemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream);
+    if (r != CUDA_SUCCESS) cuda::throw_cuda_error(r, "cuMemFreeAsync", "freeing kernel scratch memory");
+  }
+};
+
+DefaultScratchAllocator g_default_allocator;
+std::shared_ptr<ScratchAllocator> g_user_allocator;  // keeps the user's allocator alive
+std::atomic<ScratchAllocator*> g_allocator{&g_default_allocator};
+
+}  // namespace
+
+std::string Target::str() const { return backend + ":" + std::to_string(arch); }
+
+Target Target::parse(const std::string& text) {
+  Target t;
+  size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    throw Error("invalid target '" + text + "': expected BACKEND:ARCH[:WARP_SIZE], e.g. cuda:90");
+  }
+  t.backend = text.substr(0, colon);
+  std::string rest = text.substr(colon + 1);
+  size_t colon2 = rest.find(':');
+  try {
+    size_t used = 0;
+    t.arch = std::stoi(rest.substr(0, colon2), &used);
+    if (used != rest.substr(0, colon2).size()) throw std::invalid_argument(rest);
+    if (colon2 != std::string::npos) t.warp_size = std::stoi(rest.substr(colon2 + 1));
+  } catch (const std::exception&) {
+    throw Error("invalid target '" + text + "': expected BACKEND:ARCH[:WARP_SIZE], e.g. cuda:90");
+  }
+  if (t.backend != "cuda") {
+    throw Error("invalid target '" + text + "': only the cuda backend is supported");
+  }
+  if (t.arch <= 0 || t.arch > 0xffff || t.warp_size <= 0 || t.warp_size > 0xff) {
+    throw Error("invalid target '" + text + "': architecture or warp size out of range");
+  }
+  return t;
+}
+
+void set_target(std::optional<Target> target) {
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  target_setting().set(std::move(target));
+}
+
+std::optional<Target> explicit_target() {
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  return target_setting().target;
+}
+
+ScratchAllocator::~ScratchAllocator() = default;
+
+void set_scratch_allocator(std::shared_ptr<ScratchAllocator> allocator) {
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  // The previous user allocator stays alive: a launch on another thread may still hold it.
+  static std::vector<std::shared_ptr<ScratchAllocator>> retired;
+  if (g_user_allocator) retired.push_back(g_user_allocator);
+  g_user_allocator = std::move(allocator);
+  g_allocator.store(g_user_allocator ? g_user_allocator.get() : &g_default_allocator, std::memory_order_release);
+}
+
+void set_log_level(LogLevel level) { g_log_level.store(static_cast<int>(level), std::memory_order_relaxed); }
+LogLevel log_level() { return static_cast<LogLevel>(g_log_level.load(std::memory_order_relaxed)); }
+
+namespace detail {
+
+uint32_t explicit_target_packed() noexcept {
+  return target_setting().packed.load(std::memory_order_acquire);
+}
+
+ScratchAllocator& scratch_allocator() noexcept { return *g_allocator.load(std::memory_order_acquire); }
+
+bool log_enabled(LogLevel level) noexcept {
+  return g_log_level.load(std::memory_order_relaxed) >= static_cast<int>(level);
+}
+
+void log_line(const std::string& line) {
+  std::string out = "[triton_jit] " + line + "\n";
+  std::fwrite(out.data(), 1, out.size(), stderr);
+}
+
+}  // namespace detail
+}  // namespace triton_jit

@@ -1,0 +1,137 @@
+#include "signature_parser.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "python_repr.h"
+#include "triton_jit/dtype.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit::detail {
+namespace {
+
+// Splits at commas outside quotes.
+std::vector<std::string> split_items(std::string_view text) {
+  std::vector<std::string> items;
+  std::string current;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote) {
+      current += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        current += text[++i];
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      current += c;
+    } else if (c == ',') {
+      items.push_back(current);
+      current.clear();
+    } else if (c != ' ') {
+      current += c;
+    }
+  }
+  if (!current.empty() || !items.empty()) items.push_back(current);
+  return items;
+}
+
+bool parse_type(const std::string& item, ParamSpecialization* out) {
+  std::string t = item;
+  bool divisible = false;
+  if (t.size() > 3 && t.compare(t.size() - 3, 3, ":16") == 0) {
+    divisible = true;
+    t.resize(t.size() - 3);
+  }
+  std::string base = t;
+  if (!base.empty() && base[0] == '*') base = base.substr(base.size() > 1 && base[1] == 'k' ? 2 : 1);
+  DType dtype;
+  if (!parse_dtype(base, &dtype) || dtype_name(dtype) != base) return false;
+  out->type = t;
+  out->hint = divisible ? ParamSpecialization::Hint::Divisible16 : ParamSpecialization::Hint::NotAligned;
+  return true;
+}
+
+// A Python literal for a constexpr, checked and normalized to Python's repr.
+bool parse_literal(const std::string& item, std::string* repr) {
+  if (item == "None" || item == "True" || item == "False") {
+    *repr = item;
+    return true;
+  }
+  if (item.size() >= 2 && (item[0] == '\'' || item[0] == '"') && item.back() == item[0]) {
+    std::string value;
+    for (size_t i = 1; i + 1 < item.size(); ++i) {
+      if (item[i] == '\\' && i + 2 < item.size()) {
+        const char e = item[++i];
+        value += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+      } else {
+        value += item[i];
+      }
+    }
+    *repr = python_str_repr(value);
+    return true;
+  }
+  const char* begin = item.c_str();
+  char* end = nullptr;
+  errno = 0;
+  if (item.find_first_of(".eEn") == std::string::npos) {
+    std::strtoll(begin, &end, 10);
+    if (*end == '\0' && errno == 0 && end != begin) {
+      *repr = std::to_string(std::strtoll(begin, nullptr, 10));
+      return true;
+    }
+    errno = 0;
+    unsigned long long u = std::strtoull(begin, &end, 10);
+    if (*end == '\0' && errno == 0 && end != begin && item[0] != '-') {
+      *repr = std::to_string(u);
+      return true;
+    }
+    return false;
+  }
+  const double d = std::strtod(begin, &end);
+  if (*end == '\0' && end != begin) {
+    *repr = python_float_repr(d);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Specialization parse_signature(const StaticSignature& signature, std::string_view text) {
+  std::vector<std::string> items = split_items(text);
+  if (items.size() != signature.params.size()) {
+    throw ArgumentError(signature.function + ": the signature '" + std::string(text) + "' has " +
+                            std::to_string(items.size()) + " items but the function has " +
+                            std::to_string(signature.params.size()) + " parameters",
+                        signature.function, "");
+  }
+  Specialization spec;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const ParamInfo& p = signature.params[i];
+    ParamSpecialization ps;
+    if (!p.is_constexpr && parse_type(items[i], &ps)) {
+      // Triton's syntax does not say whether an unaligned value was specialized; the compiled
+      // code is the same either way, so follow the parameter's own setting.
+      if (ps.hint == ParamSpecialization::Hint::NotAligned && p.do_not_specialize) {
+        ps.hint = ParamSpecialization::Hint::None;
+      }
+    } else if (parse_literal(items[i], &ps.value_repr)) {
+      ps.type = "constexpr";
+    } else {
+      throw ArgumentError(signature.function + ": cannot read '" + items[i] + "' for parameter '" + p.name +
+                              "': expected " +
+                              (p.is_constexpr ? "a constexpr value (1024, True, 1.5, None, 'text')"
+                                              : "a Triton type (*fp16:16, i32, i64:16, fp32) or a constexpr value"),
+                          signature.function, p.name);
+    }
+    spec.params.push_back(std::move(ps));
+  }
+  return spec;
+}
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,41 @@
+#include "triton_jit/specialization.h"
+
+namespace triton_jit {
+
+std::string Specialization::signature() const {
+  std::string out;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamSpecialization& p = params[i];
+    if (i) out += ',';
+    if (p.type == "constexpr") {
+      out += p.value_repr;
+    } else {
+      out += p.type;
+      if (p.hint == ParamSpecialization::Hint::Divisible16) out += ":16";
+    }
+  }
+  return out;
+}
+
+std::string Specialization::triton_repr() const {
+  std::string out = "[";
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamSpecialization& p = params[i];
+    if (i) out += ", ";
+    out += "('" + p.type + "', ";
+    if (p.type == "constexpr") {
+      out += p.value_repr;
+    } else {
+      switch (p.hint) {
+        case ParamSpecialization::Hint::None: out += "None"; break;
+        case ParamSpecialization::Hint::NotAligned: out += "''"; break;
+        case ParamSpecialization::Hint::Divisible16: out += "'D'"; break;
+        case ParamSpecialization::Hint::EqualsOne: out += "1"; break;
+      }
+    }
+    out += ")";
+  }
+  return out + "]";
+}
+
+}  // namespace triton_jit
