@@ -113,8 +113,9 @@ struct TritonJitFunction::Impl {
       for (size_t i = args.size; i < n; ++i) {
         if (!default_usable[i]) fail_count(args.size, i);
       }
-      for (size_t i = 0; i < args.size; ++i) storage[i] = args.data[i];
-      for (size_t i = args.size; i < n; ++i) storage[i] = defaults[i];
+      std::memcpy(static_cast<void*>(storage), args.data, args.size * sizeof(ArgValue));
+      std::memcpy(static_cast<void*>(storage + args.size), defaults.data() + args.size,
+                  (n - args.size) * sizeof(ArgValue));
       full = storage;
     }
     const unsigned warps = static_cast<unsigned>(c.num_warps);
@@ -174,7 +175,11 @@ struct TritonJitFunction::Impl {
         pending.emplace(pending_key, mine);
       }
     }
-    if (theirs) return theirs->future.get();  // another thread compiles this key: share its result
+    if (theirs) {
+      // Another thread compiles this key: share its result. It needs the GIL, which this thread
+      // may hold when the host program is Python.
+      return python::without_gil([&] { return theirs->future.get(); });
+    }
 
     try {
       Specialization spec = describe(key, args, c, target);
@@ -226,6 +231,14 @@ struct TritonJitFunction::Impl {
 
 namespace {
 
+// Room for a call's arguments with defaults filled in, left uninitialized: a launch writes only
+// the slots it uses, and only when defaults are needed.
+struct ArgStorage {
+  alignas(ArgValue) unsigned char bytes[sizeof(ArgValue) * kMaxParams];
+  ArgValue* data() { return reinterpret_cast<ArgValue*>(bytes); }
+};
+static_assert(std::is_trivially_copyable_v<ArgValue>);
+
 std::mutex g_registry_mutex;
 std::map<std::pair<std::string, std::string>, TritonJitFunction*>& registry() {
   static auto* r = new std::map<std::pair<std::string, std::string>, TritonJitFunction*>();
@@ -246,10 +259,13 @@ TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_vie
                             std::string(path), std::string(name));
   }
   std::pair<std::string, std::string> id{canonical.string(), std::string(name)};
-  std::lock_guard<std::mutex> lock(g_registry_mutex);
-  auto it = registry().find(id);
-  if (it != registry().end()) return *it->second;
-
+  {
+    std::lock_guard<std::mutex> lock(g_registry_mutex);
+    auto it = registry().find(id);
+    if (it != registry().end()) return *it->second;
+  }
+  // Python runs without the registry lock: a host Python thread holding the GIL may be waiting
+  // for that lock. The GIL serializes loads anyway; a lost race discards its copy below.
   python::LoadedFunction loaded = python::load_function(id.first, id.second);
   if (loaded.signature.params.size() > static_cast<size_t>(kMaxParams)) {
     throw KernelLookupError("Triton function '" + id.second + "' has " +
@@ -269,6 +285,9 @@ TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_vie
     impl->defaults.push_back(usable ? p.default_value->to_arg() : ArgValue::none());
   }
   // Functions live as long as the process: callers keep references, and Python owns parts.
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  auto it = registry().find(id);
+  if (it != registry().end()) return *it->second;
   auto* fn = new TritonJitFunction(std::move(impl));
   registry().emplace(std::move(id), fn);
   return *fn;
@@ -282,8 +301,8 @@ void TritonJitFunction::launch(const LaunchConfig& config, ArgSpan args) const {
   const int warp_size = explicit_target ? static_cast<int>(explicit_target >> 16) : 32;
 
   SpecKey key;
-  ArgValue storage[kMaxParams];
-  const ArgValue* full = m.bind(config, args, arch, warp_size, &key, storage);
+  ArgStorage storage;
+  const ArgValue* full = m.bind(config, args, arch, warp_size, &key, storage.data());
 
   const KernelEntry* entry = m.table.find(key, full);
   if (entry != nullptr) {
@@ -299,16 +318,16 @@ void TritonJitFunction::launch(const LaunchConfig& config, ArgSpan args) const {
 Specialization TritonJitFunction::specialize(const LaunchConfig& config, ArgSpan args) const {
   const Target target = impl_->compile_target();
   SpecKey key;
-  ArgValue storage[kMaxParams];
-  const ArgValue* full = impl_->bind(config, args, target.arch, target.warp_size, &key, storage);
+  ArgStorage storage;
+  const ArgValue* full = impl_->bind(config, args, target.arch, target.warp_size, &key, storage.data());
   return impl_->describe(key, full, config, target);
 }
 
 const KernelInfo& TritonJitFunction::compile(const LaunchConfig& config, ArgSpan args) const {
   const Target target = impl_->compile_target();
   SpecKey key;
-  ArgValue storage[kMaxParams];
-  const ArgValue* full = impl_->bind(config, args, target.arch, target.warp_size, &key, storage);
+  ArgStorage storage;
+  const ArgValue* full = impl_->bind(config, args, target.arch, target.warp_size, &key, storage.data());
   const KernelEntry* entry = impl_->table.find(key, full);
   if (entry != nullptr) {
     impl_->hits.fetch_add(1, std::memory_order_relaxed);

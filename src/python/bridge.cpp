@@ -169,6 +169,9 @@ KernelInfo compile(PyHandle function, const StaticSignature& signature, const Sp
   }
 }
 
+ScopedGilRelease::ScopedGilRelease() : state_(new GilRelease()) {}
+ScopedGilRelease::~ScopedGilRelease() { delete static_cast<GilRelease*>(state_); }
+
 std::string triton_version() {
   GilGuard gil;
   try {

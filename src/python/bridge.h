@@ -30,4 +30,26 @@ KernelInfo compile(PyHandle function, const StaticSignature& signature, const Sp
 
 std::string triton_version();
 
+// Runs `wait` with the GIL released when the calling thread holds it, so that a thread it waits
+// for can run Python (a compile) meanwhile.
+template <typename Wait>
+auto without_gil(Wait&& wait) -> decltype(wait());
+
+class ScopedGilRelease {
+ public:
+  ScopedGilRelease();
+  ~ScopedGilRelease();
+  ScopedGilRelease(const ScopedGilRelease&) = delete;
+  ScopedGilRelease& operator=(const ScopedGilRelease&) = delete;
+
+ private:
+  void* state_ = nullptr;
+};
+
+template <typename Wait>
+auto without_gil(Wait&& wait) -> decltype(wait()) {
+  ScopedGilRelease release;
+  return wait();
+}
+
 }  // namespace triton_jit::python
