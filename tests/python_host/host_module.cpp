@@ -1,0 +1,25 @@
+// A Python extension that calls the runtime from inside a Python process: the runtime must join
+// the running interpreter instead of starting one.
+#include <pybind11/pybind11.h>
+
+#include "triton_jit/triton_jit.h"
+
+namespace py = pybind11;
+
+PYBIND11_MODULE(triton_jit_host_test, m) {
+  m.def("specialize", [](const std::string& path, const std::string& name, int64_t n) {
+    auto& fn = triton_jit::TritonJitFunction::get(path, name);
+    const float* p = reinterpret_cast<const float*>(uintptr_t{4096});
+    const triton_jit::ArgValue args[] = {triton_jit::to_arg(p), triton_jit::to_arg(p), triton_jit::to_arg(p),
+                                         triton_jit::to_arg(n), triton_jit::to_arg(1024)};
+    return fn.specialize(triton_jit::LaunchConfig{}, triton_jit::ArgSpan{args, 5}).triton_repr();
+  });
+  m.def("compile_name", [](const std::string& path, const std::string& name) {
+    auto& fn = triton_jit::TritonJitFunction::get(path, name);
+    const float* p = reinterpret_cast<const float*>(uintptr_t{4096});
+    const triton_jit::ArgValue args[] = {triton_jit::to_arg(p), triton_jit::to_arg(p), triton_jit::to_arg(p),
+                                         triton_jit::to_arg(int64_t{4096}), triton_jit::to_arg(1024)};
+    // Compiling holds the GIL this thread already holds: PyGILState must nest, not deadlock.
+    return fn.compile(triton_jit::LaunchConfig{}, triton_jit::ArgSpan{args, 5}).name;
+  });
+}

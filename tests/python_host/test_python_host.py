@@ -1,0 +1,52 @@
+"""The runtime loaded into a Python process joins that interpreter (no second one) and agrees
+with Triton's own binder there."""
+import os
+import sys
+import threading
+
+sys.path.insert(0, os.environ["HOST_MODULE_DIR"])
+KERNEL = os.path.join(os.environ["KERNELS_DIR"], "vector_add.py")
+
+import triton  # noqa: E402  (imported first on purpose: the host already runs Triton)
+import triton_jit_host_test as host  # noqa: E402
+
+
+def triton_reference(n):
+    import importlib.util
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import make_backend
+    from triton.runtime.jit import create_function_from_signature
+    spec = importlib.util.spec_from_file_location("reference_kernels", KERNEL)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    fn = mod.add_kernel
+    binder = create_function_from_signature(fn.signature, fn.params, make_backend(GPUTarget("cuda", 90, 32)))
+
+    class Ptr:
+        dtype = triton.language.float32
+
+        def data_ptr(self):
+            return 4096
+
+    return repr(binder(Ptr(), Ptr(), Ptr(), n, 1024)[1])
+
+
+def main():
+    for n in (16, 17, 1, 2**33):
+        got = host.specialize(KERNEL, "add_kernel", n)
+        want = triton_reference(n)
+        assert got == want, (n, got, want)
+    # The bridge module lives in this interpreter's sys.modules: no second interpreter was started.
+    assert "triton_jit_bridge" in sys.modules, sorted(sys.modules)[:20]
+    assert host.compile_name(KERNEL, "add_kernel") == "add_kernel"
+    # From a second Python thread while the main thread waits in Python.
+    result = []
+    t = threading.Thread(target=lambda: result.append(host.specialize(KERNEL, "add_kernel", 32)))
+    t.start()
+    t.join(timeout=300)
+    assert result and result[0] == triton_reference(32), result
+    print("1 passed, 0 failed")
+
+
+if __name__ == "__main__":
+    main()
