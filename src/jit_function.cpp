@@ -100,6 +100,14 @@ struct TritonJitFunction::Impl {
                         signature.function, "");
   }
 
+  void check_config(const LaunchConfig& c) const {
+    const unsigned warps = static_cast<unsigned>(c.num_warps);
+    if (warps == 0 || warps > 64 || (warps & (warps - 1)) != 0 || c.num_stages < 0 || c.num_stages > 255 ||
+        c.num_ctas < 1 || c.num_ctas > 16) {
+      fail_config(c);
+    }
+  }
+
   // ---- key building, shared by launch, specialize and compile ----
 
   // Completes `args` with defaults (into `storage` when needed) and builds the key. Returns the
@@ -118,11 +126,7 @@ struct TritonJitFunction::Impl {
                   (n - args.size) * sizeof(ArgValue));
       full = storage;
     }
-    const unsigned warps = static_cast<unsigned>(c.num_warps);
-    if (warps == 0 || warps > 64 || (warps & (warps - 1)) != 0 || c.num_stages < 0 || c.num_stages > 255 ||
-        c.num_ctas < 1 || c.num_ctas > 16) {
-      fail_config(c);
-    }
+    check_config(c);
     key->num_params = static_cast<uint32_t>(n);
     key->words[0] = detail::make_header(c.num_warps, c.num_stages, c.num_ctas, arch, warp_size);
     key->words[1] = c.options ? c.options->hash() : 0;
@@ -340,6 +344,11 @@ const KernelInfo& TritonJitFunction::compile(const LaunchConfig& config, ArgSpan
 KernelInfo TritonJitFunction::compile_signature(std::string_view signature, int num_warps, int num_stages,
                                                 int num_ctas, const Target& target,
                                                 const CompileOptions* options) const {
+  LaunchConfig config;
+  config.num_warps = num_warps;
+  config.num_stages = num_stages;
+  config.num_ctas = num_ctas;
+  impl_->check_config(config);
   Specialization spec = detail::parse_signature(impl_->signature, signature);
   spec.num_warps = num_warps;
   spec.num_stages = num_stages;

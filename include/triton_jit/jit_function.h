@@ -41,7 +41,8 @@ class TRITON_JIT_API TritonJitFunction {
     if constexpr (sizeof...(Args) == 0) {
       launch(config, ArgSpan{});
     } else {
-      const ArgValue values[] = {ArgConverter<std::decay_t<Args>>::convert(args)...};
+      // decay of `const Args` turns a string literal into const char*, not char*.
+      const ArgValue values[] = {ArgConverter<std::decay_t<const Args>>::convert(args)...};
       launch(config, ArgSpan{values, sizeof...(Args)});
     }
   }

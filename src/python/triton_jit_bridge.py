@@ -10,6 +10,7 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import sys
 import traceback
 
@@ -102,6 +103,21 @@ def _default_description(value):
     return {"kind": "none", "repr": r, "representable": False}
 
 
+def _def_line(fn):
+    """Line of the `def` in the file. Triton's starting_line_number is the first line of the source
+    inspect returns, i.e. of the first decorator, while Triton's source (and error positions) start
+    at the `def`."""
+    start = int(getattr(fn, "starting_line_number", 0) or 0)
+    try:
+        lines, first = inspect.getsourcelines(fn.fn)
+    except (OSError, TypeError):
+        return start
+    for i, text in enumerate(lines):
+        if re.match(r"\s*(async\s+)?def\s", text):
+            return first + i
+    return start
+
+
 def load_function(path, name):
     """Returns (JITFunction, static signature dict) for `name` in the file `path`."""
     module = _import_file(path)
@@ -131,7 +147,7 @@ def load_function(path, name):
     signature = {
         "function": fn.fn.__qualname__,
         "file": path,
-        "first_line": int(getattr(fn, "starting_line_number", 0) or 0),
+        "first_line": _def_line(fn),
         "params": params,
     }
     return fn, signature
@@ -231,7 +247,7 @@ def describe_exception(exc, fn=None):
     file, line = "", 0
     if fn is not None:
         file = inspect.getsourcefile(fn.fn) or ""
-        line = int(getattr(fn, "starting_line_number", 0) or 0)
+        line = _def_line(fn)
         node = getattr(exc, "node", None)
         lineno = getattr(node, "lineno", None)
         if lineno is not None:
@@ -262,7 +278,7 @@ def make_pointer(address, dtype_name):
     from triton.runtime.jit import type_canonicalisation_dict
     canonical = type_canonicalisation_dict[dtype_name]
     for obj in vars(tl).values():
-        if isinstance(obj, tl.dtype) and str(obj) == canonical:
+        if isinstance(obj, tl.dtype) and type_canonicalisation_dict.get(str(obj).split(".")[-1]) == canonical:
             return _Pointer(address, obj)
     raise KeyError(dtype_name)
 

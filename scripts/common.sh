@@ -1,0 +1,222 @@
+# shellcheck shell=bash
+# Shared set-up steps of scripts/setup.sh, scripts/test.sh and scripts/run-example.sh.
+# Sourced, not run. Every step is idempotent: a second run only re-checks and rebuilds.
+#
+# Environment knobs (all optional):
+#   TRITON_JIT_PYTHON    a python that imports triton: used as is, nothing is installed
+#   BUILD_DIR            build folder (default: <repo>/build)
+#   BUILD_TYPE           CMAKE_BUILD_TYPE (default: Release)
+#   CMAKE_ARGS           extra arguments for the configure step, split on spaces
+#                        (e.g. CMAKE_ARGS=-DTRITON_JIT_BUILD_TESTS=OFF)
+#   JOBS                 parallel build jobs (default: nproc)
+#   TRITON_JIT_SKIP_APT  1: never call apt-get, only report missing Debian packages
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build}"
+case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$PWD/$BUILD_DIR" ;; esac
+BUILD_TYPE="${BUILD_TYPE:-Release}"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+VENV_DIR="$REPO_ROOT/.venv"
+REQUIREMENTS="$REPO_ROOT/requirements.txt"
+TJ_PYTHON=""  # set by tj_select_python
+
+TJ_START_TIME=$SECONDS
+
+tj_log() { printf '==> [%4ds] %s\n' "$((SECONDS - TJ_START_TIME))" "$*"; }
+tj_warn() { printf 'warning: %s\n' "$*" >&2; }
+tj_die() {
+  printf 'error: %s\n' "$*" >&2
+  exit 1
+}
+
+# Only one set-up/build at a time per checkout: parallel runs would fight over .venv and the build.
+tj_lock() {
+  command -v flock >/dev/null 2>&1 || return 0
+  local key
+  key="$(printf '%s' "$REPO_ROOT" | cksum | cut -d' ' -f1)"
+  exec 9>"${TMPDIR:-/tmp}/triton-jit-setup-$key.lock"
+  if ! flock -n 9; then
+    tj_log "another set-up or build of $REPO_ROOT is running; waiting for it"
+    flock 9
+  fi
+}
+tj_unlock() { exec 9>&-; }
+
+tj_imports_triton() { "$1" -c 'import triton' >/dev/null 2>&1; }
+
+tj_requirements_stamp() {
+  # What the venv was built from: the requirements and the python it was created with.
+  {
+    cat "$REQUIREMENTS"
+    "$VENV_DIR/bin/python" -c 'import sys; print(sys.version); print(sys.base_prefix)'
+  } | sha256sum | cut -d' ' -f1
+}
+
+tj_ensure_venv() {
+  local stamp_file="$VENV_DIR/.requirements.sha256"
+  if [ -x "$VENV_DIR/bin/python" ] && ! "$VENV_DIR/bin/python" -c 'import sys' >/dev/null 2>&1; then
+    tj_warn "$VENV_DIR/bin/python does not run (its base python moved?): recreating the virtualenv"
+    rm -rf "$VENV_DIR"
+  fi
+  if [ ! -x "$VENV_DIR/bin/python" ]; then
+    command -v python3 >/dev/null 2>&1 || tj_die "no python3 on PATH: install Python 3.10+ (with its shared library) or set TRITON_JIT_PYTHON"
+    tj_log "creating virtualenv $VENV_DIR from $(python3 -c 'import sys; print(sys.executable, sys.version.split()[0])')"
+    python3 -m venv "$VENV_DIR" ||
+      tj_die "python3 -m venv failed (on Debian's own python: apt-get install python3-venv)"
+  fi
+  local want
+  want="$(tj_requirements_stamp)"
+  if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$want" ]; then
+    tj_log "virtualenv up to date with requirements.txt: skipping pip"
+    return 0
+  fi
+  tj_log "installing requirements.txt into $VENV_DIR (triton is a large download: a few minutes)"
+  local pip_flags=(--no-input --disable-pip-version-check)
+  if [ -n "${CI:-}" ] || [ ! -t 1 ]; then pip_flags+=(--progress-bar off); fi
+  "$VENV_DIR/bin/python" -m pip install "${pip_flags[@]}" -r "$REQUIREMENTS" ||
+    tj_die "pip install -r requirements.txt failed"
+  "$VENV_DIR/bin/python" -c 'import triton, pybind11' ||
+    tj_die "the virtualenv still cannot import triton and pybind11"
+  printf '%s\n' "$want" >"$stamp_file"
+}
+
+# Sets TJ_PYTHON: TRITON_JIT_PYTHON, else the python3 on PATH when it imports triton (used as is),
+# else the repository's .venv (created and filled from requirements.txt when needed).
+tj_select_python() {
+  if [ -n "${TRITON_JIT_PYTHON:-}" ]; then
+    local exe
+    exe="$(command -v "$TRITON_JIT_PYTHON" 2>/dev/null)" || tj_die "TRITON_JIT_PYTHON=$TRITON_JIT_PYTHON is not an executable"
+    tj_imports_triton "$exe" ||
+      tj_die "TRITON_JIT_PYTHON=$TRITON_JIT_PYTHON cannot import triton: install triton there, or unset it to use a .venv"
+    TJ_PYTHON="$exe"
+    tj_log "python: $TJ_PYTHON (TRITON_JIT_PYTHON; it imports triton: installing nothing)"
+  elif command -v python3 >/dev/null 2>&1 && tj_imports_triton python3; then
+    # sys.executable keeps a virtualenv's own path (its site-packages), unlike a resolved link.
+    TJ_PYTHON="$(python3 -c 'import sys; print(sys.executable)')"
+    tj_log "python: $TJ_PYTHON (python3 on PATH imports triton: installing nothing)"
+  else
+    tj_ensure_venv
+    TJ_PYTHON="$VENV_DIR/bin/python"
+    tj_log "python: $TJ_PYTHON"
+  fi
+  "$TJ_PYTHON" - <<'EOF' || tj_die "$TJ_PYTHON is older than Python 3.9 (the embedded interpreter needs 3.9+)"
+import sys
+import triton
+try:
+    import pybind11
+    pb = pybind11.__version__
+except ImportError:
+    pb = "not installed (Debian's pybind11-dev is used)"
+print(f"    Python {sys.version.split()[0]}, triton {triton.__version__}, pybind11 {pb}")
+sys.exit(0 if sys.version_info >= (3, 9) else 1)
+EOF
+}
+
+tj_deb_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+
+# Debian packages the build needs, installed only when missing (and only as root or with sudo).
+tj_ensure_system_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    tj_log "not a Debian system: make sure GoogleTest, Google Benchmark, nlohmann-json, cmake and g++ are installed"
+    return 0
+  fi
+  local wanted=(libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev)
+  command -v cmake >/dev/null 2>&1 || wanted+=(cmake)
+  command -v g++ >/dev/null 2>&1 || wanted+=(g++)
+  command -v ninja >/dev/null 2>&1 || command -v make >/dev/null 2>&1 || wanted+=(make)
+  # pybind11 comes from pip; without it in the chosen python, Debian's package provides the CMake config.
+  if [ -n "$TJ_PYTHON" ] && ! "$TJ_PYTHON" -c 'import pybind11' >/dev/null 2>&1; then wanted+=(pybind11-dev); fi
+  if [ -n "$TJ_PYTHON" ] && ! "$TJ_PYTHON" -c \
+      'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
+    case "$TJ_PYTHON" in
+      /usr/bin/*) wanted+=("$(basename "$("$TJ_PYTHON" -c 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")')")-dev") ;;
+      *) tj_warn "$TJ_PYTHON has no Python.h: the embedded interpreter needs the python's headers and shared library" ;;
+    esac
+  fi
+  local missing=() p
+  for p in "${wanted[@]}"; do
+    if [ "$p" = cmake ] || [ "$p" = g++ ] || [ "$p" = make ] || ! tj_deb_installed "$p"; then missing+=("$p"); fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    tj_log "Debian packages present: ${wanted[*]}"
+    return 0
+  fi
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo=(sudo -n); else sudo=(none); fi
+  fi
+  if [ "${TRITON_JIT_SKIP_APT:-0}" = 1 ] || ! command -v apt-get >/dev/null 2>&1 || [ "${sudo[*]}" = none ]; then
+    tj_warn "missing Debian packages: ${missing[*]} (not root, no apt-get or TRITON_JIT_SKIP_APT=1): install them yourself if the build needs them"
+    return 0
+  fi
+  tj_log "installing Debian packages: ${missing[*]}"
+  if ! { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+         "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; }; then
+    tj_warn "apt-get could not install ${missing[*]} (offline?): continuing; the build says what is missing"
+  fi
+}
+
+# cuda.h only (the driver is loaded at run time): nvcc on PATH, CUDAToolkit_ROOT or CUDA_PATH find
+# it; otherwise point CMake at the usual install folders.
+tj_cuda_cmake_args() {
+  TJ_CUDA_ARGS=()
+  if [ -n "${CUDAToolkit_ROOT:-}" ] || [ -n "${CUDA_PATH:-}" ] || command -v nvcc >/dev/null 2>&1; then return 0; fi
+  local d
+  for d in /usr/local/cuda /usr/local/cuda-*; do
+    if [ -f "$d/include/cuda.h" ]; then
+      TJ_CUDA_ARGS=("-DCUDAToolkit_ROOT=$d")
+      return 0
+    fi
+  done
+  [ -f /usr/include/cuda.h ] && return 0
+  tj_die "cuda.h not found: install the CUDA toolkit (its headers suffice; no GPU is needed to build) or set CUDAToolkit_ROOT"
+}
+
+tj_configure() {
+  local cache="$BUILD_DIR/CMakeCache.txt"
+  if [ -f "$cache" ]; then
+    local cached_python
+    cached_python="$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$cache")"
+    if [ -n "$cached_python" ] && [ "$cached_python" != "$TJ_PYTHON" ]; then
+      tj_log "$BUILD_DIR was configured with $cached_python: reconfiguring from scratch for $TJ_PYTHON"
+      rm -rf "$cache" "$BUILD_DIR/CMakeFiles"
+    fi
+  fi
+  local args=(-S "$REPO_ROOT" -B "$BUILD_DIR" "-DPython3_EXECUTABLE=$TJ_PYTHON" "-DCMAKE_BUILD_TYPE=$BUILD_TYPE")
+  # A configured folder keeps its generator; a new one gets Ninja when available.
+  if [ ! -f "$cache" ] && [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then args+=(-G Ninja); fi
+  tj_cuda_cmake_args
+  args+=("${TJ_CUDA_ARGS[@]}")
+  local extra=()
+  if [ -n "${CMAKE_ARGS:-}" ]; then read -r -a extra <<<"$CMAKE_ARGS"; fi
+  args+=("${extra[@]}")
+  tj_log "cmake ${args[*]}"
+  cmake "${args[@]}" || tj_die "CMake configure failed (see above)"
+}
+
+# tj_build [target...]: builds everything, or the given targets.
+# shellcheck disable=SC2120
+tj_build() {
+  local targets=()
+  local t
+  for t in "$@"; do targets+=(--target "$t"); done
+  tj_log "cmake --build $BUILD_DIR --parallel $JOBS${targets[*]:+ ${targets[*]}}"
+  cmake --build "$BUILD_DIR" --parallel "$JOBS" "${targets[@]}" || tj_die "build failed (see above)"
+}
+
+tj_gpu_summary() {
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    tj_log "GPU: $(nvidia-smi -L 2>/dev/null | head -n 1)"
+  else
+    tj_log "no GPU found: tests that need one report as skipped; kernels compile for ${TRITON_JIT_TARGET:-cuda:90}"
+  fi
+}
+
+# Python and system packages, then configure. Callers build what they need next.
+tj_setup() {
+  tj_lock
+  tj_log "libtriton_jit set-up in $REPO_ROOT (build folder: $BUILD_DIR)"
+  tj_select_python
+  tj_ensure_system_packages
+  tj_configure
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Set-up, build and run every test: the one command CI runs (.ci/run).
+#
+#   scripts/test.sh [ctest arguments...]     e.g. scripts/test.sh -R Signature
+#
+# Works from a fresh clone (see scripts/setup.sh for what it installs). Tests that need a GPU
+# report as skipped on a machine without one. Exit status: ctest's.
+# Knobs: those of scripts/setup.sh, plus CTEST_JOBS (default: nproc) and CTEST_TIMEOUT (seconds
+# per test, default 1200).
+set -euo pipefail
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+tj_setup
+tj_build
+tj_unlock
+
+tj_gpu_summary
+tj_log "ctest --test-dir $BUILD_DIR --output-on-failure${*:+ $*}"
+status=0
+ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error \
+  --parallel "${CTEST_JOBS:-$JOBS}" --timeout "${CTEST_TIMEOUT:-1200}" "$@" || status=$?
+tj_log "tests finished with exit status $status"
+exit "$status"

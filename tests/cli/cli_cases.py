@@ -1,0 +1,366 @@
+"""Test cases of the triton-jit command-line tool, one CTest test each.
+
+    python cli_cases.py --list
+    python cli_cases.py --cli PATH --kernels DIR --work DIR CASE
+
+In a case's argv, {k} is the kernels folder and {out} the case's own empty work folder.
+Every failing case must exit with its status, print nothing on stdout and exactly one line,
+"triton-jit: error: ...", on stderr. Expected specializations are written by hand from Triton's
+rules; the `parity_*` cases also compare the tool's --repr with Triton's own binder.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+K = "{k}/cli_kernels.py"
+ADD = K + ":add_kernel"
+MIXED = K + ":mixed_kernel"
+
+
+def ptr(dtype, addr):
+    return {"ptr": dtype, "addr": addr}
+
+
+def args(*items):
+    return json.dumps(list(items))
+
+
+class Case:
+    def __init__(self, argv, rc=0, stdout=None, stdout_contains=(), stderr=None, check=None,
+                 one_line=True):
+        self.argv = argv
+        self.rc = rc
+        self.stdout = stdout            # exact stdout
+        self.stdout_contains = stdout_contains
+        self.stderr = stderr            # regex the (one-line) error must match after "triton-jit: error: "
+        self.check = check              # extra check: check(out_dir, stdout, stderr)
+        self.one_line = one_line
+
+
+# The hand-computed specializations of mixed_kernel
+#   (x_ptr, y_ptr [no align], src_ptr: const, n: i64, scale, seed [no specialize], flag,
+#    NAME: constexpr, ALPHA: constexpr = 1.5, MODE: constexpr = None)
+MIXED_ARGS = {
+    # aligned / unaligned pointers, const pointer, annotated int, float, unspecialized int, bool,
+    # string constexpr, defaults
+    "basic": (
+        [ptr("fp16", 4096), ptr("fp32", 4100), ptr("fp32", 4104), 5, 1.5, 32, True, "abc"],
+        "*fp16:16,*fp32,*kfp32,i64,fp32,i32,u1,'abc',1.5,None",
+    ),
+    # int 1 becomes constexpr 1 (not when annotated, not when do_not_specialize); alignment ignored
+    # for y_ptr; dtype alias and hex address; int/float constexprs
+    "ones": (
+        [ptr("fp16", 4097), ptr("bf16", 0), ptr("float32", "0x20"), 1, 1, 1, False, 7, 2.5, 3],
+        "*fp16,*bf16,*kfp32:16,i64,1,i32,u1,7,2.5,3",
+    ),
+    # integers typed by value: i64 beyond i32, u64 beyond i64; None/True/False constexprs
+    "wide_ints": (
+        [ptr("fp8e4nv", 256), ptr("i32", 4096), ptr("bool", 16), 2**40, -2147483649, 2**63, 2**32,
+         None, True, False],
+        "*fp8e4nv:16,*i32,*ku1:16,i64:16,i64,u64,i64:16,None,True,False",
+    ),
+    # negative divisible ints, 0 is divisible by 16, exponent floats, float constexpr reprs,
+    # a string repr that needs double quotes
+    "negative": (
+        [ptr("*fp16", 16), ptr("fp64", 8), ptr("i8", 1), -16, 1e3, -1, 0, -0.5, 1e20, "it's"],
+        "*fp16:16,*fp64,*ki8,i64:16,fp32,i32,i32:16,-0.5,1e+20,\"it's\"",
+    ),
+    # the int/float boundary: 1.0 is a float, 2147483647 still i32, -2147483648 i32 and divisible
+    "boundaries": (
+        [ptr("u8", 48), ptr("fp16", 3), ptr("fp16", 64), 2147483647, 1.0, 2147483648, -2147483648,
+         "", 1.0, 1e-05],
+        "*u8:16,*fp16,*kfp16:16,i64,fp32,i64,i32:16,'',1.0,1e-05",
+    ),
+}
+
+ADD_SIG = "*fp32:16,*fp32:16,*fp32:16,i32:16,1024"
+
+
+def check_compiled(expect_arch, expect_warps, expect_options=None):
+    def check(out_dir, stdout, stderr):
+        cubin = os.path.join(out_dir, "add_kernel.cubin")
+        meta_path = os.path.join(out_dir, "add_kernel.json")
+        assert stdout == f"{cubin}\n{meta_path}\n", f"stdout lists the written files: {stdout!r}"
+        assert sorted(os.listdir(out_dir)) == ["add_kernel.cubin", "add_kernel.json"], os.listdir(out_dir)
+        with open(cubin, "rb") as f:
+            data = f.read()
+        assert data[:4] == b"\x7fELF", f"cubin is no ELF file: {data[:16]!r}"
+        with open(meta_path) as f:
+            meta = json.load(f)
+        assert meta["name"] == "add_kernel", meta["name"]
+        assert meta["function"] == "add_kernel", meta["function"]
+        assert meta["cubin"] == "add_kernel.cubin" and meta["cubin_size"] == len(data), meta["cubin_size"]
+        assert meta["target"] == {"backend": "cuda", "arch": expect_arch, "warp_size": 32}, meta["target"]
+        assert meta["num_warps"] == expect_warps, meta["num_warps"]
+        assert isinstance(meta["metadata"], dict), type(meta["metadata"])
+        assert meta["metadata"]["name"] == "add_kernel", meta["metadata"].get("name")
+        assert meta["metadata"]["num_warps"] == expect_warps, meta["metadata"].get("num_warps")
+        assert meta["metadata"]["target"]["arch"] == expect_arch, meta["metadata"].get("target")
+        assert meta["options"] == (expect_options or {}), meta["options"]
+        for key, value in (expect_options or {}).items():
+            assert meta["metadata"][key] == value, (key, meta["metadata"].get(key))
+        for key in ("shared", "num_ctas", "num_stages", "cluster_dims", "global_scratch_size", "scratch_params",
+                    "hash", "triton_version", "signature"):
+            assert key in meta, f"missing {key}"
+        assert meta["signature"] == ADD_SIG, meta["signature"]
+    return check
+
+
+def lines(*ls):
+    return "".join(l + "\n" for l in ls)
+
+
+CASES = {
+    # ---- help and version ----
+    "help": Case(["--help"], stdout_contains=["Usage: triton-jit", "inspect", "specialize", "compile"]),
+    "help_command": Case(["help", "compile"], stdout_contains=["--signature", "--target", "--out"]),
+    "help_after_command": Case(["specialize", "--help"], stdout_contains=["--args JSON", "{\"ptr\": \"fp16\""]),
+    "version": Case(["--version"], check=lambda o, out, err: _check_version(out)),
+
+    # ---- inspect ----
+    "inspect_add": Case(["inspect", ADD], stdout=lines(
+        "x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE: constexpr")),
+    "inspect_mixed": Case(["inspect", MIXED], stdout=lines(
+        "x_ptr",
+        "y_ptr  [do_not_specialize_on_alignment]",
+        "src_ptr: const",
+        "n: i64",
+        "scale",
+        "seed  [do_not_specialize]",
+        "flag",
+        "NAME: constexpr",
+        "ALPHA: constexpr = 1.5",
+        "MODE: constexpr = None")),
+    "inspect_dtype_default": Case(["inspect", K + ":dtype_default_kernel"], stdout=lines(
+        "x_ptr", "DT: constexpr = triton.language.float16  [no C++ default]")),
+    "inspect_json": Case(["inspect", "--json", ADD], check=lambda o, out, err: _check_inspect_json(out)),
+
+    # ---- specialize ----
+    "specialize_add": Case(["specialize", ADD, "--args", args(ptr("fp32", 4096), ptr("fp32", 8192),
+                                                              ptr("fp32", 12288), 1024, 1024)],
+                           stdout=lines(ADD_SIG)),
+    "specialize_add_unaligned": Case(["specialize", ADD, "--args", args(ptr("fp32", 4096), ptr("fp32", 8196),
+                                                                        ptr("fp32", 12288), 1000, 256),
+                                      "--num-warps", "8", "--num-stages", "2", "--num-ctas", "1"],
+                                     stdout=lines("*fp32:16,*fp32,*fp32:16,i32,256")),
+    "specialize_add_repr": Case(["specialize", ADD, "--repr", "--args=" + args(ptr("fp16", 4096), ptr("fp16", 8),
+                                                                               ptr("fp16", 32), 1, 64)],
+                                stdout=lines("*fp16:16,*fp16,*fp16:16,1,64",
+                                             "[('*fp16', 'D'), ('*fp16', ''), ('*fp16', 'D'), ('constexpr', 1), "
+                                             "('constexpr', 64)]")),
+    "specialize_mixed_repr": Case(["specialize", MIXED, "--repr", "--args", args(*MIXED_ARGS["basic"][0])],
+                                  stdout=lines(MIXED_ARGS["basic"][1],
+                                               "[('*fp16', 'D'), ('*fp32', ''), ('*kfp32', ''), ('i64', ''), "
+                                               "('fp32', None), ('i32', None), ('u1', None), ('constexpr', 'abc'), "
+                                               "('constexpr', 1.5), ('constexpr', None)]")),
+    **{f"specialize_mixed_{name}": Case(["specialize", MIXED, "--args", args(*a)], stdout=lines(sig))
+       for name, (a, sig) in MIXED_ARGS.items()},
+    # The same lists, checked against the binder Triton itself builds for the function.
+    **{f"parity_mixed_{name}": Case(["specialize", MIXED, "--repr", "--args", args(*a)],
+                                    check=lambda o, out, err, a=a: _check_parity("mixed_kernel", a, out))
+       for name, (a, sig) in MIXED_ARGS.items()},
+
+    # ---- compile ----
+    "compile_add": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}"],
+                        check=check_compiled(90, 4)),
+    "compile_add_options": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:80:32", "--out", "{out}",
+                                 "--num-warps", "8", "--num-stages", "2", "--option", "enable_fp_fusion=false"],
+                                check=check_compiled(80, 8, {"enable_fp_fusion": False})),
+
+    # ---- usage errors: status 2 ----
+    "error_no_command": Case([], rc=2, stderr=r"no command given.*"),
+    "error_unknown_command": Case(["frobnicate", ADD], rc=2, stderr=r"unknown command 'frobnicate'.*"),
+    "error_unknown_option": Case(["specialize", ADD, "--args", "[]", "--frob"], rc=2,
+                                 stderr=r"unknown option '--frob' for specialize.*"),
+    "error_no_kernel": Case(["inspect"], rc=2, stderr=r"inspect: missing FILE\.py:FUNCTION.*"),
+    "error_kernel_spec": Case(["inspect", "kernels.py"], rc=2, stderr=r"expected FILE\.py:FUNCTION, got 'kernels\.py'"),
+    "error_missing_args": Case(["specialize", ADD], rc=2, stderr=r"specialize: missing required option --args.*"),
+    "error_missing_value": Case(["specialize", ADD, "--args"], rc=2, stderr=r"option --args needs a value.*"),
+    "error_bad_json": Case(["specialize", ADD, "--args", "[1, 2,"], rc=2,
+                           stderr=r"--args is not valid JSON: parse error at line 1, column 7: .*"),
+    "error_bad_json_newline": Case(["specialize", ADD, "--args", "[1,\n\n x]"], rc=2,
+                                   stderr=r"--args is not valid JSON: parse error at line 3.*"),
+    "error_json_not_list": Case(["specialize", ADD, "--args", '{"x": 1}'], rc=2,
+                                stderr=r"--args must be a JSON list.*got object"),
+    "error_json_nested_list": Case(["specialize", ADD, "--args", "[[1, 2]]"], rc=2,
+                                   stderr=r"--args\[0\]: a JSON array is not an argument \(tuples are not supported\).*"),
+    "error_json_bad_dtype": Case(["specialize", ADD, "--args", args(ptr("fp17", 16))], rc=2,
+                                 stderr=r"--args\[0\]: unknown pointer element type \"fp17\".*"),
+    "error_json_pointer_keys": Case(["specialize", ADD, "--args", args(1, {"ptr": "fp16", "adr": 16})], rc=2,
+                                    stderr=r"--args\[1\]: unknown key \"adr\" in a pointer.*"),
+    "error_json_negative_addr": Case(["specialize", ADD, "--args", args(ptr("fp16", -16))], rc=2,
+                                     stderr=r"--args\[0\]: \"addr\" must not be negative.*"),
+    "error_json_huge_int": Case(["specialize", ADD, "--args", "[18446744073709551616]"], rc=2,
+                                stderr=r"--args: integer 18446744073709551616 does not fit 64 bits.*"),
+    "error_bad_num_warps": Case(["specialize", ADD, "--args", "[]", "--num-warps", "3"], rc=2,
+                                stderr=r"--num-warps must be a power of two.*"),
+    "error_num_warps_not_int": Case(["specialize", ADD, "--args", "[]", "--num-warps", "4x"], rc=2,
+                                    stderr=r"--num-warps expects an integer, got '4x'"),
+    "error_duplicate_option": Case(["specialize", ADD, "--args", "[]", "--args", "[]"], rc=2,
+                                   stderr=r"option --args given more than once"),
+    "error_bad_target": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "sm90", "--out", "{out}"], rc=2,
+                             stderr=r"invalid target 'sm90'.*"),
+    "error_bad_target_backend": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "hip:90", "--out", "{out}"],
+                                     rc=2, stderr=r"invalid target 'hip:90': only the cuda backend.*"),
+    "error_compile_missing_target": Case(["compile", ADD, "--signature", ADD_SIG, "--out", "{out}"], rc=2,
+                                         stderr=r"compile: missing required option --target.*"),
+    "error_bad_option": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}",
+                              "--option", "maxnreg"], rc=2, stderr=r"--option expects KEY=VALUE.*"),
+
+    # ---- runtime errors: status 1 ----
+    "error_missing_file": Case(["inspect", "{k}/no_such_file.py:add_kernel"], rc=1,
+                               stderr=r"cannot get Triton function 'add_kernel': no such file: .*no_such_file\.py.*"),
+    "error_missing_function": Case(["inspect", K + ":no_such_kernel"], rc=1,
+                                   stderr=r".*has no function 'no_such_kernel'.*add_kernel.*"),
+    "error_not_jit": Case(["inspect", K + ":not_a_kernel"], rc=1, stderr=r".*'not_a_kernel'.*not a @triton\.jit.*"),
+    "error_import_fails": Case(["inspect", "{k}/import_error.py:anything"], rc=1,
+                               stderr=r".*import_error\.py failed: RuntimeError: this kernel file fails to import"),
+    "error_import_fails_verbose": Case(["-v", "inspect", "{k}/import_error.py:anything"], rc=1, one_line=False,
+                                       check=lambda o, out, err: _check_verbose(err, "Traceback")),
+    "error_too_many_args": Case(["specialize", ADD, "--args", args(ptr("fp32", 16), ptr("fp32", 16), ptr("fp32", 16),
+                                                                   8, 64, 1)], rc=1,
+                                stderr=r"add_kernel takes 5 arguments \(x_ptr, y_ptr, out_ptr, n_elements, "
+                                       r"BLOCK_SIZE\) but 6 were given"),
+    "error_too_few_args": Case(["specialize", ADD, "--args", args(ptr("fp32", 16), ptr("fp32", 16))], rc=1,
+                               stderr=r"add_kernel takes 5 arguments .* but 2 were given: parameter 'out_ptr' is "
+                                      r"missing.*"),
+    "error_dtype_default": Case(["specialize", K + ":dtype_default_kernel", "--args", args(ptr("fp16", 16))], rc=1,
+                                stderr=r".*parameter 'DT' is missing \(its default triton\.language\.float16 has no "
+                                       r"C\+\+ form: pass it explicitly\)"),
+    "error_pointer_for_constexpr": Case(["specialize", ADD, "--args", args(ptr("fp32", 16), ptr("fp32", 16),
+                                                                           ptr("fp32", 16), 8, ptr("fp32", 16))],
+                                        rc=1, stderr=r"add_kernel: parameter 'BLOCK_SIZE' \(#4\) is a tl\.constexpr.*"),
+    "error_string_for_runtime": Case(["specialize", ADD, "--args", args("x", ptr("fp32", 16), ptr("fp32", 16), 8, 64)],
+                                     rc=1, stderr=r"add_kernel: parameter 'x_ptr' \(#0\) is a runtime parameter.*"),
+    "error_signature_count": Case(["compile", ADD, "--signature", "*fp32:16,i32", "--target", "cuda:90",
+                                   "--out", "{out}"], rc=1,
+                                  stderr=r"add_kernel: the signature '\*fp32:16,i32' has 2 items but the function "
+                                         r"has 5 parameters"),
+    "error_compile_fails": Case(["compile", K + ":broken_kernel", "--signature", "*fp16:16,64", "--target", "cuda:90",
+                                 "--out", "{out}"], rc=1,
+                                stderr=r"compiling broken_kernel \[\*fp16:16,64\] for cuda:90 failed at "
+                                       r".*cli_kernels\.py:\d+: CompilationError: .*"
+                                       r"NameError\('undefined_name is not defined'\)"),
+    "error_compile_fails_verbose": Case(["compile", K + ":broken_kernel", "--signature", "*fp16:16,64", "--target",
+                                         "cuda:90", "--out", "{out}", "--verbose"], rc=1, one_line=False,
+                                        check=lambda o, out, err: _check_verbose(err, "tl.store(x_ptr + offsets")),
+}
+
+
+def _check_version(out):
+    assert re.fullmatch(r"triton-jit \d+\.\d+\.\d+\n", out), out
+
+
+def _check_inspect_json(out):
+    d = json.loads(out)
+    assert d["function"] == "add_kernel", d
+    assert [p["name"] for p in d["params"]] == ["x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE"], d
+    block = d["params"][4]
+    assert block["is_constexpr"] is True and block["annotation"] == "constexpr" and block["default"] is None, block
+
+
+def _check_verbose(err, needle):
+    first, _, rest = err.partition("\n")
+    assert first.startswith("triton-jit: error: "), err
+    assert needle in rest, f"{needle!r} not in the verbose report:\n{err}"
+
+
+class _Pointer:
+    def __init__(self, address, dtype):
+        self._address = address
+        self.dtype = dtype
+
+    def data_ptr(self):
+        return self._address
+
+
+def _check_parity(function, items, out):
+    """The tool's --repr line equals Triton's own binder's specialization for the same call."""
+    import importlib.util
+
+    import triton
+    import triton.language as tl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import make_backend
+    from triton.runtime.jit import create_function_from_signature, type_canonicalisation_dict
+
+    spec = importlib.util.spec_from_file_location("cli_kernels_parity", os.path.join(ARGS.kernels, "cli_kernels.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    fn = getattr(module, function)
+
+    def to_python(item):
+        if isinstance(item, dict):
+            name = item["ptr"].lstrip("*")
+            canonical = type_canonicalisation_dict[name]
+            dtype = next(o for o in vars(tl).values() if isinstance(o, tl.dtype)
+                         and type_canonicalisation_dict.get(str(o).split(".")[-1]) == canonical)
+            addr = item["addr"]
+            return _Pointer(int(addr, 0) if isinstance(addr, str) else addr, dtype)
+        return item
+
+    backend = make_backend(GPUTarget("cuda", 90, 32))
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    expected = repr(binder(*[to_python(i) for i in items])[1])
+    got = out.splitlines()[1]
+    assert got == expected, f"triton-jit: {got}\ntriton:     {expected}"
+    _ = triton  # imported for the side effects of a full Triton import
+
+
+def run(name):
+    case = CASES[name]
+    out_dir = os.path.join(ARGS.work, name)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    argv = [a.replace("{k}", ARGS.kernels).replace("{out}", out_dir) for a in case.argv]
+    p = subprocess.run([ARGS.cli] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+    report = f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}"
+    try:
+        assert p.returncode == case.rc, f"expected exit status {case.rc}"
+        if case.rc != 0:
+            assert p.stdout == "", "a failing command prints nothing on stdout"
+            if case.one_line:
+                assert p.stderr.endswith("\n") and p.stderr.count("\n") == 1, "the error is exactly one line"
+                assert p.stderr.startswith("triton-jit: error: "), "the error starts with 'triton-jit: error: '"
+            if case.stderr is not None:
+                line = p.stderr.splitlines()[0][len("triton-jit: error: "):]
+                assert re.fullmatch(case.stderr, line), f"the error does not match {case.stderr!r}"
+        else:
+            assert p.stderr == "", "a successful command prints nothing on stderr"
+        if case.stdout is not None:
+            assert p.stdout == case.stdout, f"expected stdout:\n{case.stdout}"
+        for needle in case.stdout_contains:
+            assert needle in p.stdout, f"stdout lacks {needle!r}"
+        if case.check is not None:
+            case.check(out_dir, p.stdout, p.stderr)
+    except AssertionError as e:
+        print(f"FAIL {name}: {e}\n{report}")
+        return 1
+    print(f"ok {name}\n{report}")
+    return 0
+
+
+def main():
+    global ARGS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--cli")
+    parser.add_argument("--kernels")
+    parser.add_argument("--work")
+    parser.add_argument("cases", nargs="*")
+    ARGS = parser.parse_args()
+    if ARGS.list:
+        print(";".join(CASES), end="")
+        return 0
+    names = ARGS.cases or list(CASES)
+    return 1 if sum(run(n) for n in names) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

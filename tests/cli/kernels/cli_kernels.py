@@ -1,0 +1,36 @@
+"""Kernels for the triton-jit command-line tests (tests/cli)."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+# Every kind of parameter the specializer treats differently. Only specialized, never compiled.
+@triton.jit(do_not_specialize=["seed"], do_not_specialize_on_alignment=["y_ptr"])
+def mixed_kernel(x_ptr, y_ptr, src_ptr: tl.const, n: tl.int64, scale, seed, flag, NAME: tl.constexpr,
+                 ALPHA: tl.constexpr = 1.5, MODE: tl.constexpr = None):
+    pass
+
+
+# A default C++ cannot pass: the parameter must be given, which JSON cannot do either.
+@triton.jit
+def dtype_default_kernel(x_ptr, DT: tl.constexpr = tl.float16):
+    pass
+
+
+# Imports fine, fails to compile: `undefined_name` does not exist.
+@triton.jit
+def broken_kernel(x_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, undefined_name)
+
+
+not_a_kernel = 42

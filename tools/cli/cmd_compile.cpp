@@ -1,0 +1,133 @@
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "triton_jit/jit_function.h"
+#include "triton_jit/version.h"
+
+namespace triton_jit_cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+using triton_jit::CompileOptions;
+
+// --option VALUE: true/false, then an integer, then a float, else the text itself.
+CompileOptions::Value option_value(const std::string& text) {
+  if (text == "true" || text == "True") return true;
+  if (text == "false" || text == "False") return false;
+  int64_t i = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, i);
+  if (!text.empty() && ec == std::errc() && ptr == end) return i;
+  if (!text.empty() && text.find_first_of(".eE") != std::string::npos) {
+    char* dend = nullptr;
+    const double d = std::strtod(text.c_str(), &dend);
+    if (dend != text.c_str() && *dend == '\0') return d;
+  }
+  return text;
+}
+
+ordered_json option_json(const CompileOptions::Value& v) {
+  return std::visit([](const auto& x) { return ordered_json(x); }, v);
+}
+
+// Writes through a temporary and a rename, so a reader never sees half a file.
+void write_file(const fs::path& path, const std::string& bytes) {
+  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (out) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (out) out.close();
+    if (!out) {
+      const int err = errno;
+      std::error_code ignored;
+      fs::remove(tmp, ignored);
+      throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
+  }
+}
+
+}  // namespace
+
+int run_compile(const Options& o) {
+  CompileOptions options;
+  for (const auto& [key, text] : o.compile_options) options.set(key, option_value(text));
+
+  const triton_jit::TritonJitFunction& fn = triton_jit::TritonJitFunction::get(o.file, o.function);
+  const triton_jit::KernelInfo info = fn.compile_signature(o.signature, o.num_warps, o.num_stages, o.num_ctas,
+                                                           o.target, options.empty() ? nullptr : &options);
+
+  if (info.name.empty() || info.name.find_first_of("/\\") != std::string::npos || info.name[0] == '.') {
+    throw std::runtime_error("the compiled kernel has a name unfit for a file name: '" + info.name + "'");
+  }
+
+  ordered_json options_json = ordered_json::object();
+  for (const auto& [key, value] : options.items()) options_json[key] = option_json(value);
+  ordered_json metadata;
+  try {
+    metadata = ordered_json::parse(info.metadata_json);
+  } catch (const ordered_json::parse_error&) {
+    metadata = info.metadata_json;  // kept as text rather than lost
+  }
+
+  const std::string cubin_name = info.name + ".cubin";
+  ordered_json j = {
+      {"name", info.name},
+      {"function", fn.signature().function},
+      {"file", fn.path()},
+      {"signature", o.signature},
+      {"target", {{"backend", info.target.backend}, {"arch", info.target.arch}, {"warp_size", info.target.warp_size}}},
+      {"num_warps", info.num_warps},
+      {"num_stages", o.num_stages},
+      {"num_ctas", info.num_ctas},
+      {"shared", info.shared},
+      {"cluster_dims", {info.cluster_dims[0], info.cluster_dims[1], info.cluster_dims[2]}},
+      {"global_scratch_size", info.global_scratch_size},
+      {"global_scratch_align", info.global_scratch_align},
+      {"profile_scratch_size", info.profile_scratch_size},
+      {"profile_scratch_align", info.profile_scratch_align},
+      {"launch_pdl", info.launch_pdl},
+      {"launch_cooperative_grid", info.launch_cooperative_grid},
+      {"scratch_params", info.scratch_params},
+      {"hash", info.hash},
+      {"triton_version", info.triton_version},
+      {"triton_jit_version", TRITON_JIT_VERSION_STRING},
+      {"cubin", cubin_name},
+      {"cubin_size", info.cubin.size()},
+      {"options", options_json},
+      {"metadata", metadata},
+  };
+
+  const fs::path dir(o.out_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create directory " + dir.string() + ": " + ec.message());
+  const fs::path cubin_path = dir / cubin_name;
+  const fs::path json_path = dir / (info.name + ".json");
+  write_file(cubin_path, info.cubin);
+  write_file(json_path, j.dump(2) + "\n");
+  std::cout << cubin_path.string() << '\n' << json_path.string() << '\n';
+  return 0;
+}
+
+}  // namespace triton_jit_cli

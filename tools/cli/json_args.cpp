@@ -1,0 +1,150 @@
+#include "json_args.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+#include "triton_jit/dtype.h"
+#include "usage_error.h"
+
+namespace triton_jit_cli {
+namespace {
+
+using nlohmann::json;
+using triton_jit::ArgValue;
+
+constexpr const char* kPointerForm = R"({"ptr": "fp16", "addr": 4096})";
+
+// nlohmann reads an integer beyond 64 bits as a float; its lexeme still tells them apart.
+// Python would pass such a value as an int, which Triton rejects, so the CLI rejects it too.
+class IntegerRangeCheck : public nlohmann::json_sax<json> {
+ public:
+  std::string out_of_range;  // lexeme of the first integer that does not fit 64 bits
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t& lexeme) override {
+    if (out_of_range.empty() && lexeme.find_first_of(".eE") == string_t::npos) out_of_range = lexeme;
+    return true;
+  }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const json::exception&) override { return false; }
+};
+
+// "[json.exception.parse_error.101] parse error at ..." -> "parse error at ...".
+std::string without_exception_id(const char* what) {
+  std::string s = what;
+  if (!s.empty() && s[0] == '[') {
+    const size_t close = s.find("] ");
+    if (close != std::string::npos) s.erase(0, close + 2);
+  }
+  return s;
+}
+
+std::string where(size_t index) { return "--args[" + std::to_string(index) + "]"; }
+
+uint64_t read_address(const json& addr, size_t index) {
+  if (addr.is_number_unsigned()) return addr.get<uint64_t>();
+  if (addr.is_number_integer()) {
+    throw UsageError(where(index) + ": \"addr\" must not be negative, got " + addr.dump());
+  }
+  if (addr.is_string()) {
+    const std::string& text = addr.get_ref<const std::string&>();
+    if (!text.empty() && text[0] != '-' && text[0] != '+' && text[0] != ' ') {
+      errno = 0;
+      char* end = nullptr;
+      const unsigned long long value = std::strtoull(text.c_str(), &end, 0);
+      if (errno == 0 && end != text.c_str() && *end == '\0') return value;
+    }
+    throw UsageError(where(index) + ": \"addr\" must be an address such as 4096 or \"0x1000\", got \"" + text +
+                     "\"");
+  }
+  throw UsageError(where(index) + ": \"addr\" must be an address such as 4096 or \"0x1000\", got " + addr.dump());
+}
+
+ArgValue read_pointer(const json& item, size_t index) {
+  for (const auto& [key, value] : item.items()) {
+    if (key != "ptr" && key != "addr") {
+      throw UsageError(where(index) + ": unknown key \"" + key + "\" in a pointer; expected " + kPointerForm);
+    }
+  }
+  const auto ptr = item.find("ptr");
+  const auto addr = item.find("addr");
+  if (ptr == item.end() || addr == item.end()) {
+    throw UsageError(where(index) + ": a pointer needs \"ptr\" (element type) and \"addr\", as in " + kPointerForm);
+  }
+  if (!ptr->is_string()) {
+    throw UsageError(where(index) + ": \"ptr\" must name an element type such as \"fp16\", got " + ptr->dump());
+  }
+  std::string_view name = ptr->get_ref<const std::string&>();
+  if (!name.empty() && name[0] == '*') name.remove_prefix(1);
+  triton_jit::DType dtype;
+  if (!triton_jit::parse_dtype(name, &dtype)) {
+    throw UsageError(where(index) + ": unknown pointer element type \"" + std::string(name) +
+                     "\" (Triton's names: fp16, bf16, fp32, fp64, i8..i64, u1, u8..u64, fp8e4nv, fp8e5, ...)");
+  }
+  return ArgValue::pointer_address(read_address(*addr, index), dtype);
+}
+
+}  // namespace
+
+JsonArgs::JsonArgs(const std::string& text) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw UsageError("--args is not valid JSON: " + without_exception_id(e.what()));
+  }
+  IntegerRangeCheck check;
+  json::sax_parse(text, &check);
+  if (!check.out_of_range.empty()) {
+    throw UsageError("--args: integer " + check.out_of_range + " does not fit 64 bits (-2**63 .. 2**64-1)");
+  }
+  if (!doc.is_array()) {
+    throw UsageError("--args must be a JSON list with one item per parameter, e.g. [" + std::string(kPointerForm) +
+                     ", 1024], got " + std::string(doc.type_name()));
+  }
+  values_.reserve(doc.size());
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const json& item = doc[i];
+    switch (item.type()) {
+      case json::value_t::null:
+        values_.push_back(ArgValue::none());
+        break;
+      case json::value_t::boolean:
+        values_.push_back(ArgValue::boolean(item.get<bool>()));
+        break;
+      case json::value_t::number_integer:
+        values_.push_back(ArgValue::integer(item.get<int64_t>()));
+        break;
+      case json::value_t::number_unsigned:
+        values_.push_back(ArgValue::unsigned_integer(item.get<uint64_t>()));
+        break;
+      case json::value_t::number_float:
+        values_.push_back(ArgValue::floating(item.get<double>()));
+        break;
+      case json::value_t::string:
+        strings_.push_back(item.get<std::string>());
+        values_.push_back(ArgValue::string(strings_.back()));
+        break;
+      case json::value_t::object:
+        values_.push_back(read_pointer(item, i));
+        break;
+      default:
+        throw UsageError(where(i) + ": a JSON " + std::string(item.type_name()) +
+                         " is not an argument (tuples are not supported); use a number, true/false, null, "
+                         "a string or " + kPointerForm);
+    }
+  }
+}
+
+}  // namespace triton_jit_cli

@@ -1,0 +1,323 @@
+#include "options.h"
+
+#include <charconv>
+#include <set>
+#include <string_view>
+
+#include "triton_jit/errors.h"
+#include "usage_error.h"
+
+namespace triton_jit_cli {
+namespace {
+
+struct OptionSpec {
+  std::string_view name;  // "--num-warps"
+  bool takes_value;
+  bool repeatable;
+};
+
+constexpr OptionSpec kInspectOptions[] = {
+    {"--json", false, false},
+};
+constexpr OptionSpec kSpecializeOptions[] = {
+    {"--args", true, false},      {"--num-warps", true, false}, {"--num-stages", true, false},
+    {"--num-ctas", true, false},  {"--repr", false, false},
+};
+constexpr OptionSpec kCompileOptions[] = {
+    {"--signature", true, false}, {"--num-warps", true, false}, {"--num-stages", true, false},
+    {"--num-ctas", true, false},  {"--target", true, false},    {"--out", true, false},
+    {"--option", true, true},
+};
+
+struct CommandSpec {
+  std::string_view name;
+  Command command;
+  const OptionSpec* options;
+  size_t num_options;
+};
+
+constexpr CommandSpec kCommands[] = {
+    {"inspect", Command::Inspect, kInspectOptions, std::size(kInspectOptions)},
+    {"specialize", Command::Specialize, kSpecializeOptions, std::size(kSpecializeOptions)},
+    {"compile", Command::Compile, kCompileOptions, std::size(kCompileOptions)},
+};
+
+const CommandSpec* find_command(std::string_view name) {
+  for (const CommandSpec& c : kCommands) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+bool is_help(std::string_view a) { return a == "-h" || a == "--help"; }
+bool is_verbose(std::string_view a) { return a == "-v" || a == "--verbose"; }
+
+int parse_int(std::string_view option, const std::string& text) {
+  int value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    throw UsageError(std::string(option) + " expects an integer, got '" + text + "'");
+  }
+  return value;
+}
+
+// The ranges a launch accepts (TritonJitFunction checks the same for calls).
+void check_launch_options(const Options& o) {
+  const unsigned w = static_cast<unsigned>(o.num_warps);
+  if (o.num_warps < 1 || o.num_warps > 64 || (w & (w - 1)) != 0) {
+    throw UsageError("--num-warps must be a power of two from 1 to 64, got " + std::to_string(o.num_warps));
+  }
+  if (o.num_stages < 0 || o.num_stages > 255) {
+    throw UsageError("--num-stages must be from 0 to 255, got " + std::to_string(o.num_stages));
+  }
+  if (o.num_ctas < 1 || o.num_ctas > 16) {
+    throw UsageError("--num-ctas must be from 1 to 16, got " + std::to_string(o.num_ctas));
+  }
+}
+
+void split_kernel_spec(const std::string& text, Options* o) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+    throw UsageError("expected FILE.py:FUNCTION, got '" + text + "'");
+  }
+  o->file = text.substr(0, colon);
+  o->function = text.substr(colon + 1);
+}
+
+std::string first_line(const std::string& s) {
+  const size_t nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+void apply(std::string_view name, const std::string& value, Options* o) {
+  if (name == "--json") {
+    o->json = true;
+  } else if (name == "--repr") {
+    o->repr = true;
+  } else if (name == "--args") {
+    o->args_json = value;
+  } else if (name == "--signature") {
+    o->signature = value;
+  } else if (name == "--num-warps") {
+    o->num_warps = parse_int(name, value);
+  } else if (name == "--num-stages") {
+    o->num_stages = parse_int(name, value);
+  } else if (name == "--num-ctas") {
+    o->num_ctas = parse_int(name, value);
+  } else if (name == "--out") {
+    if (value.empty()) throw UsageError("--out needs a directory");
+    o->out_dir = value;
+  } else if (name == "--target") {
+    try {
+      o->target = triton_jit::Target::parse(value);
+    } catch (const triton_jit::Error& e) {
+      throw UsageError(first_line(e.what()));
+    }
+  } else if (name == "--option") {
+    const size_t eq = value.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw UsageError("--option expects KEY=VALUE (e.g. maxnreg=128), got '" + value + "'");
+    }
+    o->compile_options.emplace_back(value.substr(0, eq), value.substr(eq + 1));
+  }
+}
+
+}  // namespace
+
+bool wants_verbose(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") break;
+    if (is_verbose(a)) return true;
+  }
+  return false;
+}
+
+Options parse_command_line(int argc, const char* const* argv) {
+  Options o;
+  o.verbose = wants_verbose(argc, argv);
+  int i = 1;
+  // Options before the command.
+  for (; i < argc && argv[i][0] == '-'; ++i) {
+    const std::string_view a = argv[i];
+    if (is_help(a)) {
+      o.command = Command::Help;
+      return o;
+    }
+    if (a == "-V" || a == "--version") {
+      o.command = Command::Version;
+      return o;
+    }
+    if (!is_verbose(a)) throw UsageError("unknown option '" + std::string(a) + "' (see triton-jit --help)");
+  }
+  if (i == argc) throw UsageError("no command given: expected inspect, specialize or compile (see triton-jit --help)");
+
+  const std::string_view name = argv[i++];
+  if (name == "help") {
+    o.command = Command::Help;
+    if (i < argc) {
+      if (!find_command(argv[i])) throw UsageError("no help for unknown command '" + std::string(argv[i]) + "'");
+      o.help_topic = argv[i];
+      if (i + 1 < argc) throw UsageError("unexpected argument '" + std::string(argv[i + 1]) + "' after help");
+    }
+    return o;
+  }
+  const CommandSpec* command = find_command(name);
+  if (command == nullptr) {
+    throw UsageError("unknown command '" + std::string(name) +
+                     "': expected inspect, specialize or compile (see triton-jit --help)");
+  }
+  o.command = command->command;
+  const std::string help_hint = " (see triton-jit help " + std::string(command->name) + ")";
+
+  // --help anywhere before "--" wins over everything else.
+  for (int j = i; j < argc && std::string_view(argv[j]) != "--"; ++j) {
+    if (is_help(argv[j])) {
+      o.command = Command::Help;
+      o.help_topic = std::string(command->name);
+      return o;
+    }
+  }
+
+  bool kernel_given = false;
+  bool options_done = false;
+  std::set<std::string_view> seen;
+  for (; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (!options_done && arg == "--") {
+      options_done = true;
+      continue;
+    }
+    if (!options_done && arg.size() > 1 && arg[0] == '-') {
+      if (is_verbose(arg)) continue;
+      const size_t eq = arg.find('=');
+      const std::string opt_name = arg.substr(0, eq);
+      const OptionSpec* spec = nullptr;
+      for (size_t k = 0; k < command->num_options; ++k) {
+        if (command->options[k].name == opt_name) spec = &command->options[k];
+      }
+      if (spec == nullptr) {
+        throw UsageError("unknown option '" + opt_name + "' for " + std::string(command->name) + help_hint);
+      }
+      if (!spec->repeatable && !seen.insert(spec->name).second) {
+        throw UsageError("option " + opt_name + " given more than once");
+      }
+      std::string value;
+      if (spec->takes_value) {
+        if (eq != std::string::npos) {
+          value = arg.substr(eq + 1);
+        } else if (i + 1 < argc) {
+          value = argv[++i];
+        } else {
+          throw UsageError("option " + opt_name + " needs a value" + help_hint);
+        }
+      } else if (eq != std::string::npos) {
+        throw UsageError("option " + opt_name + " takes no value");
+      }
+      apply(spec->name, value, &o);
+      continue;
+    }
+    if (kernel_given) throw UsageError("unexpected argument '" + arg + "'" + help_hint);
+    split_kernel_spec(arg, &o);
+    kernel_given = true;
+  }
+
+  if (!kernel_given) throw UsageError(std::string(command->name) + ": missing FILE.py:FUNCTION" + help_hint);
+  auto require = [&](std::string_view option) {
+    if (!seen.count(option)) {
+      throw UsageError(std::string(command->name) + ": missing required option " + std::string(option) + help_hint);
+    }
+  };
+  if (o.command == Command::Specialize) {
+    require("--args");
+  } else if (o.command == Command::Compile) {
+    require("--signature");
+    require("--target");
+    require("--out");
+  }
+  check_launch_options(o);
+  return o;
+}
+
+std::string help_text(const std::string& topic) {
+  if (topic == "inspect") {
+    return R"(Usage: triton-jit inspect FILE.py:FUNCTION [--json]
+
+Prints the static signature of a @triton.jit function, one parameter a line:
+  NAME[: ANNOTATION][ = DEFAULT][  [FLAGS]]
+FLAGS lists do_not_specialize, do_not_specialize_on_alignment, and "no C++ default"
+for a default C++ cannot pass (a tl.dtype, say): such a parameter must be given.
+
+Options:
+  --json   print the signature as one JSON object instead
+)";
+  }
+  if (topic == "specialize") {
+    return R"(Usage: triton-jit specialize FILE.py:FUNCTION --args JSON [--num-warps N] [--num-stages N]
+                           [--num-ctas N] [--repr]
+
+Prints on one line, in Triton's signature syntax (e.g. *fp16:16,i32,1024), the specialization
+a call with these arguments uses. It runs the same code as a launch; no GPU is needed.
+
+Options:
+  --args JSON     the arguments: a JSON list, one item per parameter in order; trailing
+                  parameters with defaults may be left out.
+                    7, -3                           int (i32, i64 or u64 by value)
+                    1.5, 2e-3                       float (fp32)
+                    true, false                     bool (u1)
+                    null                            None
+                    "text"                          string (tl.constexpr parameters only)
+                    {"ptr": "fp16", "addr": 4096}   a device pointer to fp16 at that address
+                                                    ("addr" may also be a string: "0x1000")
+  --num-warps N   default 4
+  --num-stages N  default 3
+  --num-ctas N    default 1
+  --repr          also print Triton's specialization list, e.g. [('*fp16', 'D'), ('i32', '')]
+)";
+  }
+  if (topic == "compile") {
+    return R"(Usage: triton-jit compile FILE.py:FUNCTION --signature SIG --target TARGET --out DIR
+                        [--num-warps N] [--num-stages N] [--num-ctas N] [--option KEY=VALUE]...
+
+Compiles one specialization ahead of time and writes DIR/<kernel>.cubin and DIR/<kernel>.json
+(the launch metadata: name, shared memory, scratch sizes, Triton's full metadata, signature,
+options and target). Prints the two paths, one a line.
+
+Options:
+  --signature SIG      Triton's signature syntax, one item per parameter, e.g. "*fp16:16,i32,1024"
+                       (the output of triton-jit specialize)
+  --target TARGET      BACKEND:ARCH[:WARP_SIZE], e.g. cuda:90 or cuda:80
+  --out DIR            output directory (created if missing)
+  --num-warps N        default 4
+  --num-stages N       default 3
+  --num-ctas N         default 1
+  --option KEY=VALUE   a further compile option (maxnreg=128, enable_fp_fusion=false, ...);
+                       VALUE is read as a bool (true/false), an integer, a float, else a string
+)";
+  }
+  return R"(Usage: triton-jit [-v] COMMAND [OPTIONS] FILE.py:FUNCTION
+
+Inspects, specializes and compiles @triton.jit kernels through libtriton_jit, without a GPU.
+
+Commands:
+  inspect          print the static signature, one parameter a line
+  specialize       print the specialization key a call with the given arguments uses
+  compile          compile a specialization ahead of time to a .cubin and a .json
+  help [COMMAND]   print this help, or a command's
+
+Options:
+  -h, --help       print help (after a command: the command's help)
+  -V, --version    print the version
+  -v, --verbose    on errors, print the full message and the Python traceback
+
+Exit status: 0 on success, 1 when the runtime fails (lookup, arguments, compile, I/O),
+2 for a usage error. Errors are reported as one line on stderr.
+
+Environment: TRITON_JIT_PYTHON (the Python whose triton compiles), TRITON_CACHE_DIR,
+TRITON_JIT_TARGET (the target specialize assumes), TRITON_JIT_LOG=info.
+)";
+}
+
+}  // namespace triton_jit_cli

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "triton_jit/runtime.h"
+
+namespace triton_jit_cli {
+
+enum class Command { Help, Version, Inspect, Specialize, Compile };
+
+// The command line, checked: every value here is well formed.
+struct Options {
+  Command command = Command::Help;
+  std::string help_topic;  // Command::Help: the command whose help to print, empty for the overview
+  bool verbose = false;
+
+  // FILE.py:FN
+  std::string file;
+  std::string function;
+
+  // inspect
+  bool json = false;
+
+  // specialize
+  std::string args_json;
+  bool repr = false;
+
+  // specialize and compile
+  int num_warps = 4;
+  int num_stages = 3;
+  int num_ctas = 1;
+
+  // compile
+  std::string signature;
+  triton_jit::Target target;
+  std::string out_dir;
+  std::vector<std::pair<std::string, std::string>> compile_options;  // --option KEY=VALUE, in order
+};
+
+// Parses argv; throws UsageError with a one-line reason.
+Options parse_command_line(int argc, const char* const* argv);
+
+// True when argv asks for --verbose anywhere (used to report errors of parsing itself).
+bool wants_verbose(int argc, const char* const* argv);
+
+// Help text: the overview for an empty topic, else the command's.
+std::string help_text(const std::string& topic);
+
+}  // namespace triton_jit_cli
