@@ -110,11 +110,20 @@ struct TritonJitFunction::Impl {
 
   // ---- key building, shared by launch, specialize and compile ----
 
-  // Completes `args` with defaults (into `storage` when needed) and builds the key. Returns the
-  // argument array to use from here on.
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_none_scalar(uint32_t index, const ParamCode& code) const {
+    const ParamInfo& p = signature.params[index];
+    throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) +
+                            ") has type " + detail::type_string(code) + " and cannot be None; pass a value",
+                        signature.function, p.name);
+  }
+
+  // Completes `args` with defaults (into `storage` when needed) and builds the key; with kPack,
+  // also packs the runtime arguments into `packed` in the same pass. Returns the argument array
+  // to use from here on.
+  template <bool kPack>
   const ArgValue* bind(const LaunchConfig& c, ArgSpan args, int arch, int warp_size, SpecKey* key,
-                       ArgValue* storage) const {
-    const size_t n = rules.size();
+                       ArgValue* storage, detail::PackedParams* packed) const {
+    const uint32_t n = static_cast<uint32_t>(rules.size());
     const ArgValue* full = args.data;
     if (args.size != n) {
       if (args.size > n) fail_count(args.size, 0);
@@ -127,17 +136,30 @@ struct TritonJitFunction::Impl {
       full = storage;
     }
     check_config(c);
-    key->num_params = static_cast<uint32_t>(n);
-    key->words[0] = detail::make_header(c.num_warps, c.num_stages, c.num_ctas, arch, warp_size);
-    key->words[1] = c.options ? c.options->hash() : 0;
-    for (size_t i = 0; i < n; ++i) {
+    uint64_t* words = key->words;
+    words[0] = detail::make_header(c.num_warps, c.num_stages, c.num_ctas, arch, warp_size);
+    words[1] = c.options ? c.options->hash() : 0;
+    const uint32_t code_words = SpecKey::code_words(n);
+    for (uint32_t w = 0; w < code_words; ++w) words[2 + w] = 0;
+    uint32_t next = 2 + code_words;  // payload words follow the codes
+    int num_packed = 0;
+    for (uint32_t i = 0; i < n; ++i) {
       ParamCode code;
       ArgProblem problem = ArgProblem::None;
       if (!detail::specialize_param(rules[i], full[i], &code, &problem)) fail_arg(static_cast<int>(i), problem, full[i]);
-      key->words[2 + 2 * i] = code.code;
-      key->words[3 + 2 * i] = code.payload;
+      words[2 + i / 4] |= static_cast<uint64_t>(code.code) << (16 * (i % 4));
+      if (code.kind() == TypeKind::Constexpr) {
+        words[next++] = code.payload;
+      } else if constexpr (kPack) {
+        if (!detail::pack_value(code, full[i], &packed->storage[num_packed])) fail_none_scalar(i, code);
+        packed->pointers[num_packed] = &packed->storage[num_packed];
+        ++num_packed;
+      }
     }
-    key->hash = detail::hash_words(key->words, key->size_words());
+    if constexpr (kPack) packed->count = num_packed;
+    key->num_params = n;
+    key->num_words = next;
+    key->hash = detail::hash_words(words, next);
     return full;
   }
 
@@ -156,7 +178,7 @@ struct TritonJitFunction::Impl {
   const KernelEntry* get_or_compile(const SpecKey& key, const ArgValue* args, const LaunchConfig& c,
                                     const Target& target) {
     misses.fetch_add(1, std::memory_order_relaxed);
-    std::string pending_key(reinterpret_cast<const char*>(key.words), key.size_words() * sizeof(uint64_t));
+    std::string pending_key(reinterpret_cast<const char*>(key.words), key.num_words * sizeof(uint64_t));
     std::vector<std::pair<int, std::string>> strings;
     for (uint32_t i = 0; i < key.num_params; ++i) {
       const ParamCode code = key.param(i);
@@ -306,7 +328,8 @@ void TritonJitFunction::launch(const LaunchConfig& config, ArgSpan args) const {
 
   SpecKey key;
   ArgStorage storage;
-  const ArgValue* full = m.bind(config, args, arch, warp_size, &key, storage.data());
+  detail::PackedParams packed;
+  const ArgValue* full = m.bind<true>(config, args, arch, warp_size, &key, storage.data(), &packed);
 
   const KernelEntry* entry = m.table.find(key, full);
   if (entry != nullptr) {
@@ -316,14 +339,14 @@ void TritonJitFunction::launch(const LaunchConfig& config, ArgSpan args) const {
     entry = m.get_or_compile(key, full, config, target);
   }
   CUfunction function = entry->function_for(dev.context, *dev.info, m.loads);
-  detail::launch_kernel(*entry, function, config, key, full, *dev.info, m.signature.function.c_str());
+  detail::launch_kernel(*entry, function, config, packed, *dev.info, m.signature.function.c_str());
 }
 
 Specialization TritonJitFunction::specialize(const LaunchConfig& config, ArgSpan args) const {
   const Target target = impl_->compile_target();
   SpecKey key;
   ArgStorage storage;
-  const ArgValue* full = impl_->bind(config, args, target.arch, target.warp_size, &key, storage.data());
+  const ArgValue* full = impl_->bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(), nullptr);
   return impl_->describe(key, full, config, target);
 }
 
@@ -331,7 +354,7 @@ const KernelInfo& TritonJitFunction::compile(const LaunchConfig& config, ArgSpan
   const Target target = impl_->compile_target();
   SpecKey key;
   ArgStorage storage;
-  const ArgValue* full = impl_->bind(config, args, target.arch, target.warp_size, &key, storage.data());
+  const ArgValue* full = impl_->bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(), nullptr);
   const KernelEntry* entry = impl_->table.find(key, full);
   if (entry != nullptr) {
     impl_->hits.fetch_add(1, std::memory_order_relaxed);

@@ -9,7 +9,7 @@ namespace triton_jit::detail {
 
 KernelEntry::KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs,
                          KernelInfo info)
-    : key_(key.words, key.words + key.size_words()),
+    : key_(key.words, key.words + key.num_words),
       hash_(key.hash),
       strings_(std::move(string_constexprs)),
       info_(std::move(info)),

@@ -24,6 +24,7 @@ class KernelEntry {
   ~KernelEntry();
 
   const uint64_t* key_words() const noexcept { return key_.data(); }
+  uint32_t key_size() const noexcept { return static_cast<uint32_t>(key_.size()); }
   uint64_t hash() const noexcept { return hash_; }
   // String constexprs are keyed by hash; a hit compares the characters too.
   bool strings_match(const ArgValue* args) const noexcept;
@@ -69,7 +70,7 @@ class KernelTable {
       const Slot& s = t->slots[i];
       const KernelEntry* e = s.entry.load(std::memory_order_acquire);
       if (e == nullptr) return nullptr;
-      if (s.hash.load(std::memory_order_relaxed) == key.hash && key.equals(e->key_words()) && e->strings_match(args)) {
+      if (s.hash.load(std::memory_order_relaxed) == key.hash && key.equals(e->key_words(), e->key_size()) && e->strings_match(args)) {
         return e;
       }
     }

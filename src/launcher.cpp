@@ -10,57 +10,43 @@
 #include "triton_jit/runtime.h"
 
 namespace triton_jit::detail {
-namespace {
 
+// As Triton's launcher packs an fp16 scalar (PyFloat_Pack2): rounded once, to nearest even, from
+// the double.
 uint16_t to_half_bits(double value) {
-  float f = static_cast<float>(value);
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  const uint32_t sign = (x >> 16) & 0x8000u;
-  const uint32_t exp = (x >> 23) & 0xffu;
-  uint32_t mant = x & 0x7fffffu;
-  if (exp == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
-  int e = static_cast<int>(exp) - 127 + 15;
+  uint64_t x;
+  std::memcpy(&x, &value, sizeof x);
+  const uint16_t sign = static_cast<uint16_t>((x >> 48) & 0x8000u);
+  const int exp = static_cast<int>((x >> 52) & 0x7ffu);
+  uint64_t mant = x & ((uint64_t{1} << 52) - 1);
+  if (exp == 0x7ff) return static_cast<uint16_t>(sign | 0x7c00u | (mant ? 0x200u : 0u));
+  const int e = exp - 1023 + 15;
   if (e >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00u);
+  int shift = 42;
+  uint64_t base = 0;
   if (e <= 0) {
-    if (e < -10) return static_cast<uint16_t>(sign);
-    mant |= 0x800000u;
-    const int shift = 14 - e;
-    uint32_t half = mant >> shift;
-    const uint32_t rem = mant & ((1u << shift) - 1);
-    const uint32_t mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1u))) ++half;
-    return static_cast<uint16_t>(sign | half);
+    if (e < -10) return sign;
+    mant |= uint64_t{1} << 52;
+    shift = 43 - e;
+  } else {
+    base = static_cast<uint64_t>(e) << 10;
   }
-  uint32_t half = sign | (static_cast<uint32_t>(e) << 10) | (mant >> 13);
-  const uint32_t rem = mant & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
-  return static_cast<uint16_t>(half);
+  uint64_t half = base | (mant >> shift);
+  const uint64_t rem = mant & ((uint64_t{1} << shift) - 1);
+  const uint64_t mid = uint64_t{1} << (shift - 1);
+  if (rem > mid || (rem == mid && (half & 1u))) ++half;  // a carry moves into the exponent (up to inf)
+  return static_cast<uint16_t>(sign | half);
 }
 
+// As Triton's launcher packs a bf16 scalar: the float's upper 16 bits, truncated.
 uint16_t to_bf16_bits(double value) {
-  float f = static_cast<float>(value);
+  const float f = static_cast<float>(value);
   uint32_t x;
   std::memcpy(&x, &f, sizeof x);
-  if (std::isnan(f)) return static_cast<uint16_t>((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
   return static_cast<uint16_t>(x >> 16);
 }
 
-double numeric(const ArgValue& a) {
-  switch (a.kind()) {
-    case ArgValue::Kind::Float: return a.as_float();
-    case ArgValue::Kind::UInt: return static_cast<double>(a.as_uint());
-    case ArgValue::Kind::Bool: return a.as_bool() ? 1.0 : 0.0;
-    default: return static_cast<double>(a.as_int());
-  }
-}
-
-[[noreturn, gnu::cold, gnu::noinline]] void throw_none_scalar(const char* fn, int index, const ParamCode& code) {
-  throw ArgumentError(std::string(fn) + ": parameter #" + std::to_string(index) + " has type " + type_string(code) +
-                          " and cannot be None; pass a value",
-                      fn, "#" + std::to_string(index));
-}
+namespace {
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_grid(const char* fn, const LaunchConfig& c, int num_ctas,
                                                       const cuda::DeviceInfo& d) {
@@ -87,8 +73,8 @@ struct ScratchBuffer {
 
 }  // namespace
 
-void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchConfig& config, const SpecKey& key,
-                   const ArgValue* args, const cuda::DeviceInfo& device, const char* function_name) {
+void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchConfig& config, PackedParams& packed,
+                   const cuda::DeviceInfo& device, const char* function_name) {
   const KernelInfo& info = entry.info();
   const int64_t gx = config.grid.x, gy = config.grid.y, gz = config.grid.z;
   if (gx < 0 || gy < 0 || gz < 0 || gx * info.num_ctas > device.max_grid[0] || gy > device.max_grid[1] ||
@@ -97,52 +83,9 @@ void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchCo
   }
   if (gx == 0 || gy == 0 || gz == 0) return;  // an empty grid launches nothing, as in Triton
 
-  // One 8-byte slot per kernel parameter; the driver reads each at its own size.
-  alignas(8) uint64_t storage[kMaxParams + 2];
-  void* params[kMaxParams + 2];
-  int n = 0;
-  for (uint32_t i = 0; i < key.num_params; ++i) {
-    const ParamCode code = key.param(static_cast<int>(i));
-    if (code.kind() == TypeKind::Constexpr) continue;
-    const ArgValue& a = args[i];
-    void* slot = &storage[n];
-    if (code.kind() == TypeKind::Pointer) {
-      storage[n] = a.kind() == ArgValue::Kind::Pointer ? a.address() : 0;  // None is a null pointer
-    } else {
-      if (a.kind() == ArgValue::Kind::None) throw_none_scalar(function_name, static_cast<int>(i), code);
-      switch (code.dtype()) {
-        case DType::fp32: {
-          const float f = static_cast<float>(numeric(a));
-          std::memcpy(slot, &f, sizeof f);
-          break;
-        }
-        case DType::fp64: {
-          const double v = numeric(a);
-          std::memcpy(slot, &v, sizeof v);
-          break;
-        }
-        case DType::fp16: {
-          const uint16_t h = to_half_bits(numeric(a));
-          std::memcpy(slot, &h, sizeof h);
-          break;
-        }
-        case DType::bf16: {
-          const uint16_t h = to_bf16_bits(numeric(a));
-          std::memcpy(slot, &h, sizeof h);
-          break;
-        }
-        default:
-          // Integers: the low bytes of the two's-complement value, little-endian, as the
-          // launcher's C casts produce; floats given to integer parameters truncate.
-          storage[n] = a.kind() == ArgValue::Kind::Float ? static_cast<uint64_t>(static_cast<int64_t>(a.as_float()))
-                                                         : a.bits();
-          break;
-      }
-    }
-    params[n] = slot;
-    ++n;
-  }
-
+  uint64_t* storage = packed.storage;
+  void** params = packed.pointers;
+  int n = packed.count;
   ScratchBuffer scratch[2];
   const int num_scratch = static_cast<int>(info.scratch_params.size());
   if (info.global_scratch_size > 0 || info.profile_scratch_size > 0) {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <charconv>
+#include <cstdint>
 #include <cstring>
 
 namespace triton_jit::detail {
@@ -11,18 +13,13 @@ std::string python_float_repr(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   if (value == 0) return std::signbit(value) ? "-0.0" : "0.0";
-  // Shortest round-trip digits, then Python's layout: fixed when -4 <= exponent < 16.
+  // Shortest digits that read back to the same double (closest to it on ties), as Python's repr;
+  // then Python's layout: fixed notation when -4 <= exponent < 16.
   char buf[64];
-  int precision = 1;
-  for (; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*e", precision - 1, value);
-    if (std::strtod(buf, nullptr) == value) break;
-  }
-  std::string s = buf;
-  bool negative = s[0] == '-';
-  if (negative) s.erase(0, 1);
-  size_t e = s.find('e');
-  int exponent = std::atoi(s.c_str() + e + 1);
+  const auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(value), std::chars_format::scientific);
+  std::string s(buf, res.ptr);
+  const size_t e = s.find('e');
+  const int exponent = std::atoi(s.c_str() + e + 1);
   std::string digits;
   for (size_t i = 0; i < e; ++i) {
     if (s[i] != '.') digits += s[i];
@@ -44,15 +41,75 @@ std::string python_float_repr(double value) {
     std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
     out += exp;
   }
-  return negative ? "-" + out : out;
+  return value < 0 ? "-" + out : out;
 }
+
+namespace {
+
+// Code points Python's str.isprintable() rejects beyond ASCII: the categories Cc, Cf, Zs (but
+// space), Zl, Zp, Cs and Co. Unassigned code points (Cn) are taken as printable.
+bool is_unicode_nonprintable(uint32_t c) {
+  static constexpr uint32_t kRanges[][2] = {
+      {0x80, 0xa0},       {0xad, 0xad},       {0x600, 0x605},     {0x61c, 0x61c},     {0x6dd, 0x6dd},
+      {0x70f, 0x70f},     {0x890, 0x891},     {0x8e2, 0x8e2},     {0x1680, 0x1680},   {0x180e, 0x180e},
+      {0x2000, 0x200f},   {0x2028, 0x202f},   {0x205f, 0x2064},   {0x2066, 0x206f},   {0x3000, 0x3000},
+      {0xd800, 0xf8ff},   {0xfeff, 0xfeff},   {0xfff9, 0xfffb},   {0x110bd, 0x110bd}, {0x110cd, 0x110cd},
+      {0x13430, 0x1343f}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001}, {0xe0020, 0xe007f},
+      {0xf0000, 0x10ffff},
+  };
+  for (const auto& r : kRanges) {
+    if (c >= r[0] && c <= r[1]) return true;
+  }
+  return false;
+}
+
+// Decodes one UTF-8 sequence at s[i]; returns its length, 0 if malformed.
+size_t decode_utf8(std::string_view s, size_t i, uint32_t* cp) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  size_t len = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 0;
+  if (len == 0 || i + len > s.size()) return 0;
+  uint32_t c = b & (0x7f >> len);
+  for (size_t k = 1; k < len; ++k) {
+    const auto t = static_cast<unsigned char>(s[i + k]);
+    if ((t & 0xc0) != 0x80) return 0;
+    c = (c << 6) | (t & 0x3f);
+  }
+  *cp = c;
+  return len;
+}
+
+}  // namespace
 
 std::string python_str_repr(std::string_view value) {
   bool has_single = value.find('\'') != std::string_view::npos;
   bool has_double = value.find('"') != std::string_view::npos;
   char quote = (has_single && !has_double) ? '"' : '\'';
   std::string out(1, quote);
-  for (unsigned char c : value) {
+  for (size_t i = 0; i < value.size(); ++i) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    if (c >= 0x80) {
+      uint32_t cp = 0;
+      const size_t len = decode_utf8(value, i, &cp);
+      if (len == 0) {
+        out += static_cast<char>(c);  // not UTF-8: Python could not hold it; keep the byte
+        continue;
+      }
+      if (is_unicode_nonprintable(cp)) {
+        char buf[16];
+        if (cp <= 0xff) {
+          std::snprintf(buf, sizeof buf, "\\x%02x", cp);
+        } else if (cp <= 0xffff) {
+          std::snprintf(buf, sizeof buf, "\\u%04x", cp);
+        } else {
+          std::snprintf(buf, sizeof buf, "\\U%08x", cp);
+        }
+        out += buf;
+      } else {
+        out.append(value.data() + i, len);
+      }
+      i += len - 1;
+      continue;
+    }
     switch (c) {
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
@@ -67,7 +124,7 @@ std::string python_str_repr(std::string_view value) {
           std::snprintf(buf, sizeof buf, "\\x%02x", c);
           out += buf;
         } else {
-          out += static_cast<char>(c);  // UTF-8 passes through, as Python prints printable text
+          out += static_cast<char>(c);
         }
     }
   }

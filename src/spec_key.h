@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <climits>
 #include <cstring>
+#include <string>
 
 #include "triton_jit/arg.h"
 #include "triton_jit/dtype.h"
@@ -14,22 +16,23 @@ inline constexpr int kMaxParams = 64;
 
 enum class TypeKind : uint8_t { Scalar = 1, Pointer = 2, Constexpr = 3 };
 
-// One parameter's specialization in two words. The code word packs, from the low bits:
-// kind (8), dtype or constexpr value kind (8), const pointer (1), hint (2).
+// One parameter's specialization. The 16-bit code packs, from the low bits: kind (2), dtype or
+// constexpr value kind (5), const pointer (1), hint (2). Constexprs add a 64-bit payload (the
+// value's bits; strings: a hash of the characters).
 struct ParamCode {
-  uint64_t code = 0;
-  uint64_t payload = 0;  // constexpr value bits (strings: hash of the characters)
+  uint16_t code = 0;
+  uint64_t payload = 0;
 
-  TypeKind kind() const { return static_cast<TypeKind>(code & 0xff); }
-  DType dtype() const { return static_cast<DType>((code >> 8) & 0xff); }
-  ArgValue::Kind value_kind() const { return static_cast<ArgValue::Kind>((code >> 8) & 0xff); }
-  bool is_const() const { return (code >> 16) & 1; }
-  ParamSpecialization::Hint hint() const { return static_cast<ParamSpecialization::Hint>((code >> 17) & 3); }
+  TypeKind kind() const { return static_cast<TypeKind>(code & 3); }
+  DType dtype() const { return static_cast<DType>((code >> 2) & 31); }
+  ArgValue::Kind value_kind() const { return static_cast<ArgValue::Kind>((code >> 2) & 31); }
+  bool is_const() const { return (code >> 7) & 1; }
+  ParamSpecialization::Hint hint() const { return static_cast<ParamSpecialization::Hint>((code >> 8) & 3); }
 };
 
-inline constexpr uint64_t make_code(TypeKind kind, uint8_t sub, bool is_const, ParamSpecialization::Hint hint) {
-  return static_cast<uint64_t>(kind) | (static_cast<uint64_t>(sub) << 8) | (static_cast<uint64_t>(is_const) << 16) |
-         (static_cast<uint64_t>(hint) << 17);
+inline constexpr uint16_t make_code(TypeKind kind, uint8_t sub, bool is_const, ParamSpecialization::Hint hint) {
+  return static_cast<uint16_t>(static_cast<unsigned>(kind) | (static_cast<unsigned>(sub) << 2) |
+                               (static_cast<unsigned>(is_const) << 7) | (static_cast<unsigned>(hint) << 8));
 }
 
 // What the hot path needs of a parameter, precomputed from its ParamInfo.
@@ -55,27 +58,143 @@ enum class ArgProblem : uint8_t {
   KindForAnnotation,     // a value that the annotated type cannot hold
 };
 
-// Triton's specialization of one argument (native_specialize_impl plus the binder's annotation
-// rules). Returns false and sets *problem when the argument does not fit.
-bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCode* out, ArgProblem* problem) noexcept;
+uint64_t hash_string(std::string_view s);
 
-// The cache key of a call: a header (options, target), the extra-options hash, then two words per
-// parameter. Lives on the stack.
+namespace spec_internal {
+
+inline bool is_integer_dtype(DType d) { return static_cast<uint8_t>(d) <= static_cast<uint8_t>(DType::u64); }
+
+inline uint64_t constexpr_payload(const ArgValue& arg) {
+  switch (arg.kind()) {
+    case ArgValue::Kind::String: return hash_string(arg.as_string());
+    case ArgValue::Kind::None: return 0;
+    case ArgValue::Kind::Float: {
+      double v = arg.as_float();
+      // Python prints every NaN alike, so Triton's key does not tell them apart.
+      return v != v ? 0x7ff8000000000000ull : arg.bits();
+    }
+    default: return arg.bits();
+  }
+}
+
+}  // namespace spec_internal
+
+// Triton's specialization of one argument (native_specialize_impl plus the binder's annotation
+// rules). Returns false and sets *problem when the argument does not fit. Inline: it runs once per
+// argument on every launch.
+inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCode* out, ArgProblem* problem) noexcept {
+  using K = ArgValue::Kind;
+  using Hint = ParamSpecialization::Hint;
+  const K kind = arg.kind();
+  if (rule.is_constexpr) {
+    if (kind == K::Pointer) {
+      *problem = ArgProblem::PointerForConstexpr;
+      return false;
+    }
+    out->code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(kind), false, Hint::None);
+    out->payload = spec_internal::constexpr_payload(arg);
+    return true;
+  }
+
+  TypeKind tkind = TypeKind::Scalar;
+  uint8_t sub = 0;
+  Hint hint = Hint::None;
+  bool constexpr_one = false;
+  switch (kind) {
+    case K::Pointer:
+      tkind = TypeKind::Pointer;
+      sub = static_cast<uint8_t>(arg.dtype());
+      if (rule.specialize) hint = (rule.align && arg.address() % 16 == 0) ? Hint::Divisible16 : Hint::NotAligned;
+      break;
+    case K::Int:
+    case K::UInt: {
+      // Typed by value: i32 if it fits, else i64, else u64.
+      const int64_t v = arg.as_int();
+      sub = static_cast<uint8_t>(kind == K::UInt ? DType::u64
+                                 : (v >= INT32_MIN && v <= INT32_MAX) ? DType::i32
+                                                                       : DType::i64);
+      if (rule.specialize) {
+        if (kind == K::Int && v == 1) {
+          constexpr_one = true;
+        } else {
+          hint = (rule.align && arg.bits() % 16 == 0) ? Hint::Divisible16 : Hint::NotAligned;
+        }
+      }
+      break;
+    }
+    case K::None:
+      tkind = TypeKind::Constexpr;
+      sub = static_cast<uint8_t>(K::None);
+      break;
+    case K::Bool:
+      sub = static_cast<uint8_t>(DType::u1);
+      break;
+    case K::Float:
+      sub = static_cast<uint8_t>(DType::fp32);
+      break;
+    case K::String:
+      *problem = ArgProblem::StringForRuntime;
+      return false;
+  }
+
+  if (!rule.annotated) {
+    if (constexpr_one) {
+      out->code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(K::Int), false, Hint::None);
+      out->payload = 1;
+    } else {
+      out->code = make_code(tkind, sub, tkind == TypeKind::Pointer && rule.is_const, hint);
+      out->payload = 0;
+    }
+    return true;
+  }
+
+  // The binder keeps the annotated type and takes only the hint from native_specialize_impl.
+  // None keeps Triton's key here; the launch rejects it for a scalar.
+  if (kind != K::None) {
+    const bool fits = rule.annotated_kind == TypeKind::Pointer ? kind == K::Pointer
+                      : spec_internal::is_integer_dtype(rule.annotated_dtype)
+                          ? (kind == K::Int || kind == K::UInt || kind == K::Bool)
+                          : (kind == K::Float || kind == K::Int || kind == K::UInt || kind == K::Bool);
+    if (!fits) {
+      *problem = ArgProblem::KindForAnnotation;
+      return false;
+    }
+  }
+  Hint annotated_hint = Hint::None;
+  if (!rule.annotated_unspecialized) annotated_hint = constexpr_one ? Hint::EqualsOne : hint;
+  out->code = make_code(rule.annotated_kind, static_cast<uint8_t>(rule.annotated_dtype), rule.annotated_const,
+                        annotated_hint);
+  out->payload = 0;
+  return true;
+}
+
+// The cache key of a call, on the stack: [0] header (options, target), [1] extra-options hash,
+// then the 16-bit codes four to a word, then one payload word per constexpr, in parameter order.
 struct SpecKey {
   uint32_t num_params = 0;
+  uint32_t num_words = 0;
   uint64_t hash = 0;
-  uint64_t words[2 + 2 * kMaxParams];
+  uint64_t words[2 + kMaxParams / 4 + kMaxParams];
 
-  uint32_t size_words() const { return 2 + 2 * num_params; }
-  ParamCode param(int i) const { return ParamCode{words[2 + 2 * i], words[3 + 2 * i]}; }
-  bool equals(const uint64_t* other_words) const {
-    return std::memcmp(words, other_words, size_words() * sizeof(uint64_t)) == 0;
+  static constexpr uint32_t code_words(uint32_t n) { return (n + 3) / 4; }
+  uint16_t code(uint32_t i) const { return static_cast<uint16_t>(words[2 + i / 4] >> (16 * (i % 4))); }
+  // The parameter's code and payload (counts the constexprs before it: not for the hot path).
+  ParamCode param(uint32_t i) const;
+  bool equals(const uint64_t* other_words, uint32_t other_num_words) const {
+    return num_words == other_num_words && std::memcmp(words, other_words, num_words * sizeof(uint64_t)) == 0;
   }
 };
 
 uint64_t make_header(int num_warps, int num_stages, int num_ctas, int arch, int warp_size);
-uint64_t hash_words(const uint64_t* words, uint32_t count);
-uint64_t hash_string(std::string_view s);
+inline uint64_t hash_words(const uint64_t* words, uint32_t count) {
+  uint64_t h = 0x243f6a8885a308d3ull ^ count;
+  for (uint32_t i = 0; i < count; ++i) {
+    h ^= words[i];
+    h *= 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
 
 // Triton's view of a specialized parameter: type string, hint, constexpr repr.
 ParamSpecialization describe(const ParamCode& code, const ArgValue& arg);

@@ -46,7 +46,7 @@ struct TRITON_JIT_API StaticSignature {
   int first_line = 0;    // line of the `def`
   std::vector<ParamInfo> params;
 
-  // One parameter a line: "x_ptr", "n: i64 (do_not_specialize)", "BLOCK: constexpr = 1024".
+  // One parameter a line: "x_ptr", "n: i64  [do_not_specialize]", "BLOCK: constexpr = 1024".
   std::string to_string() const;
   // Index of the parameter with this name, or -1.
   int find(std::string_view name) const;

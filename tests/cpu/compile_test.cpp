@@ -1,0 +1,172 @@
+// TritonJitFunction::compile and compile_signature for sm_90 on a machine without a GPU. The
+// cubin itself (ELF header, .nv.info parameter table written by ptxas) is the reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cubin_reader.h"
+#include "test_util.h"
+
+using triton_jit::KernelInfo;
+using triton_jit::Target;
+using triton_jit::TritonJitFunction;
+
+namespace {
+
+const unsigned char* bytes(const KernelInfo& k) { return reinterpret_cast<const unsigned char*>(k.cubin.data()); }
+
+TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
+
+std::vector<triton_jit::ArgValue> add_args(int n, int block) {
+  return {test::ptr(0x100000), test::ptr(0x200000), test::ptr(0x300000), triton_jit::to_arg(n),
+          triton_jit::to_arg(block)};
+}
+
+TEST(Compile, AddKernelForSm90) {
+  const auto args = add_args(1000, 1024);
+  const KernelInfo& k = add().compile(test::config(), test::span(args));
+  ASSERT_GE(k.cubin.size(), 64u);
+  EXPECT_EQ(k.cubin.compare(0, 4, "\x7f" "ELF"), 0);
+  ASSERT_TRUE(cubin::is_elf64(bytes(k), k.cubin.size()));
+  EXPECT_EQ(cubin::machine(bytes(k)), cubin::kEmCuda);
+  EXPECT_EQ(cubin::sm_version(bytes(k)), 90);
+  EXPECT_LE(cubin::image_size(bytes(k)), k.cubin.size());
+  EXPECT_EQ(k.name, "add_kernel");
+  EXPECT_TRUE(cubin::find_section(bytes(k), ".text.add_kernel").has_value());
+  EXPECT_EQ(k.num_warps, 4);
+  EXPECT_EQ(k.num_ctas, 1);
+  EXPECT_EQ(k.cluster_dims[0], 1);
+  EXPECT_GE(k.shared, 0);
+  EXPECT_EQ(k.target.backend, "cuda");
+  EXPECT_EQ(k.target.arch, 90);
+  EXPECT_EQ(k.target.warp_size, 32);
+  EXPECT_EQ(k.target.str(), "cuda:90");
+  EXPECT_EQ(k.scratch_params, (std::vector<std::string>{"global_scratch", "profile_scratch"}));
+  EXPECT_EQ(k.global_scratch_size, 0);
+  EXPECT_FALSE(k.launch_pdl);
+  EXPECT_FALSE(k.launch_cooperative_grid);
+  EXPECT_EQ(k.hash.size(), 64u);  // sha256 hex
+  EXPECT_EQ(k.triton_version, triton_jit::triton_version());
+  EXPECT_EQ(k.triton_version.rfind("3.", 0), 0u);
+  EXPECT_TRUE(test::contains(k.metadata_json, "\"num_warps\": 4")) << k.metadata_json;
+  EXPECT_TRUE(test::contains(k.metadata_json, "\"hash\": \"" + k.hash + "\""));
+
+  // The kernel takes what the launcher will pass: three pointers, the i32 size, then one pointer
+  // per scratch parameter; the constexpr is gone.
+  const auto params = cubin::kernel_params(k.cubin, k.name);
+  ASSERT_TRUE(params.has_value());
+  std::vector<int> sizes;
+  for (const auto& p : *params) sizes.push_back(p.size);
+  EXPECT_EQ(sizes, (std::vector<int>{8, 8, 8, 4, 8, 8}));
+}
+
+TEST(Compile, MoreWarps) {
+  const auto args = add_args(1000, 2048);
+  const KernelInfo& k4 = add().compile(test::config(1, 4), test::span(args));
+  const KernelInfo& k8 = add().compile(test::config(1, 8), test::span(args));
+  EXPECT_EQ(k4.num_warps, 4);
+  EXPECT_EQ(k8.num_warps, 8);
+  EXPECT_NE(&k4, &k8);
+  EXPECT_NE(k4.hash, k8.hash);
+  EXPECT_NE(k4.cubin, k8.cubin);
+}
+
+TEST(Compile, ClusterOfTwoCtasOnSm90) {
+  const auto args = add_args(1000, 512);
+  const KernelInfo& k = add().compile(test::config(1, 4, 3, 2), test::span(args));
+  EXPECT_EQ(k.num_ctas, 2);
+  EXPECT_EQ(k.cluster_dims[0], 2);
+  EXPECT_EQ(k.cluster_dims[1], 1);
+  EXPECT_EQ(k.cluster_dims[2], 1);
+  EXPECT_EQ(cubin::sm_version(bytes(k)), 90);
+}
+
+TEST(Compile, SignatureGivesTheSameKernelAsArguments) {
+  // n = 1000 is not divisible by 16: "i32" without ":16".
+  const auto args = add_args(1000, 1024);
+  const KernelInfo& from_args = add().compile(test::config(), test::span(args));
+  const KernelInfo from_signature =
+      add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, Target{});
+  EXPECT_EQ(from_signature.hash, from_args.hash);
+  EXPECT_EQ(from_signature.cubin, from_args.cubin);
+  EXPECT_EQ(from_signature.name, from_args.name);
+
+  const KernelInfo divisible = add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32:16,1024", 4, 3, 1, Target{});
+  EXPECT_NE(divisible.hash, from_args.hash);
+  const auto args16 = add_args(1024, 1024);
+  EXPECT_EQ(add().compile(test::config(), test::span(args16)).hash, divisible.hash);
+
+  const KernelInfo unaligned = add().compile_signature("*fp32,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, Target{});
+  EXPECT_NE(unaligned.hash, from_args.hash);
+}
+
+TEST(Compile, SignatureWithConstexprOne) {
+  const auto args = add_args(1, 128);
+  const KernelInfo& from_args = add().compile(test::config(), test::span(args));
+  EXPECT_EQ(add().compile_signature("*fp32:16,*fp32:16,*fp32:16,1,128", 4, 3, 1, Target{}).hash, from_args.hash);
+  // The size is a constant: the kernel takes only the pointers and the scratch pointers.
+  const auto params = cubin::kernel_params(from_args.cubin, from_args.name);
+  ASSERT_TRUE(params.has_value());
+  EXPECT_EQ(params->size(), 5u);
+}
+
+TEST(Compile, AnnotatedScalarsAndDefaults) {
+  auto& scalars = TritonJitFunction::get(test::kernel("scalars.py"), "scalars_kernel");
+  const std::vector<triton_jit::ArgValue> sargs = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 1.0,
+                                                             2.0, 3.0f, 4.0, int64_t{5}, true, int8_t{6}, 32);
+  const KernelInfo& k = scalars.compile(test::config(), test::span(sargs));
+  const auto params = cubin::kernel_params(k.cubin, k.name);
+  ASSERT_TRUE(params.has_value());
+  std::vector<int> sizes;
+  for (const auto& p : *params) sizes.push_back(p.size);
+  // out_ptr, fp16, bf16, fp32, fp64, i64, u1, i8, then the two scratch pointers.
+  EXPECT_EQ(sizes, (std::vector<int>{8, 2, 2, 4, 8, 8, 1, 1, 8, 8}));
+
+  auto& defaults = TritonJitFunction::get(test::kernel("defaults.py"), "defaults_kernel");
+  const auto dargs = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 100);
+  const KernelInfo& d = defaults.compile(test::config(), test::span(dargs));
+  EXPECT_EQ(d.name, "defaults_kernel");
+  EXPECT_EQ(defaults.compile_signature("*fp32:16,i32,128,'fast',None,1.5,True,i32,1", 4, 3, 1, Target{}).hash, d.hash);
+}
+
+TEST(Compile, GlobalScratchIsReported) {
+  auto& fn = TritonJitFunction::get(test::kernel("scratch.py"), "descriptor_kernel");
+  const auto args = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 4096, 128);
+  const KernelInfo& k = fn.compile(test::config(), test::span(args));
+  EXPECT_GT(k.global_scratch_size, 0);
+  EXPECT_GE(k.global_scratch_align, 1);
+}
+
+TEST(Compile, CompileOptionsChangeTheKernel) {
+  const auto args = add_args(1000, 64);
+  const KernelInfo& plain = add().compile(test::config(), test::span(args));
+  const triton_jit::CompileOptions options{{"enable_fp_fusion", false}};
+  triton_jit::LaunchConfig c = test::config();
+  c.options = &options;
+  const KernelInfo& no_fusion = add().compile(c, test::span(args));
+  EXPECT_NE(&plain, &no_fusion);
+  EXPECT_NE(plain.hash, no_fusion.hash);
+  EXPECT_TRUE(test::contains(no_fusion.metadata_json, "\"enable_fp_fusion\": false")) << no_fusion.metadata_json;
+  EXPECT_EQ(add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32,64", 4, 3, 1, Target{}, &options).hash,
+            no_fusion.hash);
+}
+
+TEST(Compile, ExplicitTarget) {
+  // An explicit target is used without a device.
+  triton_jit::set_target(Target::parse("cuda:90"));
+  ASSERT_TRUE(triton_jit::explicit_target().has_value());
+  EXPECT_EQ(triton_jit::explicit_target()->arch, 90);
+  const auto args = add_args(1000, 32);
+  EXPECT_EQ(add().specialize(test::config(), test::span(args)).target, "cuda:90");
+  EXPECT_EQ(add().compile(test::config(), test::span(args)).target.arch, 90);
+  triton_jit::set_target(std::nullopt);
+  EXPECT_FALSE(triton_jit::explicit_target().has_value());
+  EXPECT_THROW(Target::parse("rocm:90"), triton_jit::Error);
+  EXPECT_THROW(Target::parse("cuda"), triton_jit::Error);
+  EXPECT_THROW(Target::parse("cuda:9x"), triton_jit::Error);
+  EXPECT_EQ(Target::parse("cuda:80:32").str(), "cuda:80");
+}
+
+}  // namespace

@@ -1,0 +1,245 @@
+// Every error the runtime reports without a GPU: its exception type, and a message that names the
+// function, the parameter and what was expected.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cuda/driver_api.h"
+#include "test_util.h"
+
+using triton_jit::ArgumentError;
+using triton_jit::CompileError;
+using triton_jit::KernelLookupError;
+using triton_jit::TritonJitFunction;
+
+namespace {
+
+template <typename E, typename F>
+E expect_throw(F f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw another type: " << e.what();
+    throw;
+  }
+  ADD_FAILURE() << "did not throw";
+  throw std::logic_error("did not throw");
+}
+
+TEST(LookupErrors, MissingFile) {
+  const std::string path = test::kernel("no_such_file.py");
+  const auto e = expect_throw<KernelLookupError>([&] { TritonJitFunction::get(path, "add_kernel"); });
+  EXPECT_TRUE(test::contains(e.what(), "no_such_file.py")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "add_kernel")) << e.what();
+  EXPECT_EQ(e.function(), "add_kernel");
+  EXPECT_EQ(e.path(), path);
+  EXPECT_TRUE(e.traceback().empty());
+  // A directory is not a kernel file either.
+  expect_throw<KernelLookupError>([] { TritonJitFunction::get(TRITON_JIT_TEST_KERNELS_DIR, "add_kernel"); });
+}
+
+TEST(LookupErrors, MissingFunctionListsTheAvailableOnes) {
+  const auto e = expect_throw<KernelLookupError>(
+      [] { TritonJitFunction::get(test::kernel("mixed_module.py"), "no_such_kernel"); });
+  EXPECT_TRUE(test::contains(e.what(), "no_such_kernel")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "real_kernel")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "other_kernel")) << e.what();
+  EXPECT_FALSE(test::contains(e.what(), "plain_function")) << e.what();
+  EXPECT_EQ(e.function(), "no_such_kernel");
+}
+
+TEST(LookupErrors, NotAJitFunction) {
+  for (const char* name : {"NOT_A_KERNEL", "plain_function"}) {
+    const auto e =
+        expect_throw<KernelLookupError>([&] { TritonJitFunction::get(test::kernel("mixed_module.py"), name); });
+    EXPECT_TRUE(test::contains(e.what(), name)) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "not a @triton.jit function")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), std::string(name) == "NOT_A_KERNEL" ? "int" : "function")) << e.what();
+  }
+}
+
+TEST(LookupErrors, FileThatFailsToImport) {
+  const auto e = expect_throw<KernelLookupError>(
+      [] { TritonJitFunction::get(test::kernel("broken_import.py"), "never_kernel"); });
+  EXPECT_TRUE(test::contains(e.what(), "broken_import.py")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "ModuleNotFoundError")) << e.what();
+  EXPECT_TRUE(test::contains(e.traceback(), "Traceback")) << e.traceback();
+  EXPECT_TRUE(test::contains(e.traceback(), "triton_jit_test_module_that_does_not_exist")) << e.traceback();
+  EXPECT_TRUE(test::contains(e.traceback(), "broken_import.py")) << e.traceback();
+
+  const auto s = expect_throw<KernelLookupError>(
+      [] { TritonJitFunction::get(test::kernel("broken_syntax.py"), "never_kernel"); });
+  EXPECT_TRUE(test::contains(s.what(), "SyntaxError")) << s.what();
+  EXPECT_TRUE(test::contains(s.traceback(), "SyntaxError")) << s.traceback();
+  EXPECT_TRUE(test::contains(s.traceback(), "broken_syntax.py")) << s.traceback();
+  // A failed import is not remembered as a success: asking again fails the same way.
+  expect_throw<KernelLookupError>([] { TritonJitFunction::get(test::kernel("broken_syntax.py"), "never_kernel"); });
+}
+
+TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
+
+TEST(ArgumentErrors, TooManyArguments) {
+  const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), 10, 64, 7);
+  const auto e = expect_throw<ArgumentError>([&] { add().specialize(test::config(), test::span(args)); });
+  EXPECT_TRUE(test::contains(e.what(), "add_kernel takes 5 arguments")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "6 were given")) << e.what();
+  EXPECT_EQ(e.function(), "add_kernel");
+  EXPECT_EQ(e.parameter(), "");
+}
+
+TEST(ArgumentErrors, TooFewArgumentsNamesTheMissingParameter) {
+  const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16));
+  const auto e = expect_throw<ArgumentError>([&] { add().compile(test::config(), test::span(args)); });
+  EXPECT_TRUE(test::contains(e.what(), "'n_elements' is missing")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "3 were given")) << e.what();
+  EXPECT_EQ(e.parameter(), "n_elements");
+  EXPECT_EQ(e.function(), "add_kernel");
+}
+
+TEST(ArgumentErrors, PointerForConstexpr) {
+  const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), 10, test::ptr(32));
+  const auto e = expect_throw<ArgumentError>([&] { add().specialize(test::config(), test::span(args)); });
+  EXPECT_EQ(e.parameter(), "BLOCK_SIZE");
+  EXPECT_TRUE(test::contains(e.what(), "'BLOCK_SIZE'")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "constexpr")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "pointer")) << e.what();
+}
+
+TEST(ArgumentErrors, StringForRuntimeParameter) {
+  const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), "ten", 64);
+  const auto e = expect_throw<ArgumentError>([&] { add().compile(test::config(), test::span(args)); });
+  EXPECT_EQ(e.parameter(), "n_elements");
+  EXPECT_TRUE(test::contains(e.what(), "'n_elements'")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "string")) << e.what();
+}
+
+TEST(ArgumentErrors, AnnotatedMismatch) {
+  auto& fn = TritonJitFunction::get(test::kernel("annotated.py"), "annotated_kernel");
+  const auto p = test::ptr(0x1000);
+  // out_ptr: "*fp16" given a float.
+  auto args = test::args(1.5, 10, 1.0, true, p, p, 3, 64);
+  auto e = expect_throw<ArgumentError>([&] { fn.specialize(test::config(), test::span(args)); });
+  EXPECT_EQ(e.parameter(), "out_ptr");
+  EXPECT_TRUE(test::contains(e.what(), "'*fp16'")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "float")) << e.what();
+  // n: tl.int64 given a pointer.
+  args = test::args(p, p, 1.0, true, p, p, 3, 64);
+  e = expect_throw<ArgumentError>([&] { fn.specialize(test::config(), test::span(args)); });
+  EXPECT_EQ(e.parameter(), "n");
+  EXPECT_TRUE(test::contains(e.what(), "'i64'")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "pointer")) << e.what();
+  // scale: tl.float32 given a pointer.
+  args = test::args(p, 10, p, true, p, p, 3, 64);
+  e = expect_throw<ArgumentError>([&] { fn.specialize(test::config(), test::span(args)); });
+  EXPECT_EQ(e.parameter(), "scale");
+}
+
+TEST(ArgumentErrors, InvalidLaunchOptions) {
+  const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), 10, 64);
+  for (const auto& c : {test::config(1, 3), test::config(1, 0), test::config(1, 128), test::config(1, 4, -1),
+                        test::config(1, 4, 3, 0), test::config(1, 4, 3, 17)}) {
+    const auto e = expect_throw<ArgumentError>([&] { add().specialize(c, test::span(args)); });
+    EXPECT_TRUE(test::contains(e.what(), "add_kernel")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "num_warps")) << e.what();
+  }
+}
+
+TEST(ArgumentErrors, BadSignatureString) {
+  const auto e = expect_throw<ArgumentError>(
+      [] { add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32", 4, 3, 1, triton_jit::Target{}); });
+  EXPECT_TRUE(test::contains(e.what(), "4 items")) << e.what();
+  const auto f = expect_throw<ArgumentError>(
+      [] { add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32,*fp32", 4, 3, 1, triton_jit::Target{}); });
+  EXPECT_EQ(f.parameter(), "BLOCK_SIZE");
+}
+
+TEST(ArgumentErrors, UnrepresentableDefaultMustBePassed) {
+  auto& fn = TritonJitFunction::get(test::kernel("dtype_default.py"), "cast_kernel");
+  const auto args = test::args(test::ptr(0x1000), 100);
+  const auto e = expect_throw<ArgumentError>([&] { fn.specialize(test::config(), test::span(args)); });
+  EXPECT_EQ(e.parameter(), "DTYPE");
+  EXPECT_TRUE(test::contains(e.what(), "triton.language.float16")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "explicitly")) << e.what();
+}
+
+TEST(CompileErrors, TritonErrorWithKernelLocation) {
+  const std::string path = test::kernel("compile_error.py");
+  auto& fn = TritonJitFunction::get(path, "arange_kernel");
+  const auto args = test::args(test::ptr(0x1000, triton_jit::DType::i32), 100);
+  const auto e = expect_throw<CompileError>([&] { fn.compile(test::config(), test::span(args)); });
+  EXPECT_EQ(e.function(), "arange_kernel");
+  EXPECT_EQ(e.file(), test::canonical(path));
+  EXPECT_EQ(e.key(), "*i32:16,100");
+  EXPECT_EQ(e.python_type(), "CompilationError");
+  EXPECT_TRUE(test::contains(e.what(), "arange's range must be a power of 2")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "arange_kernel")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "cuda:90")) << e.what();
+  EXPECT_TRUE(test::contains(e.traceback(), "Traceback")) << e.traceback();
+  // Inside the kernel: after the decorator, within the file.
+  const int decorator = test::line_of(path, "@triton.jit");
+  EXPECT_GT(e.line(), decorator);
+  EXPECT_LE(e.line(), test::line_count(path));
+}
+
+// The line must count from the `def`, not from Triton's starting_line_number (the first
+// decorator's line), or errors point one line per decorator above the statement (a bug found by
+// this test).
+TEST(CompileErrors, LineIsTheOffendingStatement) {
+  const std::string path = test::kernel("compile_error.py");
+  auto& fn = TritonJitFunction::get(path, "arange_kernel");
+  const auto args = test::args(test::ptr(0x1000, triton_jit::DType::i32), 100);
+  const auto e = expect_throw<CompileError>([&] { fn.compile(test::config(), test::span(args)); });
+  EXPECT_EQ(e.line(), test::line_of(path, "COMPILE-ERROR-LINE"));
+  EXPECT_TRUE(test::contains(e.what(), "compile_error.py:" + std::to_string(test::line_of(path, "COMPILE-ERROR-LINE"))))
+      << e.what();
+}
+
+TEST(CompileErrors, FailedCompileIsNotCached) {
+  auto& fn = TritonJitFunction::get(test::kernel("compile_error.py"), "arange_kernel");
+  const auto args = test::args(test::ptr(0x1000, triton_jit::DType::i32), 48);
+  const auto s0 = fn.stats();
+  expect_throw<CompileError>([&] { fn.compile(test::config(), test::span(args)); });
+  const auto s1 = fn.stats();
+  EXPECT_EQ(s1.compiles, s0.compiles);
+  EXPECT_EQ(s1.misses, s0.misses + 1);
+  expect_throw<CompileError>([&] { fn.compile(test::config(), test::span(args)); });
+  const auto s2 = fn.stats();
+  EXPECT_EQ(s2.compiles, s0.compiles);
+  EXPECT_EQ(s2.misses, s0.misses + 2);
+  EXPECT_EQ(s2.hits, s0.hits);
+  // The same kernel compiles for a power of two.
+  const auto good = test::args(test::ptr(0x1000, triton_jit::DType::i32), 64);
+  EXPECT_EQ(fn.compile(test::config(), test::span(good)).name, "arange_kernel");
+  EXPECT_EQ(fn.stats().compiles, s0.compiles + 1);
+}
+
+TEST(CompileErrors, UnknownCompileOptionIsNamed) {
+  const triton_jit::CompileOptions options{{"no_such_option", int64_t{3}}};
+  triton_jit::LaunchConfig c = test::config();
+  c.options = &options;
+  const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), 10, 64);
+  const auto e = expect_throw<CompileError>([&] { add().compile(c, test::span(args)); });
+  EXPECT_TRUE(test::contains(e.what(), "no_such_option")) << e.what();
+}
+
+TEST(LaunchErrors, NoDriverMeansNoDeviceError) {
+  if (triton_jit::cuda::driver_available()) GTEST_SKIP() << "a CUDA driver is present";
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x1000});
+  const auto stats = add().stats();
+  try {
+    add()(test::config(4), x, x, x, 1000, 256);
+    ADD_FAILURE() << "launch without a driver did not throw";
+  } catch (const triton_jit::NoDeviceError& e) {
+    EXPECT_TRUE(test::contains(e.what(), "libcuda")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "GPU")) << e.what();
+  }
+  // Nothing was compiled for a launch that could not happen.
+  EXPECT_EQ(add().stats().compiles, stats.compiles);
+  // NoDeviceError is a CudaError and a triton_jit::Error.
+  EXPECT_THROW(add()(test::config(4), x, x, x, 1000, 256), triton_jit::CudaError);
+  EXPECT_THROW(add()(test::config(4), x, x, x, 1000, 256), triton_jit::Error);
+}
+
+}  // namespace

@@ -1,0 +1,95 @@
+#pragma once
+// A fake CUDA driver table for launching on the CPU. Modules are the real cubins Triton compiled:
+// cuModuleGetFunction reads the kernel's parameter table from the cubin (.nv.info, written by
+// ptxas), and cuLaunchKernel copies each parameter out of the launcher's array at the size the
+// kernel expects, as the real driver does. Everything the runtime asks for is recorded.
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cuda/driver_api.h"
+
+namespace fake {
+
+struct Launch {
+  bool ex = false;  // through cuLaunchKernelEx
+  std::string kernel;
+  CUcontext context = nullptr;  // current when launched
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned shared = 0;
+  CUstream stream = nullptr;
+  bool extra_null = true;
+  std::vector<std::vector<unsigned char>> params;  // one per kernel parameter, at its size
+  std::vector<CUlaunchAttribute> attrs;
+
+  // Parameter i as the kernel reads it: little-endian, zero-extended to 64 bits.
+  uint64_t u64(size_t i) const {
+    uint64_t v = 0;
+    std::memcpy(&v, params.at(i).data(), params.at(i).size() < 8 ? params.at(i).size() : 8);
+    return v;
+  }
+  template <typename T>
+  T as(size_t i) const {
+    T v{};
+    std::memcpy(&v, params.at(i).data(), sizeof v < params.at(i).size() ? sizeof v : params.at(i).size());
+    return v;
+  }
+  std::vector<size_t> sizes() const {
+    std::vector<size_t> s;
+    for (const auto& p : params) s.push_back(p.size());
+    return s;
+  }
+};
+
+struct MemoryCall {
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+  CUstream stream = nullptr;
+};
+
+struct State {
+  // What the device reports.
+  int cc_major = 9, cc_minor = 0;
+  int max_grid[3] = {2147483647, 65535, 65535};
+  int shared_optin = 232448;
+  int device_count = 1;
+  // Driver state.
+  CUcontext current = nullptr;
+  CUresult launch_result = CUDA_SUCCESS;
+  // Records.
+  int module_loads = 0;
+  int module_unloads = 0;
+  int primary_retains = 0;
+  int set_current_calls = 0;
+  std::vector<Launch> launches;
+  std::vector<MemoryCall> allocs, frees;
+  std::vector<std::pair<CUfunction_attribute, int>> function_attributes_set;
+};
+
+// The one fake device's state; tests set it before install() or reinstall().
+State& state();
+
+// A context handle no other test used, so first launches in it load modules afresh.
+CUcontext new_context();
+// The primary context cuDevicePrimaryCtxRetain hands out.
+CUcontext primary_context();
+
+// Resets the records (keeping the device settings), makes a fresh context current, installs the
+// table and clears any explicit target.
+void install();
+// Installs again so that the runtime re-reads the device (after changing cc or limits).
+void reinstall();
+// Removes the fake: the runtime goes back to libcuda.
+void uninstall();
+
+// The string the fake's cuGetErrorString gives for CUDA_ERROR_LAUNCH_FAILED.
+inline constexpr const char* kLaunchFailedText = "fake driver: the kernel failed while running";
+
+const triton_jit::cuda::DriverApi& table();
+
+}  // namespace fake

@@ -1,0 +1,65 @@
+// detail::parse_signature: Triton's signature syntax ("*fp16:16,i32,1024") read back into the
+// Specialization a call would have.
+#include <gtest/gtest.h>
+
+#include "signature_parser.h"
+#include "test_util.h"
+#include "triton_jit/errors.h"
+
+using triton_jit::ParamSpecialization;
+using triton_jit::TritonJitFunction;
+using triton_jit::detail::parse_signature;
+
+namespace {
+
+const triton_jit::StaticSignature& sig(const char* file, const char* fn) {
+  return TritonJitFunction::get(test::kernel(file), fn).signature();
+}
+
+TEST(SignatureParser, SameAsTheCallsSpecialization) {
+  const auto& add = TritonJitFunction::get(test::kernel("add.py"), "add_kernel");
+  const auto args = test::args(test::ptr(0x1000), test::ptr(0x1004), test::ptr(0x1000), 4096, 1024);
+  const auto from_call = add.specialize(test::config(), test::span(args));
+  const auto parsed = parse_signature(add.signature(), "*fp32:16, *fp32, *fp32:16, i32:16, 1024");
+  EXPECT_EQ(parsed.triton_repr(), from_call.triton_repr());
+  EXPECT_EQ(parsed.signature(), from_call.signature());
+}
+
+TEST(SignatureParser, ConstexprLiterals) {
+  const auto& s = sig("defaults.py", "defaults_kernel");
+  auto p = parse_signature(s, "*kfp16:16,i64,64,'a,b',None,1e20,False,u64:16,1");
+  EXPECT_EQ(p.signature(), "*kfp16:16,i64,64,'a,b',None,1e+20,False,u64:16,1");
+  EXPECT_EQ(p.params[0].type, "*kfp16");
+  EXPECT_EQ(p.params[0].hint, ParamSpecialization::Hint::Divisible16);
+  EXPECT_EQ(p.params[1].hint, ParamSpecialization::Hint::NotAligned);
+  EXPECT_EQ(p.params[3].value_repr, "'a,b'");
+  EXPECT_EQ(p.params[8].type, "constexpr");
+  p = parse_signature(s, "*fp32,i32,-3,\"it's\",True,0.5,True,i32,18446744073709551615");
+  EXPECT_EQ(p.params[2].value_repr, "-3");
+  EXPECT_EQ(p.params[3].value_repr, "\"it's\"");
+  EXPECT_EQ(p.params[5].value_repr, "0.5");
+  EXPECT_EQ(p.params[8].value_repr, "18446744073709551615");
+}
+
+TEST(SignatureParser, DoNotSpecializeKeepsNoHint) {
+  const auto& s = sig("do_not_specialize.py", "dns_kernel");
+  const auto p = parse_signature(s, "*fp32:16,i32,i32,i32,*fp32,i32:16,16");
+  EXPECT_EQ(p.triton_repr(), "[('*fp32', 'D'), ('i32', None), ('i32', None), ('i32', ''), ('*fp32', ''), "
+                             "('i32', 'D'), ('constexpr', 16)]");
+}
+
+TEST(SignatureParser, Errors) {
+  const auto& s = sig("add.py", "add_kernel");
+  try {
+    parse_signature(s, "*fp32:16,*fp99,*fp32:16,i32,1024");
+    ADD_FAILURE() << "no error";
+  } catch (const triton_jit::ArgumentError& e) {
+    EXPECT_EQ(e.parameter(), "y_ptr");
+    EXPECT_TRUE(test::contains(e.what(), "*fp99")) << e.what();
+  }
+  EXPECT_THROW(parse_signature(s, "*fp32:16,*fp32:16,*fp32:16,i32,1024,1"), triton_jit::ArgumentError);
+  EXPECT_THROW(parse_signature(s, ""), triton_jit::ArgumentError);
+  EXPECT_THROW(parse_signature(s, "*fp32:16,*fp32:16,*fp32:16,i32,'unterminated"), triton_jit::ArgumentError);
+}
+
+}  // namespace

@@ -1,0 +1,135 @@
+// Parity of the C++ specialization (src/spec_key.cpp) with Triton's own binder: for thousands of
+// random calls per kernel, TritonJitFunction::specialize(...).triton_repr() must equal the repr
+// of the specialization list that the binder Triton's JIT builds for the same function returns
+// (bridge.triton_specialization runs create_function_from_signature + native_specialize_impl).
+#include <gtest/gtest.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdio>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "arg_gen.h"
+#include "python/interpreter.h"
+#include "test_util.h"
+
+namespace py = pybind11;
+using triton_jit::ArgValue;
+using triton_jit::TritonJitFunction;
+
+namespace {
+
+py::object to_python(const ArgValue& a) {
+  using K = ArgValue::Kind;
+  switch (a.kind()) {
+    case K::None: return py::none();
+    case K::Bool: return py::bool_(a.as_bool());
+    case K::Int: return py::int_(a.as_int());
+    case K::UInt: return py::int_(a.as_uint());
+    case K::Float: return py::float_(a.as_float());
+    case K::Pointer:
+      return triton_jit::python::bridge().attr("make_pointer")(py::int_(a.address()),
+                                                              std::string(triton_jit::dtype_name(a.dtype())));
+    case K::String: return py::str(a.as_string().data(), a.as_string().size());
+  }
+  return py::none();
+}
+
+struct Kernel {
+  const char* file;
+  const char* function;
+};
+
+void PrintTo(const Kernel& k, std::ostream* os) { *os << k.file << ":" << k.function; }
+
+class Parity : public testing::TestWithParam<Kernel> {};
+
+constexpr int kCalls = 4000;
+
+TEST_P(Parity, RandomCallsMatchTritonsBinder) {
+  const Kernel k = GetParam();
+  const std::string path = test::canonical(test::kernel(k.file));
+  auto& fn = TritonJitFunction::get(path, k.function);
+  const auto& params = fn.signature().params;
+  const size_t n = params.size();
+  // The shortest call: trailing parameters with usable defaults may be left out.
+  size_t min_args = n;
+  while (min_args > 0 && params[min_args - 1].default_value && params[min_args - 1].default_value->representable) {
+    --min_args;
+  }
+
+  // Seeded per kernel so a failure reproduces alone.
+  test::ArgGenerator gen(0x7269746f6e6a6974ull ^ std::hash<std::string>{}(k.function));
+  std::vector<std::vector<ArgValue>> calls;
+  std::vector<std::string> ours;
+  for (int c = 0; c < kCalls; ++c) {
+    const size_t count = min_args + gen.pick(n - min_args + 1);
+    std::vector<ArgValue> args;
+    for (size_t i = 0; i < count; ++i) args.push_back(gen.for_param(params[i]));
+    try {
+      ours.push_back(fn.specialize(test::config(), test::span(args)).triton_repr());
+    } catch (const triton_jit::Error& e) {
+      ours.push_back(std::string("C++ threw: ") + e.what());
+    }
+    calls.push_back(std::move(args));
+  }
+
+  std::vector<std::string> theirs;
+  {
+    triton_jit::python::GilGuard gil;
+    py::module_& bridge = triton_jit::python::bridge();
+    py::object jit_fn = bridge.attr("load_function")(path, k.function)[py::int_(0)];
+    py::list py_calls;
+    for (const auto& args : calls) {
+      py::tuple t(args.size());
+      for (size_t i = 0; i < args.size(); ++i) t[i] = to_python(args[i]);
+      py_calls.append(py::make_tuple(t, py::dict()));
+    }
+    for (auto r : bridge.attr("triton_specialization")(jit_fn, py_calls)) theirs.push_back(r.cast<std::string>());
+  }
+  ASSERT_EQ(theirs.size(), calls.size());
+
+  int mismatches = 0;
+  for (size_t c = 0; c < calls.size(); ++c) {
+    if (ours[c] == theirs[c]) continue;
+    if (++mismatches > 15) continue;
+    std::string args;
+    for (const ArgValue& a : calls[c]) args += (args.empty() ? "" : ", ") + test::describe(a);
+    ADD_FAILURE() << k.function << "(" << args << ")\n  C++:    " << ours[c] << "\n  Triton: " << theirs[c];
+  }
+  EXPECT_EQ(mismatches, 0) << "of " << calls.size() << " calls";
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Parity,
+                         testing::Values(Kernel{"generic.py", "generic_kernel"}, Kernel{"generic.py", "const_kernel"},
+                                         Kernel{"add.py", "add_kernel"}, Kernel{"annotated.py", "annotated_kernel"},
+                                         Kernel{"scalars.py", "scalars_kernel"},
+                                         Kernel{"do_not_specialize.py", "dns_kernel"},
+                                         Kernel{"defaults.py", "defaults_kernel"},
+                                         Kernel{"wrapped.py", "stacked_kernel"}),
+                         [](const testing::TestParamInfo<Kernel>& info) { return std::string(info.param.function); });
+
+// The bridge's pointer stand-in must work for every element type the runtime can pass. tl.int32
+// prints as "int32" while its canonical name is "i32": comparing the printed name alone misses
+// every integer dtype (a bug found by this test).
+TEST(BridgeMakePointer, EveryDType) {
+  triton_jit::python::GilGuard gil;
+  py::module_& bridge = triton_jit::python::bridge();
+  py::object canon = py::module_::import("triton.runtime.jit").attr("type_canonicalisation_dict");
+  for (int d = 0; d < triton_jit::kNumDTypes; ++d) {
+    const std::string name(triton_jit::dtype_name(static_cast<triton_jit::DType>(d)));
+    SCOPED_TRACE(name);
+    try {
+      py::object p = bridge.attr("make_pointer")(4096 + d, name);
+      EXPECT_EQ(p.attr("data_ptr")().cast<uint64_t>(), 4096u + d);
+      const std::string printed = py::str(p.attr("dtype"));
+      EXPECT_EQ(canon.attr("get")(printed, printed).cast<std::string>(), name);
+    } catch (py::error_already_set& e) {
+      ADD_FAILURE() << "make_pointer(" << name << ") raised " << e.what();
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,141 @@
+// TritonJitFunction::specialize and Specialization::signature()/triton_repr(): the key a call
+// maps to, in Triton's own notations, for hand-checked calls (the parity test covers the rest).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "test_util.h"
+
+using triton_jit::ArgValue;
+using triton_jit::DType;
+using triton_jit::ParamSpecialization;
+using triton_jit::TritonJitFunction;
+using triton_jit::TypedPtr;
+
+namespace {
+
+TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
+
+std::string signature_of(TritonJitFunction& fn, const std::vector<ArgValue>& args,
+                         const triton_jit::LaunchConfig& c = test::config()) {
+  return fn.specialize(c, test::span(args)).signature();
+}
+
+TEST(Specialization, SignatureOfAlignedHalfPointers) {
+  const TypedPtr p{reinterpret_cast<const void*>(uintptr_t{0x10000}), DType::fp16};
+  EXPECT_EQ(signature_of(add(), test::args(p, p, p, 1000, 1024)), "*fp16:16,*fp16:16,*fp16:16,i32,1024");
+  EXPECT_EQ(signature_of(add(), test::args(p, p, p, 98432, 1024)), "*fp16:16,*fp16:16,*fp16:16,i32:16,1024");
+}
+
+TEST(Specialization, TritonReprAndLaunchOptions) {
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  const float* misaligned = reinterpret_cast<const float*>(uintptr_t{0x20004});
+  const auto s = add().specialize(test::config(7, 8, 2, 1), test::span(test::args(x, misaligned, x, 4096, 256)));
+  EXPECT_EQ(s.triton_repr(), "[('*fp32', 'D'), ('*fp32', ''), ('*fp32', 'D'), ('i32', 'D'), ('constexpr', 256)]");
+  EXPECT_EQ(s.signature(), "*fp32:16,*fp32,*fp32:16,i32:16,256");
+  EXPECT_EQ(s.num_warps, 8);
+  EXPECT_EQ(s.num_stages, 2);
+  EXPECT_EQ(s.num_ctas, 1);
+  EXPECT_EQ(s.target, "cuda:90");  // no GPU and no explicit target
+  ASSERT_EQ(s.params.size(), 5u);
+  EXPECT_EQ(s.params[1].type, "*fp32");
+  EXPECT_EQ(s.params[1].hint, ParamSpecialization::Hint::NotAligned);
+  EXPECT_EQ(s.params[4].type, "constexpr");
+  EXPECT_EQ(s.params[4].value_repr, "256");
+}
+
+TEST(Specialization, IntegerOneBecomesConstexpr) {
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  const auto s = add().specialize(test::config(), test::span(test::args(x, x, x, 1, 64)));
+  EXPECT_EQ(s.signature(), "*fp32:16,*fp32:16,*fp32:16,1,64");
+  EXPECT_EQ(s.params[3].type, "constexpr");
+  EXPECT_EQ(s.params[3].value_repr, "1");
+}
+
+TEST(Specialization, IntegerWidthsByValue) {
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  EXPECT_EQ(signature_of(add(), test::args(x, x, x, int64_t{2147483647}, 64)), "*fp32:16,*fp32:16,*fp32:16,i32,64");
+  EXPECT_EQ(signature_of(add(), test::args(x, x, x, int64_t{2147483648}, 64)), "*fp32:16,*fp32:16,*fp32:16,i64:16,64");
+  EXPECT_EQ(signature_of(add(), test::args(x, x, x, int64_t{-2147483649}, 64)), "*fp32:16,*fp32:16,*fp32:16,i64,64");
+  EXPECT_EQ(signature_of(add(), test::args(x, x, x, uint64_t{1} << 63, 64)), "*fp32:16,*fp32:16,*fp32:16,u64:16,64");
+  // An unsigned value that fits int64 means the same as the signed one.
+  EXPECT_EQ(signature_of(add(), test::args(x, x, x, uint32_t{4000000001u}, 64)), "*fp32:16,*fp32:16,*fp32:16,i64,64");
+  EXPECT_EQ(signature_of(add(), test::args(x, x, x, -32, 64)), "*fp32:16,*fp32:16,*fp32:16,i32:16,64");
+}
+
+TEST(Specialization, ScalarKindsAndNone) {
+  // bool -> u1, float -> fp32, None -> constexpr None, nullptr_t/nullopt -> None
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  EXPECT_EQ(signature_of(add(), test::args(x, true, 2.5f, nullptr, 64)), "*fp32:16,u1,fp32,None,64");
+  EXPECT_EQ(signature_of(add(), test::args(x, std::optional<int>{}, std::nullopt, 0.0, 64)),
+            "*fp32:16,None,None,fp32,64");
+}
+
+TEST(Specialization, PointerElementTypes) {
+  const uintptr_t a = 0x40000;
+  EXPECT_EQ(signature_of(add(), test::args(reinterpret_cast<const double*>(a), reinterpret_cast<const int8_t*>(a),
+                                           reinterpret_cast<const uint64_t*>(a), 16, 64)),
+            "*fp64:16,*i8:16,*u64:16,i32:16,64");
+  EXPECT_EQ(signature_of(add(), test::args(reinterpret_cast<const bool*>(a),
+                                           TypedPtr{reinterpret_cast<void*>(a), DType::bf16},
+                                           TypedPtr{reinterpret_cast<void*>(a + 8), DType::fp8e4nv}, 16, 64)),
+            "*u1:16,*bf16:16,*fp8e4nv,i32:16,64");
+}
+
+TEST(Specialization, ConstexprValues) {
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  auto& fn = TritonJitFunction::get(test::kernel("defaults.py"), "defaults_kernel");
+  // Every default taken: BLOCK=128, MODE='fast', EXTRA=None, ALPHA=1.5, FLAG=True, scale=2, one=1.
+  EXPECT_EQ(signature_of(fn, test::args(x, 100)), "*fp32:16,i32,128,'fast',None,1.5,True,i32,1");
+  EXPECT_EQ(fn.specialize(test::config(), test::span(test::args(x, 100))).triton_repr(),
+            "[('*fp32', 'D'), ('i32', ''), ('constexpr', 128), ('constexpr', 'fast'), ('constexpr', None), "
+            "('constexpr', 1.5), ('constexpr', True), ('i32', ''), ('constexpr', 1)]");
+  EXPECT_EQ(signature_of(fn, test::args(x, 100, 64, "it's", 1e20, -0.0, false, 32, 3)),
+            "*fp32:16,i32,64,\"it's\",1e+20,-0.0,False,i32:16,i32");
+  EXPECT_EQ(signature_of(fn, test::args(x, 100, 64, "a\\b", 1e-5, 1e16, true)),
+            "*fp32:16,i32,64,'a\\\\b',1e-05,1e+16,True,i32,1");
+  EXPECT_EQ(signature_of(fn, test::args(x, 100, uint64_t{18446744073709551615ull}, std::string("x"), 0.1, 1e15, 2)),
+            "*fp32:16,i32,18446744073709551615,'x',0.1,1000000000000000.0,2,i32,1");
+}
+
+TEST(Specialization, AnnotatedTypesWin) {
+  auto& fn = TritonJitFunction::get(test::kernel("annotated.py"), "annotated_kernel");
+  const uintptr_t a = 0x40000;
+  // out_ptr: "*fp16" given a float*: the annotation's type; n: i64 given 1: i64 with hint 1;
+  // scale: fp32 given an int; flag: u1 given an int; src_ptr: const -> *k; kptr: "*kfp32".
+  const auto s = fn.specialize(test::config(),
+                               test::span(test::args(reinterpret_cast<const float*>(a), 1, 3, 7,
+                                                     reinterpret_cast<const int16_t*>(a + 2),
+                                                     reinterpret_cast<const float*>(a), 32, 64)));
+  EXPECT_EQ(s.triton_repr(), "[('*fp16', 'D'), ('i64', 1), ('fp32', None), ('u1', None), ('*ki16', ''), "
+                             "('*kfp32', 'D'), ('u64', 'D'), ('constexpr', 64)]");
+  EXPECT_EQ(s.params[1].hint, ParamSpecialization::Hint::EqualsOne);
+  EXPECT_EQ(s.signature(), "*fp16:16,i64,fp32,u1,*ki16,*kfp32:16,u64:16,64");
+}
+
+TEST(Specialization, DoNotSpecialize) {
+  auto& fn = TritonJitFunction::get(test::kernel("do_not_specialize.py"), "dns_kernel");
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  // b, c: do_not_specialize (no hint, 1 stays a runtime i32); d, e: not on alignment ('' not 'D').
+  const auto s = fn.specialize(test::config(), test::span(test::args(x, 1, 32, 32, x, 32, 16)));
+  EXPECT_EQ(s.triton_repr(), "[('*fp32', 'D'), ('i32', None), ('i32', None), ('i32', ''), ('*fp32', ''), "
+                             "('i32', 'D'), ('constexpr', 16)]");
+  EXPECT_EQ(s.signature(), "*fp32:16,i32,i32,i32,*fp32,i32:16,16");
+  // d is still specialized on 1.
+  EXPECT_EQ(fn.specialize(test::config(), test::span(test::args(x, 1, 1, 1, x, 1, 16))).signature(),
+            "*fp32:16,i32,i32,1,*fp32,1,16");
+}
+
+TEST(Specialization, NeedsNoCompile) {
+  const auto before = add().stats();
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  add().specialize(test::config(), test::span(test::args(x, x, x, 12345, 1u << 16)));
+  const auto after = add().stats();
+  EXPECT_EQ(after.compiles, before.compiles);
+  EXPECT_EQ(after.misses, before.misses);
+  EXPECT_EQ(after.hits, before.hits);
+}
+
+}  // namespace

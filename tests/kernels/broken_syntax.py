@@ -1,0 +1,7 @@
+"""Fails to import: a syntax error."""
+import triton
+
+
+@triton.jit
+def never_kernel(x_ptr:
+    pass
