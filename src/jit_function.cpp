@@ -140,14 +140,18 @@ struct TritonJitFunction::Impl {
     words[0] = detail::make_header(c.num_warps, c.num_stages, c.num_ctas, arch, warp_size);
     words[1] = c.options ? c.options->hash() : 0;
     const uint32_t code_words = SpecKey::code_words(n);
-    for (uint32_t w = 0; w < code_words; ++w) words[2 + w] = 0;
     uint32_t next = 2 + code_words;  // payload words follow the codes
     int num_packed = 0;
+    uint64_t codes = 0;  // four 16-bit codes a word, built in a register and stored once
     for (uint32_t i = 0; i < n; ++i) {
       ParamCode code;
       ArgProblem problem = ArgProblem::None;
       if (!detail::specialize_param(rules[i], full[i], &code, &problem)) fail_arg(static_cast<int>(i), problem, full[i]);
-      words[2 + i / 4] |= static_cast<uint64_t>(code.code) << (16 * (i % 4));
+      codes |= static_cast<uint64_t>(code.code) << (16 * (i % 4));
+      if (i % 4 == 3) {
+        words[2 + i / 4] = codes;
+        codes = 0;
+      }
       if (code.kind() == TypeKind::Constexpr) {
         words[next++] = code.payload;
       } else if constexpr (kPack) {
@@ -156,6 +160,7 @@ struct TritonJitFunction::Impl {
         ++num_packed;
       }
     }
+    if (n % 4 != 0) words[2 + n / 4] = codes;
     if constexpr (kPack) packed->count = num_packed;
     key->num_params = n;
     key->num_words = next;

@@ -30,8 +30,9 @@ struct TargetSetting {
   }
   void set(std::optional<Target> t) {
     target = std::move(t);
-    packed.store(target ? static_cast<uint32_t>(target->warp_size << 16 | target->arch) : 0u,
-                 std::memory_order_release);
+    const uint32_t v = target ? static_cast<uint32_t>(target->warp_size << 16 | target->arch) : 0u;
+    packed.store(v, std::memory_order_release);
+    detail::g_explicit_target_packed.store(v, std::memory_order_release);
   }
 };
 
@@ -127,8 +128,12 @@ LogLevel log_level() { return static_cast<LogLevel>(g_log_level.load(std::memory
 
 namespace detail {
 
-uint32_t explicit_target_packed() noexcept {
-  return target_setting().packed.load(std::memory_order_acquire);
+std::atomic<uint32_t> g_explicit_target_packed{kTargetUnread};
+
+uint32_t explicit_target_packed_slow() noexcept {
+  const uint32_t v = target_setting().packed.load(std::memory_order_acquire);  // reads TRITON_JIT_TARGET once
+  g_explicit_target_packed.store(v, std::memory_order_release);
+  return v;
 }
 
 ScratchAllocator& scratch_allocator() noexcept { return *g_allocator.load(std::memory_order_acquire); }

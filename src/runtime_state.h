@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -8,8 +9,16 @@
 namespace triton_jit::detail {
 
 // The explicit target packed as (warp_size << 16 | arch) for the hot path; 0 when none is set.
-// Only the "cuda" backend is launched, so the backend needs no bits.
-uint32_t explicit_target_packed() noexcept;
+// Only the "cuda" backend is launched, so the backend needs no bits. The hot path reads a
+// constant-initialized atomic: no call, no guard of a function-local static. kTargetUnread
+// until TRITON_JIT_TARGET has been read (the first call, or set_target).
+inline constexpr uint32_t kTargetUnread = 0xffffffffu;
+extern std::atomic<uint32_t> g_explicit_target_packed;
+uint32_t explicit_target_packed_slow() noexcept;
+inline uint32_t explicit_target_packed() noexcept {
+  const uint32_t packed = g_explicit_target_packed.load(std::memory_order_acquire);
+  return packed != kTargetUnread ? packed : explicit_target_packed_slow();
+}
 
 // The allocator in use (never null).
 ScratchAllocator& scratch_allocator() noexcept;

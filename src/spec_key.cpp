@@ -58,12 +58,6 @@ ParamCode SpecKey::param(uint32_t i) const {
   return p;
 }
 
-uint64_t make_header(int num_warps, int num_stages, int num_ctas, int arch, int warp_size) {
-  return (static_cast<uint64_t>(num_warps & 0xff)) | (static_cast<uint64_t>(num_stages & 0xff) << 8) |
-         (static_cast<uint64_t>(num_ctas & 0xff) << 16) | (static_cast<uint64_t>(arch & 0xffff) << 24) |
-         (static_cast<uint64_t>(warp_size & 0xff) << 40);
-}
-
 uint64_t hash_string(std::string_view s) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : s) {

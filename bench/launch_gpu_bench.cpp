@@ -1,0 +1,409 @@
+// Host cost of a launch on a real GPU: a raw cuLaunchKernel loop over the very cubin libtriton_jit
+// compiled, against libtriton_jit's cached fn(config, args...), for kernels of 4 and 14 runtime
+// parameters (bench/kernels/launch_kernels.py).
+//
+//   launch_gpu_bench [--out FILE.md] [--json FILE.json] [--launches N] [--batch N]
+//
+// Each path runs N launches (default 20000) of a one-program grid on the legacy default stream,
+// in batches (default 1000): a batch is timed on the host clock from its first launch to the
+// return of its last (no synchronization inside), then the stream is synchronized untimed, so
+// the launch queue never fills and the GPU never sets the pace. Batches of the two paths
+// alternate; the reported figure is the median over batches of the time per launch.
+// bench/run-gpu-bench.sh adds Triton's own Python launch of the same kernels to the table.
+//
+// Without a GPU (or a driver) it says so and exits 0.
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "triton_jit/triton_jit.h"
+
+namespace {
+
+using triton_jit::ArgSpan;
+using triton_jit::ArgValue;
+using triton_jit::KernelInfo;
+using triton_jit::LaunchConfig;
+using triton_jit::TritonJitFunction;
+
+#define TJB_STR2(x) #x
+#define TJB_STR(x) TJB_STR2(x)  // expands cuda.h's versioned names, as libtriton_jit does
+
+// The raw path's driver entry points, from the same libcuda the library opens.
+struct RawDriver {
+  decltype(&::cuModuleLoadData) ModuleLoadData = nullptr;
+  decltype(&::cuModuleGetFunction) ModuleGetFunction = nullptr;
+  decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
+  decltype(&::cuGetErrorName) GetErrorName = nullptr;
+
+  bool load(std::string* error) {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) {
+      const char* e = dlerror();
+      *error = std::string("cannot load libcuda.so.1: ") + (e ? e : "?");
+      return false;
+    }
+    ModuleLoadData = reinterpret_cast<decltype(ModuleLoadData)>(dlsym(lib, TJB_STR(cuModuleLoadData)));
+    ModuleGetFunction = reinterpret_cast<decltype(ModuleGetFunction)>(dlsym(lib, TJB_STR(cuModuleGetFunction)));
+    LaunchKernel = reinterpret_cast<decltype(LaunchKernel)>(dlsym(lib, TJB_STR(cuLaunchKernel)));
+    GetErrorName = reinterpret_cast<decltype(GetErrorName)>(dlsym(lib, TJB_STR(cuGetErrorName)));
+    if (!ModuleLoadData || !ModuleGetFunction || !LaunchKernel || !GetErrorName) {
+      *error = "libcuda.so.1 lacks a driver entry point";
+      return false;
+    }
+    return true;
+  }
+};
+RawDriver g_cu;
+
+[[noreturn]] void fail(const std::string& what) {
+  throw std::runtime_error(what);
+}
+
+void check_rt(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+void check_cu(CUresult r, const char* what) {
+  if (r != CUDA_SUCCESS) {
+    const char* name = nullptr;
+    g_cu.GetErrorName(r, &name);
+    fail(std::string(what) + ": " + (name ? name : "CUresult " + std::to_string(r)));
+  }
+}
+
+// Parameters packed as libtriton_jit packs them: one 8-byte slot per runtime parameter, then one
+// null pointer per scratch parameter of the kernel (KernelInfo::scratch_params).
+struct Packed {
+  alignas(8) uint64_t storage[32] = {};
+  void* params[32] = {};
+  int count = 0;
+  void push(const void* value, size_t bytes) {
+    std::memcpy(&storage[count], value, bytes);
+    params[count] = &storage[count];
+    ++count;
+  }
+  void push(const ArgValue& a, const std::string& type) {
+    if (type[0] == '*') {
+      const CUdeviceptr p = a.address();
+      push(&p, sizeof p);
+    } else if (type == "fp32") {
+      const float f = static_cast<float>(a.as_float());
+      push(&f, sizeof f);
+    } else if (type == "i32") {
+      const int32_t v = static_cast<int32_t>(a.as_int());
+      push(&v, sizeof v);
+    } else if (type == "i64") {
+      const int64_t v = a.as_int();
+      push(&v, sizeof v);
+    } else {
+      fail("unexpected runtime parameter type " + type);
+    }
+  }
+};
+
+struct Case {
+  std::string label;  // "add_kernel"
+  const TritonJitFunction* fn = nullptr;
+  std::vector<ArgValue> args;
+  int expected_runtime_params = 0;
+  // Results
+  int runtime_params = 0;
+  std::string hash;  // Triton's hash of the compiled kernel
+  double raw_us = 0, jit_us = 0;
+};
+
+LaunchConfig one_program() {
+  LaunchConfig c;
+  c.grid = triton_jit::Grid(1);
+  c.num_warps = 4;
+  return c;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+// Times `batch` launches of `launch`, then synchronizes (untimed). Returns µs per launch.
+template <typename F>
+double time_batch(int batch, F&& launch) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < batch; ++i) launch();
+  const auto t1 = std::chrono::steady_clock::now();
+  check_rt(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+  return std::chrono::duration<double, std::micro>(t1 - t0).count() / batch;
+}
+
+// `ours` is the user's call, fn(config, args...), with the case's arguments as C++ values.
+template <typename Ours>
+void run_case(Case& c, int launches, int batch, Ours&& ours) {
+  const TritonJitFunction& fn = *c.fn;
+  const LaunchConfig config = one_program();
+  const ArgSpan span{c.args.data(), c.args.size()};
+
+  // The kernel libtriton_jit launches for these arguments, and which parameters stay runtime ones.
+  const KernelInfo& info = fn.compile(config, span);
+  c.hash = info.hash;
+  const triton_jit::Specialization spec = fn.specialize(config, span);
+  Packed packed;
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    if (spec.params[i].type == "constexpr") continue;
+    packed.push(c.args[i], spec.params[i].type);
+  }
+  c.runtime_params = packed.count;
+  if (c.runtime_params != c.expected_runtime_params) {
+    fail(c.label + ": " + std::to_string(c.runtime_params) + " runtime parameters, expected " +
+         std::to_string(c.expected_runtime_params) + " (signature " + spec.signature() + ")");
+  }
+  for (size_t s = 0; s < info.scratch_params.size(); ++s) {
+    const CUdeviceptr null = 0;
+    packed.push(&null, sizeof null);
+  }
+  if (info.global_scratch_size > 0 || info.profile_scratch_size > 0) {
+    fail(c.label + ": the kernel needs scratch memory; the raw loop would pass null");
+  }
+
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  check_cu(g_cu.ModuleLoadData(&module, info.cubin.data()), "cuModuleLoadData");
+  check_cu(g_cu.ModuleGetFunction(&function, module, info.name.c_str()), "cuModuleGetFunction");
+  const unsigned block_x = static_cast<unsigned>(info.num_warps * info.target.warp_size);
+  const unsigned shared = static_cast<unsigned>(info.shared);
+  if (shared > 49152) fail(c.label + ": kernel needs the >48 KiB shared memory opt-in; not handled here");
+
+  auto raw = [&] {
+    check_cu(g_cu.LaunchKernel(function, 1, 1, 1, block_x, 1, 1, shared, nullptr, packed.params, nullptr),
+             "cuLaunchKernel");
+  };
+
+  // Warm-up: module load in the library, caches, clocks.
+  for (int w = 0; w < 2; ++w) {
+    time_batch(batch, raw);
+    time_batch(batch, ours);
+  }
+  check_rt(cudaGetLastError(), "kernel launch");
+
+  std::vector<double> raw_t, ours_t;
+  const int reps = std::max(1, launches / batch);
+  for (int r = 0; r < reps; ++r) {
+    // Alternate which goes first so neither always follows a synchronization.
+    if (r % 2 == 0) {
+      raw_t.push_back(time_batch(batch, raw));
+      ours_t.push_back(time_batch(batch, ours));
+    } else {
+      ours_t.push_back(time_batch(batch, ours));
+      raw_t.push_back(time_batch(batch, raw));
+    }
+  }
+  c.raw_us = median(raw_t);
+  c.jit_us = median(ours_t);
+}
+
+// Both paths compute out = x + y on the first BLOCK elements: check they agree with the host.
+void check_add_results(const Case& c, const float* d_x, const float* d_y, float* d_out, int block) {
+  std::vector<float> x(block), y(block), out(block);
+  check_rt(cudaMemcpy(x.data(), d_x, block * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  check_rt(cudaMemcpy(y.data(), d_y, block * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  check_rt(cudaMemset(d_out, 0, block * sizeof(float)), "cudaMemset");
+  c.fn->launch(one_program(), ArgSpan{c.args.data(), c.args.size()});
+  check_rt(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  check_rt(cudaMemcpy(out.data(), d_out, block * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  for (int i = 0; i < block; ++i) {
+    if (out[i] != x[i] + y[i]) fail("add_kernel launched through libtriton_jit computed a wrong result at " + std::to_string(i));
+  }
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
+  return buf;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') o += '\\';
+    if (static_cast<unsigned char>(ch) < 0x20) continue;
+    o += ch;
+  }
+  return o;
+}
+
+struct Options {
+  std::string out, json;
+  int launches = 20000;
+  int batch = 1000;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const std::string& flag) -> std::string {
+      if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+      if (a == flag && i + 1 < argc) return argv[++i];
+      return {};
+    };
+    std::string v;
+    if (!(v = value("--out")).empty()) {
+      o.out = v;
+    } else if (!(v = value("--json")).empty()) {
+      o.json = v;
+    } else if (!(v = value("--launches")).empty()) {
+      o.launches = std::atoi(v.c_str());
+    } else if (!(v = value("--batch")).empty()) {
+      o.batch = std::atoi(v.c_str());
+    } else {
+      std::fprintf(stderr, "usage: %s [--out FILE.md] [--json FILE.json] [--launches N] [--batch N]\n", argv[0]);
+      std::exit(2);
+    }
+  }
+  if (o.launches <= 0 || o.batch <= 0) {
+    std::fprintf(stderr, "launch_gpu_bench: --launches and --batch must be positive\n");
+    std::exit(2);
+  }
+  return o;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  if (path.empty()) return;
+  std::ofstream f(path);
+  f << text;
+  if (!f) fail("cannot write " + path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options opt = parse(argc, argv);
+
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    std::string why = e != cudaSuccess ? std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e)
+                                       : std::string("no device");
+    std::printf("launch_gpu_bench: no GPU (%s); nothing to measure.\n", why.c_str());
+    try {
+      write_file(opt.out, "# libtriton_jit launch overhead\n\nNo GPU (" + why + "); nothing was measured.\n");
+      write_file(opt.json, "{\"error\": \"no GPU: " + json_escape(why) + "\"}\n");
+    } catch (const std::exception& ex) {
+      std::fprintf(stderr, "launch_gpu_bench: %s\n", ex.what());
+    }
+    return 0;
+  }
+
+  try {
+    std::string error;
+    if (!g_cu.load(&error)) fail(error);
+    check_rt(cudaSetDevice(0), "cudaSetDevice");
+    check_rt(cudaFree(nullptr), "cudaFree(0)");  // makes device 0's primary context current
+    cudaDeviceProp prop{};
+    check_rt(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    int driver_version = 0;
+    cudaDriverGetVersion(&driver_version);
+
+    constexpr int n = 4096;
+    std::vector<float> host(n);
+    for (int i = 0; i < n; ++i) host[i] = static_cast<float>(i % 97) * 0.25f;
+    float* buf[6] = {};
+    for (float*& b : buf) {
+      check_rt(cudaMalloc(reinterpret_cast<void**>(&b), n * sizeof(float)), "cudaMalloc");
+      check_rt(cudaMemcpy(b, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+    }
+    using triton_jit::to_arg;
+    const std::string file = std::string(TRITON_JIT_BENCH_KERNELS_DIR) + "/launch_kernels.py";
+
+    Case add;
+    add.label = "add_kernel";
+    add.fn = &TritonJitFunction::get(file, "add_kernel");
+    add.args = {to_arg(buf[0]), to_arg(buf[1]), to_arg(buf[5]), to_arg(int32_t{n}), to_arg(1024)};
+    add.expected_runtime_params = 4;
+
+    Case many;
+    many.label = "many_args_kernel";
+    many.fn = &TritonJitFunction::get(file, "many_args_kernel");
+    many.args = {to_arg(buf[0]), to_arg(buf[1]), to_arg(buf[2]), to_arg(buf[3]), to_arg(buf[4]),
+                 to_arg(int32_t{n}), to_arg(0), to_arg(2), to_arg(3), to_arg(5),
+                 to_arg(0.5f), to_arg(1.5f), to_arg(2.5f), to_arg(3.5f), to_arg(1024)};
+    many.expected_runtime_params = 14;
+
+    const auto c0 = std::chrono::steady_clock::now();
+    add.fn->launch(one_program(), ArgSpan{add.args.data(), add.args.size()});  // compile + load
+    many.fn->launch(one_program(), ArgSpan{many.args.data(), many.args.size()});
+    check_rt(cudaDeviceSynchronize(), "first launches");
+    const double compile_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
+    check_add_results(add, buf[0], buf[1], buf[5], 1024);
+
+    const TritonJitFunction& add_fn = *add.fn;
+    float* const x = buf[0];
+    float* const y = buf[1];
+    float* const z = buf[2];
+    float* const w = buf[3];
+    float* const o = buf[4];
+    float* const add_out = buf[5];
+    const int32_t size = n;
+    run_case(add, opt.launches, opt.batch, [&] { add_fn(one_program(), x, y, add_out, size, 1024); });
+    const TritonJitFunction& many_fn = *many.fn;
+    run_case(many, opt.launches, opt.batch, [&] {
+      many_fn(one_program(), x, y, z, w, o, size, 0, 2, 3, 5, 0.5f, 1.5f, 2.5f, 3.5f, 1024);
+    });
+    Case* cases[] = {&add, &many};
+
+    const std::string triton = triton_jit::triton_version();
+    std::ostringstream md;
+    md << "# libtriton_jit launch overhead\n\n";
+    md << "Device: " << prop.name << " (sm_" << prop.major << prop.minor << "), CUDA driver " << driver_version / 1000
+       << "." << (driver_version % 1000) / 10 << "; Triton " << triton << "; " << today() << "\n\n";
+    md << "Host time per launch, one program per launch on the default stream, median of " << opt.launches / opt.batch
+       << " batches of " << opt.batch << " launches (stream synchronized, untimed, after each batch).\n\n";
+    md << "| kernel args | raw cuLaunchKernel µs | libtriton_jit µs | ratio |\n";
+    md << "|---|---:|---:|---:|\n";
+    char line[512];
+    for (const Case* c : cases) {
+      std::snprintf(line, sizeof line, "| %d runtime params (%s, %zu args) | %.3f | %.3f | %.3f |\n", c->runtime_params,
+                    c->label.c_str(), c->args.size(), c->raw_us, c->jit_us, c->jit_us / c->raw_us);
+      md << line;
+    }
+    md << "\n(first launches, Triton compile or cache read included: " << static_cast<int>(compile_ms) << " ms)\n";
+    std::printf("%s", md.str().c_str());
+    write_file(opt.out, md.str());
+
+    std::ostringstream js;
+    js << "{\n  \"device\": \"" << json_escape(prop.name) << "\",\n  \"arch\": \"sm_" << prop.major << prop.minor
+       << "\",\n  \"driver_version\": " << driver_version << ",\n  \"triton_version\": \"" << json_escape(triton)
+       << "\",\n  \"date\": \"" << today() << "\",\n  \"launches\": " << opt.launches << ",\n  \"batch\": "
+       << opt.batch << ",\n  \"rows\": [\n";
+    for (size_t i = 0; i < 2; ++i) {
+      const Case* c = cases[i];
+      std::snprintf(line, sizeof line,
+                    "    {\"kernel\": \"%s\", \"args\": %zu, \"runtime_params\": %d, \"raw_us\": %.4f, "
+                    "\"jit_us\": %.4f, \"hash\": \"%s\"}%s\n",
+                    c->label.c_str(), c->args.size(), c->runtime_params, c->raw_us, c->jit_us,
+                    json_escape(c->hash).c_str(), i == 0 ? "," : "");
+      js << line;
+    }
+    js << "  ]\n}\n";
+    write_file(opt.json, js.str());
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "launch_gpu_bench: %s\n", ex.what());
+    return 1;
+  }
+  return 0;
+}
