@@ -117,6 +117,18 @@ struct TritonJitFunction::Impl {
                         signature.function, p.name);
   }
 
+  // The general path of one parameter (annotations, and the errors): kept out of the loop so the
+  // common path stays in registers.
+  [[gnu::noinline]] void slow_specialize(uint32_t i, const ArgValue& arg, bool pack, uint16_t* code,
+                                         uint64_t* payload, uint64_t* slot) const {
+    ParamCode c;
+    ArgProblem problem = ArgProblem::None;
+    if (!detail::specialize_param(rules[i], arg, &c, &problem)) fail_arg(static_cast<int>(i), problem, arg);
+    if (pack && c.kind() != TypeKind::Constexpr && !detail::pack_value(c, arg, slot)) fail_none_scalar(i, c);
+    *code = c.code;
+    *payload = c.payload;
+  }
+
   // Completes `args` with defaults (into `storage` when needed) and builds the key; with kPack,
   // also packs the runtime arguments into `packed` in the same pass. Returns the argument array
   // to use from here on.
@@ -143,20 +155,26 @@ struct TritonJitFunction::Impl {
     uint32_t next = 2 + code_words;  // payload words follow the codes
     int num_packed = 0;
     uint64_t codes = 0;  // four 16-bit codes a word, built in a register and stored once
+    const detail::ParamRule* rule = rules.data();
+    uint64_t* slots = kPack ? packed->storage : nullptr;
+    void** pointers = kPack ? packed->pointers : nullptr;
     for (uint32_t i = 0; i < n; ++i) {
-      ParamCode code;
-      ArgProblem problem = ArgProblem::None;
-      if (!detail::specialize_param(rules[i], full[i], &code, &problem)) fail_arg(static_cast<int>(i), problem, full[i]);
-      codes |= static_cast<uint64_t>(code.code) << (16 * (i % 4));
+      uint16_t code;
+      uint64_t payload = 0;
+      uint64_t slot = 0;
+      if (!detail::fast_specialize(rule[i], full[i], &code, &payload, &slot)) {
+        slow_specialize(i, full[i], kPack, &code, &payload, &slot);
+      }
+      codes |= static_cast<uint64_t>(code) << (16 * (i % 4));
       if (i % 4 == 3) {
         words[2 + i / 4] = codes;
         codes = 0;
       }
-      if (code.kind() == TypeKind::Constexpr) {
-        words[next++] = code.payload;
+      if ((code & 3) == static_cast<uint16_t>(TypeKind::Constexpr)) {
+        words[next++] = payload;
       } else if constexpr (kPack) {
-        if (!detail::pack_value(code, full[i], &packed->storage[num_packed])) fail_none_scalar(i, code);
-        packed->pointers[num_packed] = &packed->storage[num_packed];
+        slots[num_packed] = slot;
+        pointers[num_packed] = &slots[num_packed];
         ++num_packed;
       }
     }

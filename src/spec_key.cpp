@@ -45,6 +45,12 @@ ParamRule make_rule(const ParamInfo& p) {
       r.annotated_unspecialized = a == "u1" || a.rfind("fp", 0) == 0 || a.rfind("bf", 0) == 0;
     }
   }
+  using Hint = ParamSpecialization::Hint;
+  auto hint_bits = [](Hint h) { return static_cast<uint16_t>(static_cast<unsigned>(h) << 8); };
+  r.mode = r.is_constexpr ? ParamMode::Constexpr : r.annotated ? ParamMode::Annotated : ParamMode::Plain;
+  r.hint_divisible = hint_bits(!r.specialize ? Hint::None : r.align ? Hint::Divisible16 : Hint::NotAligned);
+  r.hint_other = hint_bits(!r.specialize ? Hint::None : Hint::NotAligned);
+  r.pointer_flags = make_code(TypeKind::Pointer, 0, r.is_const, Hint::None);
   return r;
 }
 

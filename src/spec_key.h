@@ -35,8 +35,18 @@ inline constexpr uint16_t make_code(TypeKind kind, uint8_t sub, bool is_const, P
                                (static_cast<unsigned>(is_const) << 7) | (static_cast<unsigned>(hint) << 8));
 }
 
+// How the hot path treats a parameter: the two common modes have a short path of their own
+// (fast_specialize below); annotated parameters take the general one (specialize_param).
+enum class ParamMode : uint8_t { Constexpr, Plain, Annotated };
+
 // What the hot path needs of a parameter, precomputed from its ParamInfo.
 struct ParamRule {
+  ParamMode mode = ParamMode::Plain;
+  // Plain parameters: the hint an integer or pointer gets when divisible by 16 and when not
+  // (both None under do_not_specialize; both '' under do_not_specialize_on_alignment).
+  uint16_t hint_divisible = 0;
+  uint16_t hint_other = 0;
+  uint16_t pointer_flags = 0;  // kind Pointer and the const bit, ready to or into a code
   bool is_constexpr = false;
   bool specialize = true;   // !do_not_specialize
   bool align = true;        // !do_not_specialize_on_alignment
@@ -166,6 +176,67 @@ inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCo
                         annotated_hint);
   out->payload = 0;
   return true;
+}
+
+// The common modes' short path: the code of a constexpr or unannotated runtime parameter, and
+// for the latter the value packed into `slot` as the kernel expects it. Returns the payload to
+// append for a constexpr code. Returns false for the cases it leaves to specialize_param
+// (annotated parameters, strings, pointers given to constexprs).
+inline bool fast_specialize(const ParamRule& rule, const ArgValue& arg, uint16_t* code, uint64_t* payload,
+                            uint64_t* slot) noexcept {
+  using K = ArgValue::Kind;
+  using Hint = ParamSpecialization::Hint;
+  const K kind = arg.kind();
+  if (rule.mode == ParamMode::Constexpr) {
+    if (kind == K::Pointer) return false;
+    *code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(kind), false, Hint::None);
+    *payload = spec_internal::constexpr_payload(arg);
+    return true;
+  }
+  if (rule.mode != ParamMode::Plain) return false;
+  switch (kind) {
+    case K::Pointer: {
+      const uint64_t address = arg.address();
+      *code = static_cast<uint16_t>(rule.pointer_flags | (static_cast<unsigned>(arg.dtype()) << 2) |
+                                    (address % 16 == 0 ? rule.hint_divisible : rule.hint_other));
+      *slot = address;
+      return true;
+    }
+    case K::Int: {
+      const int64_t v = arg.as_int();
+      if (v == 1 && rule.specialize) {
+        *code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(K::Int), false, Hint::None);
+        *payload = 1;
+        return true;
+      }
+      const DType type = (v >= INT32_MIN && v <= INT32_MAX) ? DType::i32 : DType::i64;
+      *code = static_cast<uint16_t>(make_code(TypeKind::Scalar, static_cast<uint8_t>(type), false, Hint::None) |
+                                    (v % 16 == 0 ? rule.hint_divisible : rule.hint_other));
+      *slot = arg.bits();
+      return true;
+    }
+    case K::UInt:
+      *code = static_cast<uint16_t>(make_code(TypeKind::Scalar, static_cast<uint8_t>(DType::u64), false, Hint::None) |
+                                    (arg.bits() % 16 == 0 ? rule.hint_divisible : rule.hint_other));
+      *slot = arg.bits();
+      return true;
+    case K::Bool:
+      *code = make_code(TypeKind::Scalar, static_cast<uint8_t>(DType::u1), false, Hint::None);
+      *slot = arg.bits();
+      return true;
+    case K::Float: {
+      *code = make_code(TypeKind::Scalar, static_cast<uint8_t>(DType::fp32), false, Hint::None);
+      const float f = static_cast<float>(arg.as_float());
+      std::memcpy(slot, &f, sizeof f);
+      return true;
+    }
+    case K::None:
+      *code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(K::None), false, Hint::None);
+      *payload = 0;
+      return true;
+    default:
+      return false;
+  }
 }
 
 // The cache key of a call, on the stack: [0] header (options, target), [1] extra-options hash,
