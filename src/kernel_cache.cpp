@@ -19,7 +19,7 @@ KernelEntry::KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::str
 // may still launch them, and unloading during static destruction would race the driver's own.
 KernelEntry::~KernelEntry() = default;
 
-bool KernelEntry::strings_match(const ArgValue* args) const noexcept {
+bool KernelEntry::strings_match_slow(const ArgValue* args) const noexcept {
   for (const auto& [index, text] : strings_) {
     if (args[index].as_string() != text) return false;
   }

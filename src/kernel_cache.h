@@ -27,7 +27,9 @@ class KernelEntry {
   uint32_t key_size() const noexcept { return static_cast<uint32_t>(key_.size()); }
   uint64_t hash() const noexcept { return hash_; }
   // String constexprs are keyed by hash; a hit compares the characters too.
-  bool strings_match(const ArgValue* args) const noexcept;
+  bool strings_match(const ArgValue* args) const noexcept {
+    return strings_.empty() || strings_match_slow(args);
+  }
   const KernelInfo& info() const noexcept { return info_; }
   bool needs_launch_ex() const noexcept { return needs_launch_ex_; }
 
@@ -46,6 +48,7 @@ class KernelEntry {
     CUfunction function = nullptr;
     CUmodule module = nullptr;
   };
+  bool strings_match_slow(const ArgValue* args) const noexcept;
   CUfunction load(CUcontext context, const cuda::DeviceInfo& device, std::atomic<uint64_t>& loads) const;
 
   std::vector<uint64_t> key_;
