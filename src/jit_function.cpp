@@ -10,6 +10,7 @@
 
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
+#include "hit_counters.h"
 #include "kernel_cache.h"
 #include "launcher.h"
 #include "python/bridge.h"
@@ -44,7 +45,9 @@ struct TritonJitFunction::Impl {
   };
   std::unordered_map<std::string, std::shared_ptr<Pending>> pending;
 
-  mutable std::atomic<uint64_t> hits{0}, misses{0}, compiles{0}, loads{0};
+  const int hit_slot = detail::allocate_counter_slot();
+  mutable std::atomic<uint64_t> hits{0};  // used when hit_slot is -1
+  mutable std::atomic<uint64_t> misses{0}, compiles{0}, loads{0};
 
   int num_params() const { return static_cast<int>(rules.size()); }
 
@@ -119,14 +122,18 @@ struct TritonJitFunction::Impl {
 
   // The general path of one parameter (annotations, and the errors): kept out of the loop so the
   // common path stays in registers.
-  [[gnu::noinline]] void slow_specialize(uint32_t i, const ArgValue& arg, bool pack, uint16_t* code,
-                                         uint64_t* payload, uint64_t* slot) const {
-    ParamCode c;
+  struct SlowResult {
+    ParamCode code;
+    uint64_t slot = 0;
+  };
+  [[gnu::noinline]] SlowResult slow_specialize(uint32_t i, const ArgValue& arg, bool pack) const {
+    SlowResult r;
     ArgProblem problem = ArgProblem::None;
-    if (!detail::specialize_param(rules[i], arg, &c, &problem)) fail_arg(static_cast<int>(i), problem, arg);
-    if (pack && c.kind() != TypeKind::Constexpr && !detail::pack_value(c, arg, slot)) fail_none_scalar(i, c);
-    *code = c.code;
-    *payload = c.payload;
+    if (!detail::specialize_param(rules[i], arg, &r.code, &problem)) fail_arg(static_cast<int>(i), problem, arg);
+    if (pack && r.code.kind() != TypeKind::Constexpr && !detail::pack_value(r.code, arg, &r.slot)) {
+      fail_none_scalar(i, r.code);
+    }
+    return r;
   }
 
   // Completes `args` with defaults (into `storage` when needed) and builds the key; with kPack,
@@ -163,7 +170,10 @@ struct TritonJitFunction::Impl {
       uint64_t payload = 0;
       uint64_t slot = 0;
       if (!detail::fast_specialize(rule[i], full[i], &code, &payload, &slot)) {
-        slow_specialize(i, full[i], kPack, &code, &payload, &slot);
+        const SlowResult r = slow_specialize(i, full[i], kPack);
+        code = r.code.code;
+        payload = r.code.payload;
+        slot = r.slot;
       }
       codes |= static_cast<uint64_t>(code) << (16 * (i % 4));
       if (i % 4 == 3) {
@@ -356,7 +366,7 @@ void TritonJitFunction::launch(const LaunchConfig& config, ArgSpan args) const {
 
   const KernelEntry* entry = m.table.find(key, full);
   if (entry != nullptr) {
-    m.hits.fetch_add(1, std::memory_order_relaxed);
+    detail::count_hit(m.hit_slot, m.hits);
   } else {
     Target target{"cuda", arch, warp_size};
     entry = m.get_or_compile(key, full, config, target);
@@ -380,7 +390,7 @@ const KernelInfo& TritonJitFunction::compile(const LaunchConfig& config, ArgSpan
   const ArgValue* full = impl_->bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(), nullptr);
   const KernelEntry* entry = impl_->table.find(key, full);
   if (entry != nullptr) {
-    impl_->hits.fetch_add(1, std::memory_order_relaxed);
+    detail::count_hit(impl_->hit_slot, impl_->hits);
   } else {
     entry = impl_->get_or_compile(key, full, config, target);
   }
@@ -411,7 +421,8 @@ const std::string& TritonJitFunction::path() const noexcept { return impl_->path
 
 CacheStats TritonJitFunction::stats() const noexcept {
   CacheStats s;
-  s.hits = impl_->hits.load(std::memory_order_relaxed);
+  s.hits = impl_->hits.load(std::memory_order_relaxed) +
+           (impl_->hit_slot >= 0 ? detail::sum_hits(impl_->hit_slot) : 0);
   s.misses = impl_->misses.load(std::memory_order_relaxed);
   s.compiles = impl_->compiles.load(std::memory_order_relaxed);
   s.loads = impl_->loads.load(std::memory_order_relaxed);
