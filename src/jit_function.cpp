@@ -237,7 +237,8 @@ struct TritonJitFunction::Impl {
     if (theirs) {
       // Another thread compiles this key: share its result. It needs the GIL, which this thread
       // may hold when the host program is Python.
-      return python::without_gil([&] { return theirs->future.get(); });
+      python::ScopedGilRelease release;
+      return theirs->future.get();
     }
 
     try {

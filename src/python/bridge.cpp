@@ -169,8 +169,13 @@ KernelInfo compile(PyHandle function, const StaticSignature& signature, const Sp
   }
 }
 
-ScopedGilRelease::ScopedGilRelease() : state_(new GilRelease()) {}
-ScopedGilRelease::~ScopedGilRelease() { delete static_cast<GilRelease*>(state_); }
+ScopedGilRelease::ScopedGilRelease() {
+  if (Py_IsInitialized() && PyGILState_Check()) saved_ = PyEval_SaveThread();
+}
+
+ScopedGilRelease::~ScopedGilRelease() {
+  if (saved_ != nullptr) PyEval_RestoreThread(static_cast<PyThreadState*>(saved_));
+}
 
 std::string triton_version() {
   GilGuard gil;

@@ -30,11 +30,8 @@ KernelInfo compile(PyHandle function, const StaticSignature& signature, const Sp
 
 std::string triton_version();
 
-// Runs `wait` with the GIL released when the calling thread holds it, so that a thread it waits
-// for can run Python (a compile) meanwhile.
-template <typename Wait>
-auto without_gil(Wait&& wait) -> decltype(wait());
-
+// Releases the GIL for its lifetime when the calling thread holds it (a host Python thread
+// calling into the runtime), so that a thread it waits for can run Python (a compile) meanwhile.
 class ScopedGilRelease {
  public:
   ScopedGilRelease();
@@ -43,13 +40,7 @@ class ScopedGilRelease {
   ScopedGilRelease& operator=(const ScopedGilRelease&) = delete;
 
  private:
-  void* state_ = nullptr;
+  void* saved_ = nullptr;  // the PyThreadState to restore
 };
-
-template <typename Wait>
-auto without_gil(Wait&& wait) -> decltype(wait()) {
-  ScopedGilRelease release;
-  return wait();
-}
 
 }  // namespace triton_jit::python

@@ -63,13 +63,6 @@ GilGuard::GilGuard() {
 
 GilGuard::~GilGuard() { PyGILState_Release(state_); }
 
-GilRelease::GilRelease() {
-  if (Py_IsInitialized() && PyGILState_Check()) saved_ = PyEval_SaveThread();
-}
-
-GilRelease::~GilRelease() {
-  if (saved_ != nullptr) PyEval_RestoreThread(saved_);
-}
 
 PythonFailure describe(py::error_already_set& e) {
   PythonFailure f;

@@ -20,19 +20,6 @@ class GilGuard {
   PyGILState_STATE state_;
 };
 
-// Releases the GIL for its lifetime if this thread holds it (a host Python thread calling into
-// the runtime). Used around waits on other threads that may need the GIL to finish.
-class GilRelease {
- public:
-  GilRelease();
-  ~GilRelease();
-  GilRelease(const GilRelease&) = delete;
-  GilRelease& operator=(const GilRelease&) = delete;
-
- private:
-  PyThreadState* saved_ = nullptr;
-};
-
 // The bridge module, created from the source embedded in the library. Needs the GIL.
 pybind11::module_& bridge();
 

@@ -22,4 +22,14 @@ PYBIND11_MODULE(triton_jit_host_test, m) {
     // Compiling holds the GIL this thread already holds: PyGILState must nest, not deadlock.
     return fn.compile(triton_jit::LaunchConfig{}, triton_jit::ArgSpan{args, 5}).name;
   });
+  // Called from several Python threads at once: the thread that waits for another's compile
+  // holds the GIL here and must let go of it.
+  m.def("compile_block", [](const std::string& path, const std::string& name, int block) {
+    auto& fn = triton_jit::TritonJitFunction::get(path, name);
+    const float* p = reinterpret_cast<const float*>(uintptr_t{4096});
+    const triton_jit::ArgValue args[] = {triton_jit::to_arg(p), triton_jit::to_arg(p), triton_jit::to_arg(p),
+                                         triton_jit::to_arg(int64_t{4096}), triton_jit::to_arg(block)};
+    fn.compile(triton_jit::LaunchConfig{}, triton_jit::ArgSpan{args, 5});
+    return fn.stats().compiles;
+  });
 }

@@ -45,6 +45,18 @@ def main():
     t.start()
     t.join(timeout=300)
     assert result and result[0] == triton_reference(32), result
+    # Four Python threads ask for one new key at once: one compiles, three wait for it while
+    # holding the GIL inside the extension, which the runtime must release, or this hangs.
+    before = host.compile_block(KERNEL, "add_kernel", 1024)
+    threads = [threading.Thread(target=host.compile_block, args=(KERNEL, "add_kernel", 256)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    if any(t.is_alive() for t in threads):
+        print("threads waiting on one compile deadlocked", flush=True)
+        os._exit(1)
+    assert host.compile_block(KERNEL, "add_kernel", 256) == before + 1
     print("1 passed, 0 failed")
 
 
