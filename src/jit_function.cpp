@@ -1,6 +1,7 @@
 #include "triton_jit/jit_function.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <future>
@@ -48,8 +49,6 @@ struct TritonJitFunction::Impl {
   const int hit_slot = detail::allocate_counter_slot();
   mutable std::atomic<uint64_t> hits{0};  // used when hit_slot is -1
   mutable std::atomic<uint64_t> misses{0}, compiles{0}, loads{0};
-
-  int num_params() const { return static_cast<int>(rules.size()); }
 
   // ---- cold error paths: messages are built only when something is wrong ----
 
