@@ -27,7 +27,7 @@ bool gpu_present() {
 
 }  // namespace
 
-int main() {
+int run() {
   using triton_jit::LaunchConfig;
   auto& add = triton_jit::TritonJitFunction::get(EXAMPLE_KERNELS_DIR "/vector_add.py", "add_kernel");
   std::printf("%s in %s, parameters:\n%s", add.name().c_str(), add.path().c_str(),
@@ -74,4 +74,13 @@ int main() {
   for (int i = 0; i < n; ++i) wrong += out[i] != x[i] + y[i];
   std::printf("launched add_kernel over %d elements: %s (%d wrong)\n", n, wrong ? "FAILED" : "correct", wrong);
   return wrong ? 1 : 0;
+}
+
+int main() {
+  try {
+    return run();
+  } catch (const triton_jit::Error& e) {
+    std::fprintf(stderr, "vector_add: %s\n", e.what());
+    return 1;
+  }
 }
