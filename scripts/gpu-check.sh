@@ -160,6 +160,20 @@ if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok ]]; then
   esac
   log "benchmark: $BENCH_STATUS"
 fi
+# The torch operators' benchmark (OUT/torch_bench.md, OUT/ops_latency.png), when it exists.
+if [[ -f "$ROOT/bench/torch/run-torch-bench.sh" && $CONFIGURE_STATUS == ok ]]; then
+  T=$(left 10)
+  log "torch benchmark: bench/torch/run-torch-bench.sh $BUILD $OUT (at most ${T}s)"
+  timeout --kill-after=10 "$T" bash "$ROOT/bench/torch/run-torch-bench.sh" "$BUILD" "$OUT" 2>&1 | tee -a "$BENCH_LOG"
+  rc=${PIPESTATUS[0]}
+  case $rc in
+    0) TORCH_BENCH_STATUS="ran" ;;
+    124|137) TORCH_BENCH_STATUS="timed out after ${T}s" ;;
+    *) TORCH_BENCH_STATUS="failed (exit $rc)" ;;
+  esac
+  BENCH_STATUS="$BENCH_STATUS; torch operators: $TORCH_BENCH_STATUS"
+  log "torch benchmark: $TORCH_BENCH_STATUS"
+fi
 
 # ---- summary --------------------------------------------------------------------------------
 export GC_DATE="$DATE" GC_GPU_LIST="$GPU_LIST" GC_GPU_INFO="$GPU_INFO" GC_CUDA_DRIVER="${CUDA_DRIVER:-?}"

@@ -29,6 +29,16 @@ using detail::ParamCode;
 using detail::SpecKey;
 using detail::TypeKind;
 
+namespace {
+
+// Python's name of an argument's kind, for messages.
+const char* kind_name(ArgValue::Kind kind) {
+  constexpr const char* kNames[] = {"None", "bool", "int", "int", "float", "pointer", "string"};
+  return kNames[static_cast<int>(kind)];
+}
+
+}  // namespace
+
 struct TritonJitFunction::Impl {
   std::string path;
   std::string name;
@@ -72,8 +82,7 @@ struct TritonJitFunction::Impl {
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail_arg(int index, ArgProblem problem, const ArgValue& arg) const {
     const ParamInfo& p = signature.params[static_cast<size_t>(index)];
-    static const char* kKinds[] = {"None", "bool", "int", "int", "float", "pointer", "string"};
-    const char* kind = kKinds[static_cast<int>(arg.kind())];
+    const char* kind = kind_name(arg.kind());
     std::string what;
     switch (problem) {
       case ArgProblem::PointerForConstexpr:
