@@ -20,26 +20,15 @@ namespace {
 
 constexpr const char* kOp = "triton_jit_ops::add";
 
-bool supported_dtype(c10::ScalarType t) {
-  switch (t) {
-    case c10::kFloat: case c10::kHalf: case c10::kBFloat16: case c10::kDouble:
-    case c10::kBool: case c10::kByte: case c10::kChar: case c10::kShort: case c10::kInt: case c10::kLong:
-    case c10::kUInt16: case c10::kUInt32: case c10::kUInt64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Checks shared by the CUDA and Meta implementations; returns the result dtype.
 c10::ScalarType check_and_result_type(const at::Tensor& a, const at::Tensor& b, const c10::Scalar& alpha) {
   TORCH_CHECK(a.defined() && b.defined(), kOp, ": undefined tensor argument");
   for (const at::Tensor* t : {&a, &b}) {
-    TORCH_CHECK(supported_dtype(t->scalar_type()), kOp, ": unsupported dtype ", t->scalar_type(),
+    TORCH_CHECK(elementwise_dtype(t->scalar_type()), kOp, ": unsupported dtype ", t->scalar_type(),
                 " (supported: float32, float16, bfloat16, float64, bool and integer types)");
   }
   const c10::ScalarType result = at::result_type(a, b);
-  TORCH_CHECK(supported_dtype(result), kOp, ": unsupported result dtype ", result);
+  TORCH_CHECK(elementwise_dtype(result), kOp, ": unsupported result dtype ", result);
   // torch.add's rules: bool alpha only for bool results, no floating alpha for integral results,
   // no complex alpha.
   at::native::alpha_check(result, alpha);

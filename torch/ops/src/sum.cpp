@@ -25,17 +25,6 @@ namespace {
 
 constexpr const char* kOp = "triton_jit_ops::sum";
 
-bool supported_dtype(c10::ScalarType t) {
-  switch (t) {
-    case c10::kFloat: case c10::kHalf: case c10::kBFloat16: case c10::kDouble:
-    case c10::kBool: case c10::kByte: case c10::kChar: case c10::kShort: case c10::kInt: case c10::kLong:
-    case c10::kUInt16: case c10::kUInt32: case c10::kUInt64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 struct Plan {
   std::vector<int64_t> out_shape;
   c10::ScalarType out_dtype;
@@ -45,13 +34,13 @@ struct Plan {
 // Checks and output metadata, shared by the CUDA and Meta implementations.
 Plan make_plan(const at::Tensor& x, at::OptionalIntArrayRef dim, bool keepdim, std::optional<c10::ScalarType> dtype) {
   TORCH_CHECK(x.defined(), kOp, ": undefined tensor argument");
-  TORCH_CHECK(supported_dtype(x.scalar_type()), kOp, ": unsupported dtype ", x.scalar_type(),
+  TORCH_CHECK(elementwise_dtype(x.scalar_type()), kOp, ": unsupported dtype ", x.scalar_type(),
               " (supported: float32, float16, bfloat16, float64, bool and integer types)");
   Plan p;
   // torch.sum: integer and bool inputs sum to int64 unless a dtype is given.
   p.out_dtype = dtype ? *dtype : (c10::isIntegralType(x.scalar_type(), /*includeBool=*/true) ? c10::kLong
                                                                                               : x.scalar_type());
-  TORCH_CHECK(supported_dtype(p.out_dtype), kOp, ": unsupported result dtype ", p.out_dtype);
+  TORCH_CHECK(elementwise_dtype(p.out_dtype), kOp, ": unsupported result dtype ", p.out_dtype);
   const int64_t ndim = x.dim();
   if (!dim.has_value() || dim->empty()) {
     // dim=None and dim=[] reduce every dim.
