@@ -1,14 +1,16 @@
-// Applies TRITON_JIT_TEST_ENV (see CMakeLists.txt) before main, so every test process, under
+// Applies TRITON_JIT_TEST_ENV (tests/CMakeLists.txt) before main, so every test process, under
 // ctest or run by hand, compiles into the build's own Triton cache with the configured Python.
+// It is compiled in rather than passed as CTest's ENVIRONMENT because gtest_discover_tests
+// (CMake 3.25) flattens list-valued properties: only the first variable would arrive.
 #include <cstdlib>
 #include <string>
 
-#include "torch_test_env.h"
+#include "test_env_entries.h"
 
 namespace {
 
 bool apply_test_env() {
-  for (const char* const* e = kTorchTestEnv; *e != nullptr; ++e) {
+  for (const char* const* e = kTestEnv; *e != nullptr; ++e) {
     const std::string entry = *e;
     const size_t eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) continue;
