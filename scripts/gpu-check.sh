@@ -12,12 +12,15 @@
 # Needs: python3 with triton (and pybind11) installed, CMake >= 3.25, a C++17 compiler, the CUDA
 # toolkit headers, GoogleTest (package or /usr/src/googletest). No network. The whole run keeps
 # within GPU_CHECK_BUDGET_S seconds (default 480): each phase gets what is left.
+# GPU_CHECK_BENCH lists the benchmarks to run (default "launch,torch,startup"): launch
+# (bench/run-gpu-bench.sh), torch (bench/torch/run-torch-bench.sh), startup (time to first
+# launch, bench/first_launch.py, and prepare's parallel speedup, bench/run-prepare-bench.sh).
 #
 # Exit status: 0 when the build succeeded and no test failed; 1 otherwise; 2 for bad usage.
 set -uo pipefail
 
 if [[ $# -ne 1 || "$1" == -h || "$1" == --help ]]; then
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 
@@ -146,9 +149,10 @@ if [[ $CONFIGURE_STATUS == ok ]]; then
 fi
 
 # ---- benchmark ------------------------------------------------------------------------------
-BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist"
+BENCHES=",${GPU_CHECK_BENCH:-launch,torch,startup},"
+BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist or launch is not in GPU_CHECK_BENCH"
 : >"$BENCH_LOG"
-if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok ]]; then
+if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,launch,* ]]; then
   T=$(left 10)
   log "benchmark: bench/run-gpu-bench.sh $BUILD $OUT (at most ${T}s)"
   timeout --kill-after=10 "$T" bash "$ROOT/bench/run-gpu-bench.sh" "$BUILD" "$OUT" 2>&1 | tee "$BENCH_LOG"
@@ -161,7 +165,7 @@ if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok ]]; then
   log "benchmark: $BENCH_STATUS"
 fi
 # The torch operators' benchmark (OUT/torch_bench.md, OUT/ops_latency.png), when it exists.
-if [[ -f "$ROOT/bench/torch/run-torch-bench.sh" && $CONFIGURE_STATUS == ok ]]; then
+if [[ -f "$ROOT/bench/torch/run-torch-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,torch,* ]]; then
   T=$(left 10)
   log "torch benchmark: bench/torch/run-torch-bench.sh $BUILD $OUT (at most ${T}s)"
   timeout --kill-after=10 "$T" bash "$ROOT/bench/torch/run-torch-bench.sh" "$BUILD" "$OUT" 2>&1 | tee -a "$BENCH_LOG"
@@ -173,6 +177,24 @@ if [[ -f "$ROOT/bench/torch/run-torch-bench.sh" && $CONFIGURE_STATUS == ok ]]; t
   esac
   BENCH_STATUS="$BENCH_STATUS; torch operators: $TORCH_BENCH_STATUS"
   log "torch benchmark: $TORCH_BENCH_STATUS"
+fi
+
+# Start-up: time to first launch (cold, warm index, pack only, Triton's Python) and prepare's
+# parallel speedup, into OUT/startup_bench.md.
+if [[ $CONFIGURE_STATUS == ok && $BENCHES == *,startup,* ]]; then
+  T=$(left 10)
+  log "startup benchmark: bench/first_launch.py and bench/run-prepare-bench.sh (at most ${T}s)"
+  (
+    echo "### Time from process start to the first completed launch"; echo
+    timeout --kill-after=10 "$(( T * 2 / 5 ))" "${PY:-python3}" "$ROOT/bench/first_launch.py" "$BUILD" --reps 7 \
+      --markdown "$OUT/first_launch.part" >/dev/null && cat "$OUT/first_launch.part"
+    echo; echo "### prepare() of 32 specializations, parallel against serial"; echo; echo '```'
+    timeout --kill-after=10 "$(( T * 3 / 5 ))" bash "$ROOT/bench/run-prepare-bench.sh" "$BUILD" 32
+    echo '```'
+  ) >"$OUT/startup_bench.md" 2>>"$BENCH_LOG"
+  rm -f "$OUT/first_launch.part"
+  cat "$OUT/startup_bench.md" | tee -a "$BENCH_LOG"
+  BENCH_STATUS="$BENCH_STATUS; startup: ran"
 fi
 
 # ---- summary --------------------------------------------------------------------------------

@@ -26,4 +26,13 @@ PythonError::PythonError(const std::string& message, std::string traceback)
 
 CudaError::CudaError(const std::string& message, int code) : Error(message), code_(code) {}
 
+MissingKernelError::MissingKernelError(const std::string& message, std::string function, std::string key,
+                                       std::string manifest_line)
+    : Error(message),
+      function_(std::move(function)),
+      key_(std::move(key)),
+      manifest_line_(std::move(manifest_line)) {}
+
+PackError::PackError(const std::string& message, std::string path) : Error(message), path_(std::move(path)) {}
+
 }  // namespace triton_jit

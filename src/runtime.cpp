@@ -51,6 +51,13 @@ LogLevel level_from_env() {
 
 std::atomic<int> g_log_level{static_cast<int>(level_from_env())};
 
+bool offline_from_env() {
+  const char* env = std::getenv("TRITON_JIT_OFFLINE");
+  return env != nullptr && (std::strcmp(env, "1") == 0 || std::strcmp(env, "true") == 0 || std::strcmp(env, "on") == 0);
+}
+
+std::atomic<bool> g_offline{offline_from_env()};
+
 // Stream-ordered device memory: capturable in CUDA graphs and free of host synchronisation.
 class DefaultScratchAllocator final : public ScratchAllocator {
  public:
@@ -122,6 +129,9 @@ void set_scratch_allocator(std::shared_ptr<ScratchAllocator> allocator) {
   g_user_allocator = std::move(allocator);
   g_allocator.store(g_user_allocator ? g_user_allocator.get() : &g_default_allocator, std::memory_order_release);
 }
+
+void set_offline(bool offline) { g_offline.store(offline, std::memory_order_relaxed); }
+bool offline() { return g_offline.load(std::memory_order_relaxed); }
 
 void set_log_level(LogLevel level) { g_log_level.store(static_cast<int>(level), std::memory_order_relaxed); }
 LogLevel log_level() { return static_cast<LogLevel>(g_log_level.load(std::memory_order_relaxed)); }

@@ -96,4 +96,31 @@ class TRITON_JIT_API LaunchConfigError : public Error {
   using Error::Error;
 };
 
+// A kernel that is in no loaded pack and not in the index, and cannot be compiled here: Python
+// or Triton is unavailable, offline mode is on, or the launch is being captured into a CUDA
+// graph. The message names the function, the key and the pack-manifest line that would add it.
+class TRITON_JIT_API MissingKernelError : public Error {
+ public:
+  MissingKernelError(const std::string& message, std::string function, std::string key,
+                     std::string manifest_line);
+  const std::string& function() const noexcept { return function_; }
+  const std::string& key() const noexcept { return key_; }
+  // The line for a pack manifest (`triton-jit pack`) that would compile this kernel.
+  const std::string& manifest_line() const noexcept { return manifest_line_; }
+
+ private:
+  std::string function_, key_, manifest_line_;
+};
+
+// A kernel pack or pack manifest that cannot be read: missing, damaged, another format version,
+// or a manifest line that does not parse.
+class TRITON_JIT_API PackError : public Error {
+ public:
+  PackError(const std::string& message, std::string path);
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace triton_jit

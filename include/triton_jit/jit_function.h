@@ -15,6 +15,10 @@
 
 namespace triton_jit {
 
+namespace detail {
+struct FunctionAccess;
+}
+
 // How a C++ type becomes an argument. Specialize for your own types (the torch layer does so for
 // at::Tensor); the default handles the built-in types listed in arg.h.
 template <typename T, typename = void>
@@ -26,7 +30,9 @@ struct ArgConverter {
 class TRITON_JIT_API TritonJitFunction {
  public:
   // The function `name` of `path`; one object per (canonical path, name), created on first use
-  // and alive until the process ends. Thread-safe. Reads the static signature through Python.
+  // and alive until the process ends. Thread-safe. The static signature comes from a loaded pack
+  // or the persistent index when they have it (no Python), else through Python. With a pack
+  // holding the function, the file need not exist (a deployment without sources).
   // Throws KernelLookupError for a missing file or function, a file that fails to import, or an
   // object that is not a @triton.jit function (autotune/heuristics wrappers are unwrapped).
   static TritonJitFunction& get(std::string_view path, std::string_view name);
@@ -59,7 +65,7 @@ class TRITON_JIT_API TritonJitFunction {
   const KernelInfo& compile(const LaunchConfig& config, ArgSpan args) const;
 
   // Compiles a specialization given in Triton's signature syntax ("*fp16:16,i32,1024"), for
-  // ahead-of-time use. Not cached in memory.
+  // ahead-of-time use. Always compiles; not kept in memory, but stored in the persistent index.
   KernelInfo compile_signature(std::string_view signature, int num_warps, int num_stages, int num_ctas,
                                const Target& target, const CompileOptions* options = nullptr) const;
 
@@ -71,6 +77,7 @@ class TRITON_JIT_API TritonJitFunction {
   struct Impl;
 
  private:
+  friend struct detail::FunctionAccess;
   explicit TritonJitFunction(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -54,8 +54,19 @@ struct CacheStats {
   uint64_t misses = 0;    // calls that found no kernel for their key
   uint64_t compiles = 0;  // triton.compile runs
   uint64_t loads = 0;     // modules loaded into a CUDA context
+  uint64_t index_hits = 0;  // misses served from the persistent index (no compile)
+  uint64_t pack_hits = 0;   // misses served from a loaded kernel pack (no compile)
 };
 TRITON_JIT_API CacheStats global_stats();
+
+// Offline mode never starts Python: kernels come from packs and the persistent index only, and a
+// missing one is a MissingKernelError. Initially on when TRITON_JIT_OFFLINE=1.
+TRITON_JIT_API void set_offline(bool offline);
+TRITON_JIT_API bool offline();
+
+// True once the runtime has started (or joined) a Python interpreter in this process. A process
+// whose kernels all come from packs or the persistent index never does.
+TRITON_JIT_API bool python_used() noexcept;
 
 // Version of the Triton package the embedded interpreter imports (initializes Python).
 TRITON_JIT_API std::string triton_version();

@@ -68,7 +68,8 @@ const LoadedDriver& loaded_driver() {
               resolve(lib, TRITON_JIT_STR(cuLaunchKernel), &a.LaunchKernel, &d.error) &&
               resolve(lib, TRITON_JIT_STR(cuLaunchKernelEx), &a.LaunchKernelEx, &d.error) &&
               resolve(lib, TRITON_JIT_STR(cuMemAllocAsync), &a.MemAllocAsync, &d.error) &&
-              resolve(lib, TRITON_JIT_STR(cuMemFreeAsync), &a.MemFreeAsync, &d.error);
+              resolve(lib, TRITON_JIT_STR(cuMemFreeAsync), &a.MemFreeAsync, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuStreamIsCapturing), &a.StreamIsCapturing, &d.error);
     if (!ok) return d;
     d.init_result = a.Init(0);
     if (d.init_result != CUDA_SUCCESS) {
@@ -127,6 +128,14 @@ void throw_cuda_error(CUresult result, const char* call, const char* context) {
     throw NoDeviceError(message, static_cast<int>(result));
   }
   throw CudaError(message, static_cast<int>(result));
+}
+
+bool stream_is_capturing(CUstream stream) {
+  const DriverApi& d = driver();
+  if (d.StreamIsCapturing == nullptr) return false;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  // An invalidated capture still counts: launching into it must not compile either.
+  return d.StreamIsCapturing(stream, &status) == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 }  // namespace triton_jit::cuda

@@ -27,6 +27,7 @@ struct DriverApi {
   decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
   decltype(&::cuMemAllocAsync) MemAllocAsync = nullptr;
   decltype(&::cuMemFreeAsync) MemFreeAsync = nullptr;
+  decltype(&::cuStreamIsCapturing) StreamIsCapturing = nullptr;  // may stay null in fakes
 };
 
 // The table in use: the installed fake, else libcuda's (loaded and cuInit-ed once). Throws
@@ -40,6 +41,9 @@ bool driver_available();
 // Installs a fake table (nullptr removes it). For tests and benchmarks only; the table must
 // outlive its use.
 void set_driver_for_testing(const DriverApi* api);
+
+// True when `stream` is being captured into a CUDA graph (miss path only: one driver call).
+bool stream_is_capturing(CUstream stream);
 
 // "CUDA_ERROR_X (description)" for a result code.
 const char* error_name(CUresult result);

@@ -5,6 +5,9 @@
 #include "python/interpreter.h"
 #include "triton_jit/errors.h"
 
+// Generated at build time from triton_jit_bridge.py: workers run the same source.
+extern const char* const kTritonJitBridgeSource;
+
 namespace py = pybind11;
 
 namespace triton_jit::python {
@@ -107,65 +110,130 @@ LoadedFunction load_function(const std::string& path, const std::string& name) {
   }
 }
 
-KernelInfo compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
-                   const CompileOptions* options, const Target& target) {
+namespace {
+
+py::list specialization_list(const Specialization& spec) {
+  py::module_ ast = py::module_::import("ast");
+  py::list params;
+  for (const ParamSpecialization& p : spec.params) {
+    params.append(py::make_tuple(p.type, ast.attr("literal_eval")(hint_literal(p))));
+  }
+  return params;
+}
+
+py::dict options_dict(const Specialization& spec, const CompileOptions* options) {
+  py::dict opts;
+  opts["num_warps"] = spec.num_warps;
+  opts["num_stages"] = spec.num_stages;
+  opts["num_ctas"] = spec.num_ctas;
+  if (options != nullptr) {
+    for (const auto& [name, value] : options->items()) opts[py::str(name)] = option_value(value);
+  }
+  return opts;
+}
+
+CompiledKernel to_compiled(const py::dict& r, const StaticSignature& signature, const std::string& key) {
+  CompiledKernel c;
+  KernelInfo& k = c.info;
+  k.name = r["name"].cast<std::string>();
+  k.cubin = r["cubin"].cast<std::string>();
+  k.shared = r["shared"].cast<int>();
+  k.num_warps = r["num_warps"].cast<int>();
+  k.num_ctas = r["num_ctas"].cast<int>();
+  auto cluster = r["cluster_dims"].cast<std::vector<int>>();
+  for (int i = 0; i < 3; ++i) k.cluster_dims[i] = cluster.at(i);
+  k.global_scratch_size = r["global_scratch_size"].cast<int64_t>();
+  k.global_scratch_align = r["global_scratch_align"].cast<int64_t>();
+  k.profile_scratch_size = r["profile_scratch_size"].cast<int64_t>();
+  k.profile_scratch_align = r["profile_scratch_align"].cast<int64_t>();
+  k.launch_pdl = r["launch_pdl"].cast<bool>();
+  k.launch_cooperative_grid = r["launch_cooperative_grid"].cast<bool>();
+  k.scratch_params = r["scratch_params"].cast<std::vector<std::string>>();
+  py::sequence t = r["target"].cast<py::sequence>();
+  k.target.backend = t[0].cast<std::string>();
+  k.target.arch = t[1].cast<int>();
+  k.target.warp_size = t[2].cast<int>();
+  k.hash = r["hash"].cast<std::string>();
+  k.triton_version = r["triton_version"].cast<std::string>();
+  k.metadata_json = r["metadata_json"].cast<std::string>();
+  c.dependency_files = r["dependencies"].cast<std::vector<std::string>>();
+  c.triton_file = r["triton_file"].cast<std::string>();
+  if (!r["tensordesc_meta"].cast<py::list>().empty()) {
+    throw CompileError("kernel " + signature.function + " [" + key +
+                           "] takes tensor descriptors, which this runtime cannot pass yet",
+                       signature.function, key, signature.file, signature.first_line, "", "");
+  }
+  return c;
+}
+
+// (type, message, file, line, traceback), as describe_exception returns it.
+CompileError to_compile_error(const py::tuple& d, const StaticSignature& signature, const std::string& key,
+                              const Target& target) {
+  std::string type = d[0].cast<std::string>();
+  std::string message = d[1].cast<std::string>();
+  std::string file = d[2].cast<std::string>();
+  int line = d[3].cast<int>();
+  std::string tb = d[4].cast<std::string>();
+  return CompileError("compiling " + signature.function + " [" + key + "] for " + target.str() + " failed at " +
+                          file + ":" + std::to_string(line) + ": " + type + ": " + message,
+                      signature.function, key, file, line, type, tb);
+}
+
+}  // namespace
+
+CompiledKernel compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
+                       const CompileOptions* options, const Target& target) {
   GilGuard gil;
   py::module_& b = bridge();
   py::object fn = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(function.object));
   std::string key = spec.signature();
   try {
-    py::module_ ast = py::module_::import("ast");
-    py::list params;
-    for (const ParamSpecialization& p : spec.params) {
-      params.append(py::make_tuple(p.type, ast.attr("literal_eval")(hint_literal(p))));
-    }
-    py::dict opts;
-    opts["num_warps"] = spec.num_warps;
-    opts["num_stages"] = spec.num_stages;
-    opts["num_ctas"] = spec.num_ctas;
-    if (options != nullptr) {
-      for (const auto& [name, value] : options->items()) opts[py::str(name)] = option_value(value);
-    }
-    py::dict r = b.attr("compile")(fn, params, opts, py::make_tuple(target.backend, target.arch, target.warp_size));
-
-    KernelInfo k;
-    k.name = r["name"].cast<std::string>();
-    k.cubin = r["cubin"].cast<std::string>();
-    k.shared = r["shared"].cast<int>();
-    k.num_warps = r["num_warps"].cast<int>();
-    k.num_ctas = r["num_ctas"].cast<int>();
-    auto cluster = r["cluster_dims"].cast<std::vector<int>>();
-    for (int i = 0; i < 3; ++i) k.cluster_dims[i] = cluster.at(i);
-    k.global_scratch_size = r["global_scratch_size"].cast<int64_t>();
-    k.global_scratch_align = r["global_scratch_align"].cast<int64_t>();
-    k.profile_scratch_size = r["profile_scratch_size"].cast<int64_t>();
-    k.profile_scratch_align = r["profile_scratch_align"].cast<int64_t>();
-    k.launch_pdl = r["launch_pdl"].cast<bool>();
-    k.launch_cooperative_grid = r["launch_cooperative_grid"].cast<bool>();
-    k.scratch_params = r["scratch_params"].cast<std::vector<std::string>>();
-    py::tuple t = r["target"].cast<py::tuple>();
-    k.target.backend = t[0].cast<std::string>();
-    k.target.arch = t[1].cast<int>();
-    k.target.warp_size = t[2].cast<int>();
-    k.hash = r["hash"].cast<std::string>();
-    k.triton_version = r["triton_version"].cast<std::string>();
-    k.metadata_json = r["metadata_json"].cast<std::string>();
-    if (!r["tensordesc_meta"].cast<py::list>().empty()) {
-      throw CompileError("kernel " + signature.function + " [" + key +
-                             "] takes tensor descriptors, which this runtime cannot pass yet",
-                         signature.function, key, signature.file, signature.first_line, "", "");
-    }
-    return k;
+    py::dict r = b.attr("compile")(fn, specialization_list(spec), options_dict(spec, options),
+                                   py::make_tuple(target.backend, target.arch, target.warp_size));
+    return to_compiled(r, signature, key);
   } catch (py::error_already_set& e) {
-    py::tuple d = b.attr("describe_exception")(e.value(), fn);
-    std::string type = d[0].cast<std::string>();
-    std::string message = d[1].cast<std::string>();
-    std::string file = d[2].cast<std::string>();
-    int line = d[3].cast<int>();
-    std::string tb = d[4].cast<std::string>();
-    throw CompileError("compiling " + signature.function + " [" + key + "] for " + target.str() + " failed at " +
-                           file + ":" + std::to_string(line) + ": " + type + ": " + message,
-                       signature.function, key, file, line, type, tb);
+    throw to_compile_error(b.attr("describe_exception")(e.value(), fn), signature, key, target);
+  }
+}
+
+void compile_many(const std::vector<CompileJob>& jobs, int workers,
+                  const std::function<void(size_t, CompiledKernel*, std::exception_ptr)>& on_done) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::list py_jobs;
+  for (const CompileJob& j : jobs) {
+    py_jobs.append(py::make_tuple(j.signature->file, j.signature->function, specialization_list(j.spec),
+                                  options_dict(j.spec, j.options),
+                                  py::make_tuple(j.target.backend, j.target.arch, j.target.warp_size)));
+  }
+  py::module_ sys = py::module_::import("sys");
+  std::string python = py::str(sys.attr("executable")).cast<std::string>();
+  if (python.empty()) python = "python3";
+  auto done = py::cpp_function([&](size_t i, const std::string& status, py::object result) {
+    const CompileJob& j = jobs.at(i);
+    const std::string key = j.spec.signature();
+    std::exception_ptr error;
+    CompiledKernel compiled;
+    try {
+      if (status == "ok") {
+        compiled = to_compiled(result.cast<py::dict>(), *j.signature, key);
+      } else {
+        throw to_compile_error(result.cast<py::tuple>(), *j.signature, key, j.target);
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+    // The callback must not throw into Python: the pool would stop reporting.
+    try {
+      on_done(i, error ? nullptr : &compiled, error);
+    } catch (...) {
+    }
+  });
+  try {
+    b.attr("compile_many")(py_jobs, workers, python, std::string(kTritonJitBridgeSource), done);
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("parallel compiles failed: " + f.type + ": " + f.message, f.traceback);
   }
 }
 
@@ -188,3 +256,7 @@ std::string triton_version() {
 }
 
 }  // namespace triton_jit::python
+
+namespace triton_jit {
+bool python_used() noexcept { return python::interpreter_used(); }
+}  // namespace triton_jit

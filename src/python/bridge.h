@@ -1,6 +1,9 @@
 #pragma once
 
+#include <exception>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
@@ -24,9 +27,29 @@ struct LoadedFunction {
 // Imports `path` and reads the static signature of `name`. Throws KernelLookupError.
 LoadedFunction load_function(const std::string& path, const std::string& name);
 
+// A compile's result: the kernel and the source files it depends on (recorded by the bridge).
+struct CompiledKernel {
+  KernelInfo info;
+  std::vector<std::string> dependency_files;
+  std::string triton_file;  // the Triton installation's __init__.py
+};
+
 // Runs triton.compile for one specialization. Throws CompileError carrying Triton's message.
-KernelInfo compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
-                   const CompileOptions* options, const Target& target);
+CompiledKernel compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
+                       const CompileOptions* options, const Target& target);
+
+// One compile for compile_many: the function by file and name, as a worker process loads it.
+struct CompileJob {
+  const StaticSignature* signature = nullptr;  // for messages; outlives the call
+  Specialization spec;
+  const CompileOptions* options = nullptr;
+  Target target;
+};
+
+// Runs `jobs` on `workers` Python processes at once. `on_done(i, result, error)` is called on
+// this thread as each job ends, with the result or the error (a CompileError) of jobs[i].
+void compile_many(const std::vector<CompileJob>& jobs, int workers,
+                  const std::function<void(size_t, CompiledKernel*, std::exception_ptr)>& on_done);
 
 std::string triton_version();
 

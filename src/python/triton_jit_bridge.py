@@ -215,6 +215,8 @@ def compile(fn, specialization, options, target):
     cluster = tuple(getattr(md, "cluster_dims", (getattr(md, "num_ctas", 1), 1, 1)))
     meta = _metadata_dict(md)
     return {
+        "dependencies": _dependency_files(fn),
+        "triton_file": os.path.abspath(triton.__file__),
         "name": md.name,
         "cubin": kernel.asm["cubin"],
         "shared": int(md.shared),
@@ -234,6 +236,142 @@ def compile(fn, specialization, options, target):
         "triton_version": triton.__version__,
         "metadata_json": json.dumps(meta, default=str, sort_keys=True),
     }
+
+
+def _dependency_files(fn):
+    """Source files whose change must invalidate `fn`'s kernels: its own file, those of every
+    @triton.jit function it calls (transitively) and those of the modules whose globals it reads.
+    Triton's DependenciesFinder decides what counts as a dependency, as for its own cache key."""
+    from triton.runtime.jit import DependenciesFinder, JITFunction
+    files, seen, todo = set(), set(), [fn]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        source = inspect.getsourcefile(f.fn)
+        if source:
+            files.add(os.path.abspath(source))
+        if not isinstance(f, JITFunction):
+            continue
+        callees = []
+
+        class _Finder(DependenciesFinder):
+            def _update_hash(self, func):
+                callees.append(func)
+                super()._update_hash(func)
+
+        finder = _Finder(name=f._fn_name, globals=f.__globals__,
+                         nonlocals=inspect.getclosurevars(f.fn).nonlocals, src=f.src)
+        finder.visit(f.parse())
+        for _, scope in finder.used_global_vals.values():
+            module_file = scope.get("__file__") if isinstance(scope, dict) else None
+            if module_file:
+                files.add(os.path.abspath(module_file))
+        todo.extend(callees)
+    return sorted(files)
+
+
+# ----------------------------------------------------------------------------------------------
+# Parallel compiles in worker processes
+# ----------------------------------------------------------------------------------------------
+
+# A worker is `python -c _WORKER_BOOT`: it reads this bridge's source from stdin, runs it, then
+# serves compile jobs. Messages are pickles; the worker's own stdout is moved to stderr so that
+# anything Triton prints cannot corrupt the stream.
+_WORKER_BOOT = (
+    "import os, pickle, sys\n"
+    "out = os.fdopen(os.dup(1), 'wb'); os.dup2(2, 1)\n"
+    "ns = {'__name__': 'triton_jit_bridge'}\n"
+    "exec(compile(pickle.load(sys.stdin.buffer), '<triton_jit_bridge>', 'exec'), ns)\n"
+    "ns['_serve'](sys.stdin.buffer, out)\n")
+
+
+def _serve(inp, out):
+    import pickle
+    while True:
+        try:
+            job = pickle.load(inp)
+        except EOFError:
+            return
+        if job is None:
+            return
+        pickle.dump(_run_job(job), out)
+        out.flush()
+
+
+def _run_job(job):
+    path, name, specialization, options, target = job
+    fn = None
+    try:
+        fn, _ = load_function(path, name)
+        return ("ok", compile(fn, specialization, options, target))
+    except KernelLookupFailure as e:
+        return ("error", ("KernelLookupFailure", str(e), path, 0, e.tb or str(e)))
+    except BaseException as e:  # noqa: BLE001 - reported to the parent whole
+        return ("error", describe_exception(e, fn))
+
+
+def compile_many(jobs, workers, python, source, on_done):
+    """Runs `jobs` ((path, name, specialization, options, target) tuples) on `workers` processes of
+    `python`, calling on_done(index, status, result) in this thread as each finishes."""
+    import pickle
+    import queue
+    import subprocess
+    import threading
+
+    pending = queue.Queue()
+    for i, job in enumerate(jobs):
+        pending.put((i, job))
+    done = queue.Queue()
+
+    def start():
+        proc = subprocess.Popen([python, "-c", _WORKER_BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        pickle.dump(source, proc.stdin)
+        proc.stdin.flush()
+        return proc
+
+    def stop(proc):
+        try:
+            pickle.dump(None, proc.stdin)
+            proc.stdin.close()
+        except BaseException:  # noqa: BLE001 - already gone
+            pass
+        proc.wait()
+
+    def worker():
+        # Every job taken is reported exactly once, whatever happens to the process.
+        proc = None
+        while True:
+            try:
+                i, job = pending.get_nowait()
+            except queue.Empty:
+                break
+            try:
+                if proc is None:
+                    proc = start()
+                pickle.dump(job, proc.stdin)
+                proc.stdin.flush()
+                done.put((i,) + pickle.load(proc.stdout))
+            except BaseException as e:  # noqa: BLE001 - the process failed: report, start anew
+                code = proc.poll() if proc is not None else None
+                done.put((i, "error", ("WorkerError", f"the compile process ({python}) failed: "
+                                       f"{type(e).__name__}: {e} (exit code {code})", job[0], 0, "")))
+                if proc is not None:
+                    proc.kill()
+                    proc.wait()
+                    proc = None
+        if proc is not None:
+            stop(proc)
+
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, min(workers, len(jobs))))]
+    for t in threads:
+        t.start()
+    for _ in range(len(jobs)):
+        i, status, result = done.get()
+        on_done(i, status, result)
+    for t in threads:
+        t.join()
 
 
 # ----------------------------------------------------------------------------------------------

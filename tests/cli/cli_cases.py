@@ -252,6 +252,95 @@ CASES = {
 }
 
 
+class Flow:
+    """Several commands in a row, sharing a kernel index of their own ({out}/index)."""
+
+    def __init__(self, steps):
+        self.steps = steps  # steps(cli, out_dir): raises AssertionError on failure
+
+
+def _cli(out_dir):
+    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out_dir, "index"))
+
+    def cli(*argv, rc=0):
+        argv = [a.replace("{k}", ARGS.kernels).replace("{out}", out_dir) for a in argv]
+        p = subprocess.run([ARGS.cli] + argv, capture_output=True, text=True, env=env, timeout=600)
+        print(f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
+        assert p.returncode == rc, f"expected exit status {rc}"
+        if rc != 0:
+            assert p.stdout == "" and p.stderr.count("\n") == 1, "failures print one line on stderr only"
+        return p.stdout, p.stderr
+    return cli
+
+
+ADD_SIG_64 = "*fp32:16,*fp32:16,*fp32:16,i32,64"
+
+
+def _cache_flow(cli, out):
+    cli("compile", ADD, "--signature", ADD_SIG_64, "--target", "cuda:90", "--out", "{out}/c")
+    listing, _ = cli("cache", "list")
+    assert listing.startswith(f"# {out}/index: 1 entries\n"), listing
+    entry = listing.splitlines()[1]
+    assert re.fullmatch(r"[0-9a-f]{12}  valid  .*cli_kernels\.py:add_kernel  \[\*fp32:16,\*fp32:16,\*fp32:16,i32,64\]  "
+                        r"num_warps=4 num_stages=3 num_ctas=1  cuda:90  \d+ B", entry), entry
+    ident = entry[:8]
+    info, _ = cli("cache", "info", ident)
+    assert "state:          valid\n" in info and "target:         cuda:90:32\n" in info, info
+    assert re.search(r"  unchanged  [0-9a-f]{16}  .*cli_kernels\.py\n", info), info
+    assert "triton:         3.6.0" in info or "triton:         " in info, info
+    pruned, _ = cli("cache", "prune", "--older-than", "30")
+    assert pruned.startswith("removed 0 entries"), pruned
+    # A damaged entry shows as corrupt; prune removes it whatever its age.
+    entry_file = re.search(r"file: +(\S+)", info).group(1)
+    with open(entry_file, "r+b") as f:
+        f.truncate(100)
+    listing, _ = cli("cache", "list")
+    assert re.search(r"  corrupt  truncated", listing), listing
+    pruned, _ = cli("cache", "prune", "--older-than", "30")
+    assert pruned.startswith("removed 1 entries"), pruned
+    cli("compile", ADD, "--signature", ADD_SIG_64, "--target", "cuda:80", "--out", "{out}/c80")
+    cleared, _ = cli("cache", "clear")
+    assert cleared.startswith("removed 1 entries"), cleared
+    listing, _ = cli("cache", "list")
+    assert listing == f"# {out}/index: 0 entries\n", listing
+
+
+def _cache_errors(cli, out):
+    _, err = cli("cache", rc=2)
+    assert "missing action" in err, err
+    _, err = cli("cache", "info", rc=2)
+    assert "missing the entry ID" in err, err
+    _, err = cli("cache", "prune", rc=2)
+    assert "missing required option --older-than" in err, err
+    _, err = cli("cache", "prune", "--older-than", "soon", rc=2)
+    assert "expects a number of days" in err, err
+    _, err = cli("cache", "info", "ffffffffff", rc=1)
+    assert "no cache entry has an id starting with 'ffffffffff'" in err, err
+
+
+def _pack_flow(cli, out):
+    manifest = os.path.join(out, "manifest.txt")
+    with open(manifest, "w") as f:
+        f.write(f"# two targets, one line\n{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} num_warps=2 "
+                f"target=cuda:90,cuda:80\n")
+    stdout, _ = cli("pack", manifest, "--out", "{out}/k.tjp", "--quiet")
+    assert stdout == f"{out}/k.tjp: 2 kernels of 1 functions for cuda:90, cuda:80 (Triton 3.6.0)\n", stdout
+    with open(os.path.join(out, "k.tjp"), "rb") as f:
+        assert f.read(8) == b"TJITPACK"
+    _, err = cli("pack", manifest, rc=2)
+    assert "missing required option --out" in err, err
+    _, err = cli("pack", os.path.join(out, "absent.txt"), "--out", "{out}/x.tjp", rc=1)
+    assert "cannot read the pack manifest" in err, err
+    with open(manifest, "w") as f:
+        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} num_warps=lots\n")
+    _, err = cli("pack", manifest, "--out", "{out}/x.tjp", rc=1)
+    assert re.search(r"manifest\.txt:1: num_warps must be an integer, not 'lots'", err), err
+    assert not os.path.exists(os.path.join(out, "x.tjp"))
+
+
+FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "pack_flow": Flow(_pack_flow)}
+
+
 def _check_version(out):
     assert re.fullmatch(r"triton-jit \d+\.\d+\.\d+\n", out), out
 
@@ -314,10 +403,18 @@ def _check_parity(function, items, out):
 
 
 def run(name):
-    case = CASES[name]
     out_dir = os.path.join(ARGS.work, name)
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
+    if name in FLOWS:
+        try:
+            FLOWS[name].steps(_cli(out_dir), out_dir)
+        except AssertionError as e:
+            print(f"FAIL {name}: {e}")
+            return 1
+        print(f"ok {name}")
+        return 0
+    case = CASES[name]
     argv = [a.replace("{k}", ARGS.kernels).replace("{out}", out_dir) for a in case.argv]
     p = subprocess.run([ARGS.cli] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
     report = f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}"
@@ -356,9 +453,9 @@ def main():
     parser.add_argument("cases", nargs="*")
     ARGS = parser.parse_args()
     if ARGS.list:
-        print(";".join(CASES), end="")
+        print(";".join(list(CASES) + list(FLOWS)), end="")
         return 0
-    names = ARGS.cases or list(CASES)
+    names = ARGS.cases or list(CASES) + list(FLOWS)
     return 1 if sum(run(n) for n in names) else 0
 
 

@@ -196,6 +196,11 @@ CUresult MemFreeAsync(CUdeviceptr ptr, CUstream stream) {
   return CUDA_SUCCESS;
 }
 
+CUresult StreamIsCapturing(CUstream, CUstreamCaptureStatus* status) {
+  *status = state().capture_status;
+  return CUDA_SUCCESS;
+}
+
 triton_jit::cuda::DriverApi make_table() {
   triton_jit::cuda::DriverApi t;
   t.Init = Init;
@@ -218,6 +223,7 @@ triton_jit::cuda::DriverApi make_table() {
   t.LaunchKernelEx = LaunchKernelEx;
   t.MemAllocAsync = MemAllocAsync;
   t.MemFreeAsync = MemFreeAsync;
+  t.StreamIsCapturing = StreamIsCapturing;
   return t;
 }
 
@@ -243,6 +249,7 @@ void install() {
     std::lock_guard<std::mutex> lock(g_mutex);
     s.current = new_context();
     s.launch_result = CUDA_SUCCESS;
+    s.capture_status = CU_STREAM_CAPTURE_STATUS_NONE;
     s.module_loads = s.module_unloads = s.primary_retains = s.set_current_calls = 0;
     s.launches.clear();
     s.allocs.clear();

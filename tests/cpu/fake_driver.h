@@ -61,6 +61,7 @@ struct State {
   // Driver state.
   CUcontext current = nullptr;
   CUresult launch_result = CUDA_SUCCESS;
+  CUstreamCaptureStatus capture_status = CU_STREAM_CAPTURE_STATUS_NONE;  // of every stream
   // Records.
   int module_loads = 0;
   int module_unloads = 0;

@@ -1,4 +1,5 @@
-// triton-jit: inspect, specialize and compile @triton.jit kernels through libtriton_jit.
+// triton-jit: inspect, specialize and compile @triton.jit kernels, manage the kernel index, build
+// kernel packs.
 #include <exception>
 #include <iostream>
 
@@ -27,6 +28,10 @@ int main(int argc, char** argv) {
         return run_specialize(o);
       case Command::Compile:
         return run_compile(o);
+      case Command::Cache:
+        return run_cache(o);
+      case Command::Pack:
+        return run_pack(o);
     }
     return 0;
   } catch (const UsageError& e) {

@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <set>
 #include <string_view>
 
@@ -29,17 +30,30 @@ constexpr OptionSpec kCompileOptions[] = {
     {"--option", true, true},
 };
 
+constexpr OptionSpec kCacheOptions[] = {
+    {"--older-than", true, false},
+};
+constexpr OptionSpec kPackOptions[] = {
+    {"--out", true, false}, {"--jobs", true, false}, {"--quiet", false, false},
+};
+
+// What the words after the options are: FILE.py:FUNCTION, or plain words (cache, pack).
+enum class Positional { Kernel, Words };
+
 struct CommandSpec {
   std::string_view name;
   Command command;
   const OptionSpec* options;
   size_t num_options;
+  Positional positional;
 };
 
 constexpr CommandSpec kCommands[] = {
-    {"inspect", Command::Inspect, kInspectOptions, std::size(kInspectOptions)},
-    {"specialize", Command::Specialize, kSpecializeOptions, std::size(kSpecializeOptions)},
-    {"compile", Command::Compile, kCompileOptions, std::size(kCompileOptions)},
+    {"inspect", Command::Inspect, kInspectOptions, std::size(kInspectOptions), Positional::Kernel},
+    {"specialize", Command::Specialize, kSpecializeOptions, std::size(kSpecializeOptions), Positional::Kernel},
+    {"compile", Command::Compile, kCompileOptions, std::size(kCompileOptions), Positional::Kernel},
+    {"cache", Command::Cache, kCacheOptions, std::size(kCacheOptions), Positional::Words},
+    {"pack", Command::Pack, kPackOptions, std::size(kPackOptions), Positional::Words},
 };
 
 const CommandSpec* find_command(std::string_view name) {
@@ -107,8 +121,20 @@ void apply(std::string_view name, const std::string& value, Options* o) {
   } else if (name == "--num-ctas") {
     o->num_ctas = parse_int(name, value);
   } else if (name == "--out") {
-    if (value.empty()) throw UsageError("--out needs a directory");
+    if (value.empty()) throw UsageError("--out needs a path");
     o->out_dir = value;
+    o->out_file = value;
+  } else if (name == "--jobs") {
+    o->jobs = parse_int(name, value);
+    if (o->jobs < 1) throw UsageError("--jobs must be at least 1, got " + value);
+  } else if (name == "--quiet") {
+    o->quiet = true;
+  } else if (name == "--older-than") {
+    char* end = nullptr;
+    o->older_than_days = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || o->older_than_days < 0) {
+      throw UsageError("--older-than expects a number of days (e.g. 30 or 0.5), got '" + value + "'");
+    }
   } else if (name == "--target") {
     try {
       o->target = triton_jit::Target::parse(value);
@@ -152,7 +178,7 @@ Options parse_command_line(int argc, const char* const* argv) {
     }
     if (!is_verbose(a)) throw UsageError("unknown option '" + std::string(a) + "' (see triton-jit --help)");
   }
-  if (i == argc) throw UsageError("no command given: expected inspect, specialize or compile (see triton-jit --help)");
+  if (i == argc) throw UsageError("no command given: expected inspect, specialize, compile, cache or pack (see triton-jit --help)");
 
   const std::string_view name = argv[i++];
   if (name == "help") {
@@ -167,7 +193,7 @@ Options parse_command_line(int argc, const char* const* argv) {
   const CommandSpec* command = find_command(name);
   if (command == nullptr) {
     throw UsageError("unknown command '" + std::string(name) +
-                     "': expected inspect, specialize or compile (see triton-jit --help)");
+                     "': expected inspect, specialize, compile, cache or pack (see triton-jit --help)");
   }
   o.command = command->command;
   const std::string help_hint = " (see triton-jit help " + std::string(command->name) + ")";
@@ -182,6 +208,7 @@ Options parse_command_line(int argc, const char* const* argv) {
   }
 
   bool kernel_given = false;
+  std::vector<std::string> words;
   bool options_done = false;
   std::set<std::string_view> seen;
   for (; i < argc; ++i) {
@@ -219,11 +246,42 @@ Options parse_command_line(int argc, const char* const* argv) {
       apply(spec->name, value, &o);
       continue;
     }
+    if (command->positional == Positional::Words) {
+      words.push_back(arg);
+      continue;
+    }
     if (kernel_given) throw UsageError("unexpected argument '" + arg + "'" + help_hint);
     split_kernel_spec(arg, &o);
     kernel_given = true;
   }
 
+  if (o.command == Command::Cache) {
+    if (words.empty()) throw UsageError("cache: missing action: list, info ID, clear or prune" + help_hint);
+    o.cache_action = words[0];
+    const size_t wanted = o.cache_action == "info" ? 2 : 1;
+    if (o.cache_action != "list" && o.cache_action != "info" && o.cache_action != "clear" &&
+        o.cache_action != "prune") {
+      throw UsageError("cache: unknown action '" + o.cache_action + "': expected list, info, clear or prune" +
+                       help_hint);
+    }
+    if (words.size() < wanted) throw UsageError("cache info: missing the entry ID (see triton-jit cache list)");
+    if (words.size() > wanted) throw UsageError("unexpected argument '" + words[wanted] + "'" + help_hint);
+    if (wanted == 2) o.cache_id = words[1];
+    if (o.cache_action == "prune" && !seen.count("--older-than")) {
+      throw UsageError("cache prune: missing required option --older-than DAYS" + help_hint);
+    }
+    if (o.cache_action != "prune" && seen.count("--older-than")) {
+      throw UsageError("--older-than applies to cache prune only");
+    }
+    return o;
+  }
+  if (o.command == Command::Pack) {
+    if (words.empty()) throw UsageError("pack: missing MANIFEST" + help_hint);
+    if (words.size() > 1) throw UsageError("unexpected argument '" + words[1] + "'" + help_hint);
+    o.manifest = words[0];
+    if (!seen.count("--out")) throw UsageError("pack: missing required option --out FILE" + help_hint);
+    return o;
+  }
   if (!kernel_given) throw UsageError(std::string(command->name) + ": missing FILE.py:FUNCTION" + help_hint);
   auto require = [&](std::string_view option) {
     if (!seen.count(option)) {
@@ -297,6 +355,45 @@ Options:
                        VALUE is read as a bool (true/false), an integer, a float, else a string
 )";
   }
+  if (topic == "cache") {
+    return R"(Usage: triton-jit cache list
+       triton-jit cache info ID
+       triton-jit cache clear
+       triton-jit cache prune --older-than DAYS
+
+The persistent kernel index: every kernel compiled is stored there with what identifies it
+(function, source hashes of its dependencies, specialization, options, target, Triton
+version), so a later process launches it without Python.
+
+Actions:
+  list                      one entry a line: ID (12 digits), state, function, signature,
+                            launch options, target, size
+  info ID                   everything about one entry (ID: any unique prefix)
+  clear                     remove every entry
+  prune --older-than DAYS   remove entries unused for DAYS days, and stale or damaged ones
+
+The directory: TRITON_JIT_CACHE_DIR, else $XDG_CACHE_HOME/triton_jit, else ~/.cache/triton_jit.
+)";
+  }
+  if (topic == "pack") {
+    return R"(Usage: triton-jit pack MANIFEST --out FILE [--jobs N] [--quiet]
+
+Compiles every kernel a manifest lists and writes them, with their functions' signatures, to
+one kernel pack. A process that loads the pack (triton_jit::load_pack, or TRITON_JIT_PACKS)
+launches those kernels with neither Python nor Triton.
+
+Manifest: one kernel a line ('#' starts a comment; FILE is relative to the manifest):
+  FILE.py:FUNCTION SIGNATURE [num_warps=N] [num_stages=N] [num_ctas=N] [OPTION=VALUE]...
+                   [target=cuda:90[,cuda:80...]]
+SIGNATURE is Triton's syntax, as triton-jit specialize prints it: *fp32:16,*fp32:16,i32,1024.
+Without target=, kernels are built for TRITON_JIT_TARGET, else the GPU present, else cuda:90.
+
+Options:
+  --out FILE   the pack to write (replaced atomically)
+  --jobs N     parallel compile processes (default: one per core)
+  --quiet      no progress bar (it is drawn only on a terminal anyway)
+)";
+  }
   return R"(Usage: triton-jit [-v] COMMAND [OPTIONS] FILE.py:FUNCTION
 
 Inspects, specializes and compiles @triton.jit kernels through libtriton_jit, without a GPU.
@@ -305,6 +402,8 @@ Commands:
   inspect          print the static signature, one parameter a line
   specialize       print the specialization key a call with the given arguments uses
   compile          compile a specialization ahead of time to a .cubin and a .json
+  cache ACTION     list, inspect, clear or prune the persistent kernel index
+  pack MANIFEST    compile the kernels a manifest lists into one kernel pack
   help [COMMAND]   print this help, or a command's
 
 Options:
@@ -316,7 +415,8 @@ Exit status: 0 on success, 1 when the runtime fails (lookup, arguments, compile,
 2 for a usage error. Errors are reported as one line on stderr.
 
 Environment: TRITON_JIT_PYTHON (the Python whose triton compiles), TRITON_CACHE_DIR,
-TRITON_JIT_TARGET (the target specialize assumes), TRITON_JIT_LOG=info.
+TRITON_JIT_CACHE_DIR (the kernel index), TRITON_JIT_TARGET (the target specialize assumes),
+TRITON_JIT_LOG=info.
 )";
 }
 

@@ -9,7 +9,7 @@
 
 namespace triton_jit_cli {
 
-enum class Command { Help, Version, Inspect, Specialize, Compile };
+enum class Command { Help, Version, Inspect, Specialize, Compile, Cache, Pack };
 
 // The command line, checked: every value here is well formed.
 struct Options {
@@ -38,6 +38,17 @@ struct Options {
   triton_jit::Target target;
   std::string out_dir;
   std::vector<std::pair<std::string, std::string>> compile_options;  // --option KEY=VALUE, in order
+
+  // cache: the action (list, info, clear, prune) and, for info, the entry id
+  std::string cache_action;
+  std::string cache_id;
+  double older_than_days = -1;  // prune --older-than
+
+  // pack
+  std::string manifest;
+  std::string out_file;
+  int jobs = 0;         // 0: one per core
+  bool quiet = false;   // no progress bar
 };
 
 // Parses argv; throws UsageError with a one-line reason.

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "triton_jit/export.h"
+#include "triton_jit/runtime.h"
+
+// The persistent kernel index: every kernel compiled in one process is stored on disk with all
+// that identifies it, so that later processes launch it without starting Python.
+namespace triton_jit {
+
+// The index directory: set_cache_dir(dir) wins, else TRITON_JIT_CACHE_DIR, else
+// $XDG_CACHE_HOME/triton_jit, else ~/.cache/triton_jit. An empty string (from either) turns the
+// index off; std::nullopt returns to the environment's choice.
+TRITON_JIT_API void set_cache_dir(std::optional<std::string> dir);
+// The directory in use; empty when the index is off.
+TRITON_JIT_API std::string cache_dir();
+
+// A source file a kernel was compiled from, as recorded then and as it is now.
+struct CacheDependency {
+  std::string path;
+  std::string sha256;
+  bool required = true;  // false: the Triton installation, which a deployment may lack
+  std::string state;     // "unchanged", "changed", "missing"
+};
+
+struct CacheEntry {
+  enum class State { Valid, Stale, Corrupt };
+
+  std::string id;    // 64 hex digits; commands accept any unique prefix
+  std::string file;  // the entry's file in the index
+  State state = State::Valid;
+  std::string problem;  // why the entry is stale or corrupt
+  uint64_t bytes = 0;
+  int64_t created_unix = 0;
+  int64_t last_used_unix = 0;
+  // Identity (empty when corrupt).
+  std::string function_path;
+  std::string function_name;
+  std::string signature;  // Triton's syntax, e.g. "*fp32:16,i32,1024"
+  int num_warps = 0, num_stages = 0, num_ctas = 0;
+  std::string options;  // "name=value;..."
+  Target target;
+  std::string triton_version;
+  // Binary.
+  std::string kernel_name;
+  uint64_t cubin_bytes = 0;
+  int shared = 0;
+  std::vector<CacheDependency> dependencies;
+};
+
+// Every entry of the index, checked (dependencies re-hashed where their stamps changed).
+TRITON_JIT_API std::vector<CacheEntry> list_cache();
+// The entry whose id starts with `id_prefix`; throws Error when none or several match.
+TRITON_JIT_API CacheEntry cache_entry(std::string_view id_prefix);
+// Removes every entry (and every stored signature); returns how many entries were removed.
+TRITON_JIT_API size_t clear_cache();
+// Removes entries unused for `days` days or more, and entries that are stale or corrupt.
+TRITON_JIT_API size_t prune_cache(double days);
+
+}  // namespace triton_jit

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "triton_jit/export.h"
+#include "triton_jit/launch_config.h"
+#include "triton_jit/prepare.h"
+#include "triton_jit/runtime.h"
+
+// Kernel packs: many compiled kernels in one file (format: docs/FORMATS.md), built ahead of time
+// from a manifest and loaded by a process that then needs neither Python nor Triton for them.
+namespace triton_jit {
+
+struct PackInfo {
+  std::string path;
+  size_t kernels = 0;
+  std::vector<std::string> functions;  // "file.py:name"
+  std::vector<Target> targets;
+  std::string triton_version;  // of the Triton that compiled the pack
+};
+
+// Loads a pack; its kernels serve launches that find nothing in memory. A pack whose kernels
+// are all for another architecture than the current device is loaded but reported (it is of no
+// use here). Throws PackError when the file is missing, damaged or of another format version.
+// Packs named in TRITON_JIT_PACKS (separated by ':') are loaded on first use of the runtime.
+TRITON_JIT_API PackInfo load_pack(const std::string& path);
+TRITON_JIT_API std::vector<PackInfo> loaded_packs();
+// Reads a pack's table of contents without loading it.
+TRITON_JIT_API PackInfo read_pack_info(const std::string& path);
+
+// One line of a pack manifest:
+//   FILE.py:FUNCTION  SIGNATURE  [num_warps=N] [num_stages=N] [num_ctas=N] [OPTION=VALUE]...
+//                     [target=cuda:90[,cuda:80...]]
+// FILE is relative to the manifest; SIGNATURE is Triton's syntax ("*fp32:16,i32,1024"); other
+// keys are compile options (Python literals). '#' starts a comment.
+struct PackManifestEntry {
+  std::string file;  // as written
+  std::string function;
+  std::string signature;
+  int num_warps = 4;
+  int num_stages = 3;
+  int num_ctas = 1;
+  CompileOptions options;
+  std::vector<Target> targets;  // empty: the default target (see KernelRequest::target)
+  int line = 0;
+};
+
+// Parses a manifest; throws PackError naming the line that does not parse.
+TRITON_JIT_API std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_path);
+
+// Compiles every manifest entry for each of its targets (in parallel, as prepare does) and writes
+// the pack to `out` atomically.
+TRITON_JIT_API PackInfo build_pack(const std::string& manifest_path, const std::string& out,
+                                   const PrepareOptions& options = {});
+
+}  // namespace triton_jit

@@ -1,0 +1,270 @@
+#pragma once
+// The state behind a TritonJitFunction: shared by the launch path (jit_function.cpp), the miss
+// path (kernel_resolution.cpp) and prepare (prepare.cpp).
+
+#include <atomic>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cuda/device.h"
+#include "cuda/driver_api.h"
+#include "hit_counters.h"
+#include "kernel_cache.h"
+#include "launcher.h"
+#include "python/bridge.h"
+#include "runtime_state.h"
+#include "spec_key.h"
+#include "store/records.h"
+#include "triton_jit/errors.h"
+#include "triton_jit/jit_function.h"
+
+namespace triton_jit {
+
+using detail::ArgProblem;
+using detail::KernelEntry;
+using detail::KernelKey;
+using detail::kMaxParams;
+using detail::ParamCode;
+using detail::SpecKey;
+using detail::TypeKind;
+
+// Python's name of an argument's kind, for messages.
+inline const char* kind_name(ArgValue::Kind kind) {
+  constexpr const char* kNames[] = {"None", "bool", "int", "int", "float", "pointer", "string"};
+  return kNames[static_cast<int>(kind)];
+}
+
+struct TritonJitFunction::Impl {
+  std::string path;
+  std::string name;
+  std::string source_sha256;  // of the file when get() read it; empty when the file is absent
+  StaticSignature signature;
+  std::mutex python_mutex;       // guards py_function, loaded on the first compile
+  python::PyHandle py_function;
+  std::vector<detail::ParamRule> rules;
+  std::vector<ArgValue> defaults;        // views into signature's default values
+  std::vector<bool> default_usable;      // a default C++ can pass exists
+  detail::KernelTable table;
+
+  std::mutex compile_mutex;  // guards table inserts and `pending`; never taken by a hit
+  struct Pending {
+    std::promise<const KernelEntry*> promise;
+    std::shared_future<const KernelEntry*> future = promise.get_future().share();
+  };
+  std::unordered_map<std::string, std::shared_ptr<Pending>> pending;
+
+  const int hit_slot = detail::allocate_counter_slot();
+  mutable std::atomic<uint64_t> hits{0};  // used when hit_slot is -1
+  mutable std::atomic<uint64_t> misses{0}, compiles{0}, loads{0}, index_hits{0}, pack_hits{0};
+
+  // ---- cold error paths: messages are built only when something is wrong ----
+
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_count(size_t given, size_t missing_index) const {
+    std::string names;
+    for (const ParamInfo& p : signature.params) names += (names.empty() ? "" : ", ") + p.name;
+    if (given > rules.size()) {
+      throw ArgumentError(signature.function + " takes " + std::to_string(rules.size()) + " arguments (" + names +
+                              ") but " + std::to_string(given) + " were given",
+                          signature.function, "");
+    }
+    const ParamInfo& missing = signature.params[missing_index];
+    std::string why = missing.default_value && !missing.default_value->representable
+                          ? " (its default " + missing.default_value->repr + " has no C++ form: pass it explicitly)"
+                          : " and it has no default";
+    throw ArgumentError(signature.function + " takes " + std::to_string(rules.size()) + " arguments (" + names +
+                            ") but " + std::to_string(given) + " were given: parameter '" + missing.name +
+                            "' is missing" + why,
+                        signature.function, missing.name);
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_arg(int index, ArgProblem problem, const ArgValue& arg) const {
+    const ParamInfo& p = signature.params[static_cast<size_t>(index)];
+    const char* kind = kind_name(arg.kind());
+    std::string what;
+    switch (problem) {
+      case ArgProblem::PointerForConstexpr:
+        what = "is a tl.constexpr and needs a compile-time value (int, bool, float, None or string), but a device "
+               "pointer (a runtime value) was given";
+        break;
+      case ArgProblem::StringForRuntime:
+        what = "is a runtime parameter; a string can only be passed to a tl.constexpr parameter";
+        break;
+      case ArgProblem::KindForAnnotation:
+        what = "is annotated '" + p.annotation + "' and cannot take a " + kind;
+        break;
+      case ArgProblem::None:
+        what = "was rejected";
+        break;
+    }
+    throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) + ") " + what,
+                        signature.function, p.name);
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_config(const LaunchConfig& c) const {
+    throw ArgumentError(signature.function + ": invalid launch options num_warps=" + std::to_string(c.num_warps) +
+                            ", num_stages=" + std::to_string(c.num_stages) + ", num_ctas=" +
+                            std::to_string(c.num_ctas) +
+                            " (num_warps must be a power of two in 1..64, num_stages in 0..255, num_ctas in 1..16)",
+                        signature.function, "");
+  }
+
+  void check_config(const LaunchConfig& c) const {
+    const unsigned warps = static_cast<unsigned>(c.num_warps);
+    if (warps == 0 || warps > 64 || (warps & (warps - 1)) != 0 || c.num_stages < 0 || c.num_stages > 255 ||
+        c.num_ctas < 1 || c.num_ctas > 16) {
+      fail_config(c);
+    }
+  }
+
+  // ---- key building, shared by launch, specialize and compile ----
+
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_none_scalar(uint32_t index, const ParamCode& code) const {
+    const ParamInfo& p = signature.params[index];
+    throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) +
+                            ") has type " + detail::type_string(code) + " and cannot be None; pass a value",
+                        signature.function, p.name);
+  }
+
+  // The general path of one parameter (annotations, and the errors): kept out of the loop so the
+  // common path stays in registers.
+  struct SlowResult {
+    ParamCode code;
+    uint64_t slot = 0;
+  };
+  [[gnu::noinline]] SlowResult slow_specialize(uint32_t i, const ArgValue& arg, bool pack) const {
+    SlowResult r;
+    ArgProblem problem = ArgProblem::None;
+    if (!detail::specialize_param(rules[i], arg, &r.code, &problem)) fail_arg(static_cast<int>(i), problem, arg);
+    if (pack && r.code.kind() != TypeKind::Constexpr && !detail::pack_value(r.code, arg, &r.slot)) {
+      fail_none_scalar(i, r.code);
+    }
+    return r;
+  }
+
+  // Completes `args` with defaults (into `storage` when needed) and builds the key; with kPack,
+  // also packs the runtime arguments into `packed` in the same pass. Returns the argument array
+  // to use from here on.
+  template <bool kPack>
+  const ArgValue* bind(const LaunchConfig& c, ArgSpan args, int arch, int warp_size, SpecKey* key,
+                       ArgValue* storage, detail::PackedParams* packed) const {
+    const uint32_t n = static_cast<uint32_t>(rules.size());
+    const ArgValue* full = args.data;
+    if (args.size != n) {
+      if (args.size > n) fail_count(args.size, 0);
+      for (size_t i = args.size; i < n; ++i) {
+        if (!default_usable[i]) fail_count(args.size, i);
+      }
+      std::memcpy(static_cast<void*>(storage), args.data, args.size * sizeof(ArgValue));
+      std::memcpy(static_cast<void*>(storage + args.size), defaults.data() + args.size,
+                  (n - args.size) * sizeof(ArgValue));
+      full = storage;
+    }
+    check_config(c);
+    uint64_t* words = key->words;
+    words[0] = detail::make_header(c.num_warps, c.num_stages, c.num_ctas, arch, warp_size);
+    words[1] = c.options ? c.options->hash() : 0;
+    const uint32_t code_words = SpecKey::code_words(n);
+    uint32_t next = 2 + code_words;  // payload words follow the codes
+    int num_packed = 0;
+    uint64_t codes = 0;  // four 16-bit codes a word, built in a register and stored once
+    const detail::ParamRule* rule = rules.data();
+    uint64_t* slots = kPack ? packed->storage : nullptr;
+    void** pointers = kPack ? packed->pointers : nullptr;
+    for (uint32_t i = 0; i < n; ++i) {
+      uint16_t code;
+      uint64_t payload = 0;
+      uint64_t slot = 0;
+      if (!detail::fast_specialize(rule[i], full[i], &code, &payload, &slot)) {
+        const SlowResult r = slow_specialize(i, full[i], kPack);
+        code = r.code.code;
+        payload = r.code.payload;
+        slot = r.slot;
+      }
+      codes |= static_cast<uint64_t>(code) << (16 * (i % 4));
+      if (i % 4 == 3) {
+        words[2 + i / 4] = codes;
+        codes = 0;
+      }
+      if ((code & 3) == static_cast<uint16_t>(TypeKind::Constexpr)) {
+        words[next++] = payload;
+      } else if constexpr (kPack) {
+        slots[num_packed] = slot;
+        pointers[num_packed] = &slots[num_packed];
+        ++num_packed;
+      }
+    }
+    if (n % 4 != 0) words[2 + n / 4] = codes;
+    if constexpr (kPack) packed->count = num_packed;
+    key->num_params = n;
+    key->num_words = next;
+    key->hash = detail::hash_words(words, next);
+    return full;
+  }
+
+  Specialization describe(const SpecKey& key, const ArgValue* args, const LaunchConfig& c, const Target& t) const {
+    Specialization s;
+    s.num_warps = c.num_warps;
+    s.num_stages = c.num_stages;
+    s.num_ctas = c.num_ctas;
+    s.target = t.str();
+    for (uint32_t i = 0; i < key.num_params; ++i) s.params.push_back(detail::describe(key.param(i), args[i]));
+    return s;
+  }
+
+  // ---- miss path (kernel_resolution.cpp) ----
+
+  // The kernel for `key`: from a pack, the index, or compiled (once, however many threads ask).
+  // `capture_stream`: the launch's stream, checked for graph capture before compiling.
+  const KernelEntry* get_or_compile(const SpecKey& key, const ArgValue* args, const LaunchConfig& c,
+                                    const Target& target, CUstream capture_stream, bool check_capture);
+
+  KernelKey kernel_key(const Specialization& spec, const CompileOptions* options, const Target& target) const;
+  // From a loaded pack, else the persistent index; counts the hit.
+  std::optional<KernelInfo> find_stored(const KernelKey& key);
+  // Compiles through Python; MissingKernelError when Python or Triton is not available.
+  python::CompiledKernel compile_now(const Specialization& spec, const KernelKey& key, const CompileOptions* options,
+                                     const Target& target);
+  // Records a fresh compile in the persistent index.
+  void remember(const KernelKey& key, const python::CompiledKernel& compiled) const;
+  // Puts a kernel in the in-memory table unless one is there for `key` already; returns the one kept.
+  const KernelEntry* insert(const SpecKey& key, const ArgValue* args, KernelInfo info);
+  // The Python JITFunction, imported on first need.
+  python::PyHandle python_function();
+  [[noreturn]] void fail_missing(const KernelKey& key, const std::string& why) const;
+
+  // Target for calls that need no device: explicit, else the current device's when a driver
+  // and device exist, else cuda:90.
+  Target compile_target() const {
+    if (auto t = explicit_target()) return *t;
+    if (cuda::driver_available()) {
+      try {
+        return Target{"cuda", cuda::current_device().info->arch, 32};
+      } catch (const NoDeviceError&) {
+      }
+    }
+    return Target{};
+  }
+};
+
+// Room for a call's arguments with defaults filled in, left uninitialized: a launch writes only
+// the slots it uses, and only when defaults are needed.
+struct ArgStorage {
+  alignas(ArgValue) unsigned char bytes[sizeof(ArgValue) * kMaxParams];
+  ArgValue* data() { return reinterpret_cast<ArgValue*>(bytes); }
+};
+static_assert(std::is_trivially_copyable_v<ArgValue>);
+
+namespace detail {
+// For the runtime's own files that work on a function's state (prepare, packs).
+struct FunctionAccess {
+  static TritonJitFunction::Impl& impl(const TritonJitFunction& f) { return *f.impl_; }
+};
+}  // namespace detail
+
+}  // namespace triton_jit

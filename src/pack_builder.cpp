@@ -1,0 +1,210 @@
+// Pack manifests and `build_pack`: compile what a manifest lists (through prepare) and write
+// the kernels, with their functions' signatures, into one file.
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "jit_function_impl.h"
+#include "prepare_internal.h"
+#include "store/files.h"
+#include "store/pack_file.h"
+#include "store/pack_registry.h"
+#include "triton_jit/pack.h"
+
+namespace triton_jit {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Whitespace-separated words; quotes keep spaces inside a word.
+std::vector<std::string> split_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::string current;
+  char quote = 0;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      current += c;
+      if (c == '\\' && i + 1 < line.size()) {
+        current += line[++i];
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '#') {
+      break;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_word) words.push_back(current);
+      current.clear();
+      in_word = false;
+    } else {
+      if (c == '\'' || c == '"') quote = c;
+      current += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(current);
+  return words;
+}
+
+// KEY=VALUE with an identifier for KEY (a signature never has that form).
+bool is_option(const std::string& word) {
+  const size_t eq = word.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  for (size_t i = 0; i < eq; ++i) {
+    if (!std::isalnum(static_cast<unsigned char>(word[i])) && word[i] != '_') return false;
+  }
+  return true;
+}
+
+bool parse_int(const std::string& text, int* out) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0') return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+CompileOptions::Value option_value(const std::string& text) {
+  if (text == "True" || text == "False") return text == "True";
+  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') && text.back() == text[0]) {
+    return text.substr(1, text.size() - 2);
+  }
+  char* end = nullptr;
+  const long long i = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && *end == '\0') return static_cast<int64_t>(i);
+  const double d = std::strtod(text.c_str(), &end);
+  if (!text.empty() && *end == '\0') return d;
+  return text;  // a bare word: a string option
+}
+
+}  // namespace
+
+std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_path) {
+  std::string error;
+  auto text = detail::read_file(manifest_path, &error);
+  if (!text) throw PackError("cannot read the pack manifest " + manifest_path + ": " + error, manifest_path);
+  std::vector<PackManifestEntry> entries;
+  size_t start = 0;
+  int number = 0;
+  while (start < text->size()) {
+    size_t end = text->find('\n', start);
+    if (end == std::string::npos) end = text->size();
+    const std::string line = text->substr(start, end - start);
+    start = end + 1;
+    ++number;
+    std::vector<std::string> words = split_words(line);
+    if (words.empty()) continue;
+    auto fail = [&](const std::string& why) {
+      throw PackError(manifest_path + ":" + std::to_string(number) + ": " + why + "\n  " + line +
+                          "\nexpected: FILE.py:FUNCTION SIGNATURE [num_warps=N] [num_stages=N] [num_ctas=N] "
+                          "[OPTION=VALUE]... [target=cuda:90[,cuda:80]]",
+                      manifest_path);
+    };
+    PackManifestEntry e;
+    e.line = number;
+    const size_t colon = words[0].rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == words[0].size()) {
+      fail("'" + words[0] + "' is not FILE.py:FUNCTION");
+    }
+    e.file = words[0].substr(0, colon);
+    e.function = words[0].substr(colon + 1);
+    if (words.size() < 2 || is_option(words[1])) fail("the signature is missing");
+    e.signature = words[1];
+    for (size_t i = 2; i < words.size(); ++i) {
+      const size_t eq = words[i].find('=');
+      if (eq == std::string::npos || eq == 0) fail("'" + words[i] + "' is not KEY=VALUE");
+      const std::string key = words[i].substr(0, eq);
+      const std::string value = words[i].substr(eq + 1);
+      if (key == "num_warps" || key == "num_stages" || key == "num_ctas") {
+        int v = 0;
+        if (!parse_int(value, &v)) fail(key + " must be an integer, not '" + value + "'");
+        (key == "num_warps" ? e.num_warps : key == "num_stages" ? e.num_stages : e.num_ctas) = v;
+      } else if (key == "target") {
+        size_t s = 0;
+        while (s <= value.size()) {
+          size_t comma = value.find(',', s);
+          if (comma == std::string::npos) comma = value.size();
+          try {
+            e.targets.push_back(Target::parse(value.substr(s, comma - s)));
+          } catch (const Error& t) {
+            fail(t.what());
+          }
+          s = comma + 1;
+        }
+      } else {
+        e.options.set(key, option_value(value));
+      }
+    }
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+PackInfo build_pack(const std::string& manifest_path, const std::string& out, const PrepareOptions& options) {
+  const std::vector<PackManifestEntry> entries = read_pack_manifest(manifest_path);
+  if (entries.empty()) throw PackError("the pack manifest " + manifest_path + " lists no kernel", manifest_path);
+  const fs::path base = fs::absolute(fs::path(manifest_path)).parent_path();
+  std::vector<KernelRequest> requests;
+  std::vector<const PackManifestEntry*> origin;
+  for (const PackManifestEntry& e : entries) {
+    const fs::path file = fs::path(e.file).is_absolute() ? fs::path(e.file) : base / e.file;
+    const TritonJitFunction* fn = nullptr;
+    try {
+      fn = &TritonJitFunction::get(file.string(), e.function);
+    } catch (const Error& err) {
+      throw PackError(manifest_path + ":" + std::to_string(e.line) + ": " + err.what(), manifest_path);
+    }
+    std::vector<std::optional<Target>> targets(e.targets.begin(), e.targets.end());
+    if (targets.empty()) targets.push_back(std::nullopt);
+    for (const auto& t : targets) {
+      KernelRequest r;
+      r.function = fn;
+      r.signature = e.signature;
+      r.num_warps = e.num_warps;
+      r.num_stages = e.num_stages;
+      r.num_ctas = e.num_ctas;
+      r.options = e.options;
+      r.target = t;
+      requests.push_back(std::move(r));
+      origin.push_back(&e);
+    }
+  }
+  PrepareOptions build = options;
+  build.load = false;
+  std::vector<detail::PreparedKernel> kernels;
+  detail::prepare_kernels(requests, build, "pack", &kernels);
+
+  detail::PackContents pack;
+  std::map<const TritonJitFunction*, uint32_t> function_index;
+  std::map<std::pair<uint32_t, std::string>, bool> stored;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const detail::PreparedKernel& k = kernels[i];
+    const TritonJitFunction::Impl& impl = detail::FunctionAccess::impl(*k.function);
+    auto [it, fresh] = function_index.emplace(k.function, static_cast<uint32_t>(pack.functions.size()));
+    if (fresh) {
+      detail::PackFunction f;
+      f.name = impl.name;
+      f.file = origin[i]->file;
+      f.source_sha256 = impl.source_sha256;
+      f.signature = impl.signature;
+      f.signature.file = origin[i]->file;
+      pack.functions.push_back(std::move(f));
+    }
+    if (!stored.emplace(std::make_pair(it->second, k.key.text()), true).second) continue;
+    detail::KernelRecord record;
+    record.function_path = origin[i]->file;
+    record.function_name = impl.name;
+    record.key = k.key;
+    record.created_unix = static_cast<int64_t>(std::time(nullptr));
+    record.info = k.entry->info();
+    pack.kernel_function.push_back(it->second);
+    pack.kernels.push_back(std::move(record));
+  }
+  const std::string why = detail::write_file_atomically(out, detail::encode_pack(pack));
+  if (!why.empty()) throw PackError("cannot write the kernel pack " + out + ": " + why, out);
+  return detail::pack_info(out, pack);
+}
+
+}  // namespace triton_jit

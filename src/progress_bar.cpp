@@ -1,0 +1,37 @@
+#include "progress_bar.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace triton_jit::detail {
+
+ProgressBar::ProgressBar(std::string label, size_t total, Progress mode)
+    : label_(std::move(label)),
+      total_(total),
+      enabled_(total > 0 && (mode == Progress::Always || (mode == Progress::Auto && ::isatty(STDERR_FILENO)))) {
+  if (enabled_) draw("");
+}
+
+ProgressBar::~ProgressBar() {
+  if (enabled_) std::fputc('\n', stderr);
+}
+
+void ProgressBar::advance(const std::string& what) {
+  ++done_;
+  if (enabled_) draw(what);
+}
+
+void ProgressBar::draw(const std::string& what) {
+  constexpr size_t kWidth = 24;
+  const size_t filled = total_ ? done_ * kWidth / total_ : kWidth;
+  std::string bar(filled, '#');
+  bar.append(kWidth - filled, '-');
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  // \033[K clears what a longer previous line left.
+  std::fprintf(stderr, "\r[triton_jit] %s [%s] %3zu/%zu  %.1f s  %s\033[K", label_.c_str(), bar.c_str(), done_, total_,
+               seconds, what.substr(0, 40).c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace triton_jit::detail

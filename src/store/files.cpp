@@ -1,0 +1,129 @@
+#include "store/files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "store/binary_io.h"
+#include "store/sha256.h"
+
+namespace triton_jit::detail {
+
+std::optional<FileStamp> stat_file(const std::string& path) noexcept {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  FileStamp s;
+  s.size = static_cast<uint64_t>(st.st_size);
+  s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return s;
+}
+
+std::optional<std::string> read_file(const std::string& path, std::string* error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (error) *error = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::string out;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (error) *error = std::strerror(errno);
+      ::close(fd);
+      return std::nullopt;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+std::string write_file_atomically(const std::string& path, std::string_view bytes) {
+  static std::atomic<uint64_t> counter{0};
+  std::error_code ec;
+  const std::filesystem::path target(path);
+  std::filesystem::create_directories(target.parent_path(), ec);
+  if (ec) return ec.message();
+  // Unique per process and call, so concurrent writers never share a temporary file.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return std::strerror(errno);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return why;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return why;
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return why;
+  }
+  return {};
+}
+
+namespace {
+constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 32;
+}
+
+std::string seal(std::string_view magic8, uint32_t version, std::string_view payload) {
+  BinaryWriter w;
+  w.raw(magic8.substr(0, 8));
+  w.u32(version);
+  w.u32(0);  // flags, reserved
+  w.u64(payload.size());
+  uint8_t digest[32];
+  Sha256().update(payload).digest(digest);
+  w.raw(std::string_view(reinterpret_cast<const char*>(digest), 32));
+  w.raw(payload);
+  return w.take();
+}
+
+std::string_view unseal(std::string_view file, std::string_view magic8, uint32_t version) {
+  if (file.size() < kHeaderSize) {
+    throw FormatError{"truncated: " + std::to_string(file.size()) + " bytes, shorter than the header"};
+  }
+  BinaryReader r(file);
+  if (r.raw(8) != magic8.substr(0, 8)) throw FormatError{"not a " + std::string(magic8) + " file (bad magic)"};
+  const uint32_t found = r.u32();
+  if (found != version) {
+    throw FormatError{"format version " + std::to_string(found) + ", this runtime reads version " +
+                      std::to_string(version)};
+  }
+  r.u32();
+  const uint64_t size = r.u64();
+  std::string_view digest = r.raw(32);
+  if (size != r.remaining()) {
+    throw FormatError{"truncated or padded: header says " + std::to_string(size) + " payload bytes, file has " +
+                      std::to_string(r.remaining())};
+  }
+  std::string_view payload = r.raw(static_cast<size_t>(size));
+  uint8_t actual[32];
+  Sha256().update(payload).digest(actual);
+  if (std::memcmp(actual, digest.data(), 32) != 0) throw FormatError{"checksum mismatch (the file is damaged)"};
+  return payload;
+}
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace triton_jit::detail {
+
+struct FileStamp {
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+};
+
+// Size and modification time, or nothing when the file cannot be stat'ed.
+std::optional<FileStamp> stat_file(const std::string& path) noexcept;
+
+// The whole file, or nothing (with errno's text in *error when given).
+std::optional<std::string> read_file(const std::string& path, std::string* error = nullptr);
+
+// Writes `bytes` to a temporary file beside `path`, then renames it over `path`: readers and
+// concurrent writers see the old file or the new one, never a mix. Creates missing directories.
+// Returns an empty string on success, else the reason (errno's text).
+std::string write_file_atomically(const std::string& path, std::string_view bytes);
+
+// Header of every file the store writes: magic, format version, payload size and the payload's
+// SHA-256, so that a truncated or damaged file is recognised (docs/FORMATS.md).
+std::string seal(std::string_view magic8, uint32_t version, std::string_view payload);
+// The payload of a sealed file; throws FormatError naming what is wrong.
+std::string_view unseal(std::string_view file, std::string_view magic8, uint32_t version);
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,277 @@
+#include "store/kernel_index.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+
+#include "runtime_state.h"
+#include "store/files.h"
+#include "store/sha256.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kKernelMagic = "TJITKRNL";
+constexpr std::string_view kSignatureMagic = "TJITSIGN";
+constexpr uint32_t kFormatVersion = 1;
+
+std::string default_directory() {
+  if (const char* env = std::getenv("TRITON_JIT_CACHE_DIR")) return env;  // empty: off
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/triton_jit";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/triton_jit";
+  return {};
+}
+
+int64_t now_unix() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string dependency_state(const FileDependency& d) {
+  auto stamp = stat_file(d.path);
+  if (!stamp) return "missing";
+  if (stamp->size == d.size && stamp->mtime_ns == d.mtime_ns) return "unchanged";
+  auto now = describe_file(d.path, d.required);
+  return now && now->sha256 == d.sha256 ? "unchanged" : "changed";
+}
+
+}  // namespace
+
+KernelIndex& KernelIndex::instance() {
+  static auto* index = new KernelIndex();  // used until exit, by any thread
+  return *index;
+}
+
+void KernelIndex::set_directory(std::optional<std::string> dir) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  dir_ = dir ? *dir : default_directory();
+  resolved_ = true;
+  writes_off_.store(false, std::memory_order_relaxed);
+}
+
+std::string KernelIndex::directory() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!resolved_) {
+    dir_ = default_directory();
+    resolved_ = true;
+  }
+  return dir_;
+}
+
+std::string KernelIndex::kernel_id(const std::string& path, const std::string& name, const KernelKey& key) {
+  Sha256 h;
+  h.update(path).update(std::string_view("\0", 1)).update(name).update(std::string_view("\0", 1)).update(key.text());
+  return h.hex();
+}
+
+std::string KernelIndex::kernel_file(const std::string& dir, const std::string& id) const {
+  return dir + "/v1/kernels/" + id.substr(0, 2) + "/" + id + ".tjk";
+}
+
+std::string KernelIndex::signature_file(const std::string& dir, const std::string& path,
+                                        const std::string& name) const {
+  Sha256 h;
+  h.update(path).update(std::string_view("\0", 1)).update(name);
+  return dir + "/v1/functions/" + h.hex() + ".tjs";
+}
+
+void KernelIndex::warn_damaged(const std::string& file, const std::string& why) {
+  std::fprintf(stderr, "[triton_jit] warning: ignoring the damaged cache entry %s (%s); it will be rebuilt\n",
+               file.c_str(), why.c_str());
+}
+
+void KernelIndex::write(const std::string& dir, const std::string& file, const std::string& bytes) {
+  if (writes_off_.load(std::memory_order_relaxed)) return;
+  const std::string why = write_file_atomically(file, bytes);
+  if (why.empty()) return;
+  if (!writes_off_.exchange(true)) {
+    std::fprintf(stderr,
+                 "[triton_jit] warning: cannot write the kernel cache in %s (%s): compiled kernels stay in memory "
+                 "for this process only. Set TRITON_JIT_CACHE_DIR to a writable directory, or to an empty value "
+                 "to turn the cache off.\n",
+                 dir.c_str(), why.c_str());
+  }
+}
+
+std::optional<KernelRecord> KernelIndex::load(const std::string& path, const std::string& name,
+                                              const KernelKey& key) {
+  const std::string dir = directory();
+  if (dir.empty()) return std::nullopt;
+  const std::string file = kernel_file(dir, kernel_id(path, name, key));
+  auto bytes = read_file(file);
+  if (!bytes) return std::nullopt;
+  KernelRecord record;
+  try {
+    BinaryReader r(unseal(*bytes, kKernelMagic, kFormatVersion));
+    record = read_kernel_record(r);
+  } catch (const FormatError& e) {
+    warn_damaged(file, e.what);
+    return std::nullopt;
+  }
+  if (record.function_path != path || record.function_name != name || record.key.text() != key.text()) {
+    return std::nullopt;  // another kernel under the same digest: never trust it
+  }
+  if (std::string why = stale_reason(record.dependencies); !why.empty()) {
+    if (log_enabled(LogLevel::Info)) log_line("cache entry of " + name + " [" + key.signature + "] is stale: " + why);
+    return std::nullopt;
+  }
+  ::utimensat(AT_FDCWD, file.c_str(), nullptr, 0);  // last use, for prune; fails quietly when read-only
+  return record;
+}
+
+void KernelIndex::store(const KernelRecord& record) {
+  const std::string dir = directory();
+  if (dir.empty()) return;
+  BinaryWriter w;
+  write_kernel_record(w, record);
+  write(dir, kernel_file(dir, kernel_id(record.function_path, record.function_name, record.key)),
+        seal(kKernelMagic, kFormatVersion, w.bytes()));
+}
+
+std::optional<StaticSignature> KernelIndex::load_signature(const std::string& path, const std::string& name) {
+  const std::string dir = directory();
+  if (dir.empty()) return std::nullopt;
+  const std::string file = signature_file(dir, path, name);
+  auto bytes = read_file(file);
+  if (!bytes) return std::nullopt;
+  try {
+    BinaryReader r(unseal(*bytes, kSignatureMagic, kFormatVersion));
+    std::vector<FileDependency> deps = read_dependencies(r);
+    StaticSignature s = read_signature(r);
+    if (s.file != path || !stale_reason(deps).empty()) return std::nullopt;
+    return s;
+  } catch (const FormatError& e) {
+    warn_damaged(file, e.what);
+    return std::nullopt;
+  }
+}
+
+void KernelIndex::store_signature(const std::string& path, const std::string& name, const SignatureRecord& record) {
+  const std::string dir = directory();
+  if (dir.empty()) return;
+  BinaryWriter w;
+  write_dependencies(w, record.dependencies);
+  write_signature(w, record.signature);
+  write(dir, signature_file(dir, path, name), seal(kSignatureMagic, kFormatVersion, w.bytes()));
+}
+
+CacheEntry describe_entry(const std::string& file) {
+  CacheEntry e;
+  e.file = file;
+  e.id = fs::path(file).stem().string();
+  if (auto stamp = stat_file(file)) {
+    e.bytes = stamp->size;
+    e.last_used_unix = stamp->mtime_ns / 1000000000;
+  }
+  std::string error;
+  auto bytes = read_file(file, &error);
+  if (!bytes) {
+    e.state = CacheEntry::State::Corrupt;
+    e.problem = "cannot be read: " + error;
+    return e;
+  }
+  KernelRecord r;
+  try {
+    BinaryReader reader(unseal(*bytes, kKernelMagic, kFormatVersion));
+    r = read_kernel_record(reader);
+  } catch (const FormatError& f) {
+    e.state = CacheEntry::State::Corrupt;
+    e.problem = f.what;
+    return e;
+  }
+  e.created_unix = r.created_unix;
+  e.function_path = r.function_path;
+  e.function_name = r.function_name;
+  e.signature = r.key.signature;
+  e.num_warps = r.key.num_warps;
+  e.num_stages = r.key.num_stages;
+  e.num_ctas = r.key.num_ctas;
+  e.options = r.key.options;
+  e.target = r.key.target;
+  e.triton_version = r.info.triton_version;
+  e.kernel_name = r.info.name;
+  e.cubin_bytes = r.info.cubin.size();
+  e.shared = r.info.shared;
+  for (const FileDependency& d : r.dependencies) {
+    CacheDependency c{d.path, d.sha256, d.required, dependency_state(d)};
+    if (c.state != "unchanged" && (d.required || c.state == "changed") && e.state == CacheEntry::State::Valid) {
+      e.state = CacheEntry::State::Stale;
+      e.problem = d.path + (c.state == "missing" ? " is gone" : " changed");
+    }
+    e.dependencies.push_back(std::move(c));
+  }
+  return e;
+}
+
+std::vector<CacheEntry> KernelIndex::list() {
+  std::vector<CacheEntry> out;
+  const std::string dir = directory();
+  if (dir.empty()) return out;
+  std::error_code ec;
+  const fs::path kernels = fs::path(dir) / "v1" / "kernels";
+  for (auto it = fs::recursive_directory_iterator(kernels, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().extension() == ".tjk") out.push_back(describe_entry(it->path().string()));
+  }
+  return out;
+}
+
+size_t KernelIndex::clear() {
+  const std::string dir = directory();
+  if (dir.empty()) return 0;
+  const size_t n = list().size();
+  std::error_code ec;
+  for (const char* sub : {"v1/kernels", "v1/functions"}) {
+    fs::remove_all(fs::path(dir) / sub, ec);
+    if (ec) throw Error("cannot clear the kernel cache in " + dir + ": " + ec.message());
+  }
+  return n;
+}
+
+size_t KernelIndex::prune(double days) {
+  const int64_t cutoff = now_unix() - static_cast<int64_t>(days * 86400);
+  size_t removed = 0;
+  for (const CacheEntry& e : list()) {
+    if (e.state == CacheEntry::State::Valid && e.last_used_unix > cutoff) continue;
+    std::error_code ec;
+    if (fs::remove(e.file, ec)) ++removed;
+    if (ec) throw Error("cannot remove " + e.file + ": " + ec.message());
+  }
+  return removed;
+}
+
+}  // namespace triton_jit::detail
+
+namespace triton_jit {
+
+void set_cache_dir(std::optional<std::string> dir) { detail::KernelIndex::instance().set_directory(std::move(dir)); }
+std::string cache_dir() { return detail::KernelIndex::instance().directory(); }
+std::vector<CacheEntry> list_cache() { return detail::KernelIndex::instance().list(); }
+size_t clear_cache() { return detail::KernelIndex::instance().clear(); }
+size_t prune_cache(double days) { return detail::KernelIndex::instance().prune(days); }
+
+CacheEntry cache_entry(std::string_view id_prefix) {
+  if (id_prefix.empty()) throw Error("no cache entry id given");
+  std::vector<CacheEntry> matches;
+  for (CacheEntry& e : list_cache()) {
+    if (e.id.compare(0, id_prefix.size(), id_prefix) == 0) matches.push_back(std::move(e));
+  }
+  if (matches.size() == 1) return std::move(matches.front());
+  const std::string dir = cache_dir();
+  if (matches.empty()) {
+    throw Error("no cache entry has an id starting with '" + std::string(id_prefix) + "' in " +
+                (dir.empty() ? std::string("(the cache is off)") : dir) + "; `triton-jit cache list` shows the ids");
+  }
+  throw Error("'" + std::string(id_prefix) + "' matches " + std::to_string(matches.size()) +
+              " cache entries; give more digits of the id");
+}
+
+}  // namespace triton_jit

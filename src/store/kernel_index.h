@@ -1,0 +1,53 @@
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/records.h"
+#include "triton_jit/cache.h"
+
+namespace triton_jit::detail {
+
+// The on-disk index (docs/FORMATS.md):
+//   DIR/v1/kernels/XX/ID.tjk     one compiled kernel; ID = sha256(path, name, key text)
+//   DIR/v1/functions/ID.tjs      one function's static signature; ID = sha256(path, name)
+// Reads never fail: a missing, stale or damaged file is a miss. Writes go through a temporary
+// file and a rename; the first write that fails turns writing off with one warning.
+class KernelIndex {
+ public:
+  static KernelIndex& instance();
+
+  void set_directory(std::optional<std::string> dir);
+  std::string directory();  // empty: off
+
+  // The kernel for `key` of `path`:`name` when stored and still valid.
+  std::optional<KernelRecord> load(const std::string& path, const std::string& name, const KernelKey& key);
+  void store(const KernelRecord& record);
+
+  std::optional<StaticSignature> load_signature(const std::string& path, const std::string& name);
+  void store_signature(const std::string& path, const std::string& name, const SignatureRecord& record);
+
+  std::vector<CacheEntry> list();
+  size_t clear();
+  size_t prune(double days);
+
+  static std::string kernel_id(const std::string& path, const std::string& name, const KernelKey& key);
+
+ private:
+  std::string kernel_file(const std::string& dir, const std::string& id) const;
+  std::string signature_file(const std::string& dir, const std::string& path, const std::string& name) const;
+  void write(const std::string& dir, const std::string& file, const std::string& bytes);
+  void warn_damaged(const std::string& file, const std::string& why);
+
+  std::mutex mutex_;
+  bool resolved_ = false;
+  std::string dir_;
+  std::atomic<bool> writes_off_{false};
+};
+
+CacheEntry describe_entry(const std::string& file);
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,190 @@
+#include "store/pack_registry.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "cuda/device.h"
+#include "cuda/driver_api.h"
+#include "runtime_state.h"
+#include "store/files.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit::detail {
+namespace {
+
+std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+PackContents read_pack(const std::string& path) {
+  std::string error;
+  auto bytes = read_file(path, &error);
+  if (!bytes) throw PackError("cannot read the kernel pack " + path + ": " + error, path);
+  try {
+    return decode_pack(*bytes);
+  } catch (const FormatError& e) {
+    throw PackError("the kernel pack " + path + " cannot be used: " + e.what +
+                        ". Rebuild it with `triton-jit pack MANIFEST --out " + path + "`.",
+                    path);
+  }
+}
+
+// The current device's architecture, when a driver and a device are there; 0 otherwise.
+int device_arch() {
+  if (!cuda::driver_available()) return 0;
+  try {
+    return cuda::current_device().info->arch;
+  } catch (const Error&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+PackInfo pack_info(const std::string& path, const PackContents& contents) {
+  PackInfo info;
+  info.path = path;
+  info.kernels = contents.kernels.size();
+  for (const PackFunction& f : contents.functions) info.functions.push_back(f.file + ":" + f.name);
+  for (const KernelRecord& k : contents.kernels) {
+    if (std::find(info.targets.begin(), info.targets.end(), k.key.target) == info.targets.end()) {
+      info.targets.push_back(k.key.target);
+    }
+    if (info.triton_version.empty()) info.triton_version = k.info.triton_version;
+  }
+  return info;
+}
+
+PackRegistry& PackRegistry::instance() {
+  static auto* registry = new PackRegistry();
+  return *registry;
+}
+
+PackInfo PackRegistry::load(const std::string& path) {
+  auto pack = std::make_unique<Pack>();
+  pack->contents = read_pack(path);
+  pack->info = pack_info(path, pack->contents);
+  const int arch = device_arch();
+  if (arch != 0 && !pack->info.targets.empty() &&
+      std::none_of(pack->info.targets.begin(), pack->info.targets.end(),
+                   [&](const Target& t) { return t.arch == arch; })) {
+    std::string archs;
+    for (const Target& t : pack->info.targets) archs += (archs.empty() ? "sm_" : ", sm_") + std::to_string(t.arch);
+    std::fprintf(stderr,
+                 "[triton_jit] warning: the kernel pack %s holds kernels for %s only, but the device is sm_%d: "
+                 "they are skipped here, and kernels compile just in time where Python and Triton are available. "
+                 "Add target=cuda:%d to the manifest to pack for this device.\n",
+                 path.c_str(), archs.c_str(), arch, arch);
+  }
+  PackInfo info = pack->info;
+  std::lock_guard<std::mutex> lock(mutex_);
+  packs_.push_back(std::move(pack));
+  if (log_enabled(LogLevel::Info)) {
+    log_line("loaded kernel pack " + path + " (" + std::to_string(info.kernels) + " kernels)");
+  }
+  return info;
+}
+
+void PackRegistry::load_environment_packs() {
+  std::call_once(env_once_, [this] {
+    const char* env = std::getenv("TRITON_JIT_PACKS");
+    if (env == nullptr) return;
+    const std::string list = env;
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t end = list.find(':', start);
+      if (end == std::string::npos) end = list.size();
+      const std::string path = list.substr(start, end - start);
+      if (!path.empty()) {
+        try {
+          load(path);
+        } catch (const Error& e) {
+          std::fprintf(stderr, "[triton_jit] warning: TRITON_JIT_PACKS: %s\n", e.what());
+        }
+      }
+      start = end + 1;
+    }
+  });
+}
+
+std::vector<PackInfo> PackRegistry::infos() {
+  load_environment_packs();
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<PackInfo> out;
+  for (const auto& p : packs_) out.push_back(p->info);
+  return out;
+}
+
+bool PackRegistry::matches(const PackFunction& f, const std::string& path, const std::string& name,
+                           const std::string& source_sha256) {
+  if (f.name != name) return false;
+  return source_sha256.empty() ? file_name(f.file) == file_name(path) : f.source_sha256 == source_sha256;
+}
+
+std::optional<StaticSignature> PackRegistry::find_signature(const std::string& path, const std::string& name,
+                                                            const std::string& source_sha256) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& p : packs_) {
+    for (const PackFunction& f : p->contents.functions) {
+      if (matches(f, path, name, source_sha256)) {
+        StaticSignature s = f.signature;
+        s.file = path;
+        return s;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<KernelInfo> PackRegistry::find_kernel(const std::string& path, const std::string& name,
+                                                    const std::string& source_sha256, const KernelKey& key) {
+  const std::string text = key.text();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& p : packs_) {
+    const PackContents& c = p->contents;
+    for (size_t i = 0; i < c.kernels.size(); ++i) {
+      if (c.kernels[i].key.text() == text && matches(c.functions[c.kernel_function[i]], path, name, source_sha256)) {
+        return c.kernels[i].info;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::string PackRegistry::explain_miss(const std::string& path, const std::string& name,
+                                       const std::string& source_sha256, const KernelKey& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string notes;
+  for (const auto& p : packs_) {
+    const PackContents& c = p->contents;
+    for (size_t i = 0; i < c.kernels.size(); ++i) {
+      const PackFunction& f = c.functions[c.kernel_function[i]];
+      const KernelKey& k = c.kernels[i].key;
+      if (f.name != name || k.signature != key.signature) continue;
+      if (!matches(f, path, name, source_sha256)) {
+        notes += "; " + p->info.path + " holds it for another version of " + f.file + " (the sources differ)";
+      } else if (k.target.arch != key.target.arch) {
+        notes += "; " + p->info.path + " holds it for sm_" + std::to_string(k.target.arch) + ", not sm_" +
+                 std::to_string(key.target.arch);
+      } else if (k.text() != key.text()) {
+        notes += "; " + p->info.path + " holds it with other launch options (" + k.text() + ")";
+      }
+    }
+  }
+  return notes.empty() ? notes : notes.substr(2);
+}
+
+}  // namespace triton_jit::detail
+
+namespace triton_jit {
+
+PackInfo load_pack(const std::string& path) {
+  detail::PackRegistry::instance().load_environment_packs();
+  return detail::PackRegistry::instance().load(path);
+}
+
+std::vector<PackInfo> loaded_packs() { return detail::PackRegistry::instance().infos(); }
+
+PackInfo read_pack_info(const std::string& path) { return detail::pack_info(path, detail::read_pack(path)); }
+
+}  // namespace triton_jit

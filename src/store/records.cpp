@@ -1,0 +1,263 @@
+#include "store/records.h"
+
+#include "python_repr.h"
+#include "store/files.h"
+#include "store/sha256.h"
+
+namespace triton_jit::detail {
+
+std::string KernelKey::text() const {
+  return signature + "|num_warps=" + std::to_string(num_warps) + "|num_stages=" + std::to_string(num_stages) +
+         "|num_ctas=" + std::to_string(num_ctas) + "|options=" + options + "|target=" + target.backend + ":" +
+         std::to_string(target.arch) + ":" + std::to_string(target.warp_size);
+}
+
+std::string KernelKey::manifest_line(const std::string& file, const std::string& function) const {
+  std::string line = file + ":" + function + " " + signature + " num_warps=" + std::to_string(num_warps) +
+                     " num_stages=" + std::to_string(num_stages) + " num_ctas=" + std::to_string(num_ctas);
+  size_t start = 0;
+  while (start < options.size()) {
+    size_t end = options.find(';', start);
+    if (end == std::string::npos) end = options.size();
+    line += " " + options.substr(start, end - start);
+    start = end + 1;
+  }
+  return line + " target=" + target.str() + (target.warp_size != 32 ? ":" + std::to_string(target.warp_size) : "");
+}
+
+std::string options_text(const CompileOptions* options) {
+  if (options == nullptr) return {};
+  std::string out;
+  for (const auto& [name, value] : options->items()) {
+    if (!out.empty()) out += ';';
+    out += name + "=";
+    if (auto* i = std::get_if<int64_t>(&value)) {
+      out += std::to_string(*i);
+    } else if (auto* b = std::get_if<bool>(&value)) {
+      out += *b ? "True" : "False";
+    } else if (auto* d = std::get_if<double>(&value)) {
+      out += python_float_repr(*d);
+    } else {
+      out += python_str_repr(std::get<std::string>(value));
+    }
+  }
+  return out;
+}
+
+std::optional<FileDependency> describe_file(const std::string& path, bool required) {
+  auto stamp = stat_file(path);
+  if (!stamp) return std::nullopt;
+  auto bytes = read_file(path);
+  if (!bytes) return std::nullopt;
+  FileDependency d;
+  d.path = path;
+  d.size = stamp->size;
+  d.mtime_ns = stamp->mtime_ns;
+  d.sha256 = sha256_hex(*bytes);
+  d.required = required;
+  return d;
+}
+
+std::string stale_reason(const std::vector<FileDependency>& deps) {
+  for (const FileDependency& d : deps) {
+    auto stamp = stat_file(d.path);
+    if (!stamp) {
+      if (d.required) return d.path + " is gone";
+      continue;
+    }
+    if (stamp->size == d.size && stamp->mtime_ns == d.mtime_ns) continue;
+    auto bytes = read_file(d.path);
+    if (!bytes) {
+      if (d.required) return d.path + " cannot be read";
+      continue;
+    }
+    if (sha256_hex(*bytes) != d.sha256) return d.path + " changed";
+  }
+  return {};
+}
+
+void write_dependencies(BinaryWriter& w, const std::vector<FileDependency>& deps) {
+  w.u32(static_cast<uint32_t>(deps.size()));
+  for (const FileDependency& d : deps) {
+    w.str(d.path);
+    w.u64(d.size);
+    w.i64(d.mtime_ns);
+    w.str(d.sha256);
+    w.u8(d.required ? 1 : 0);
+  }
+}
+
+std::vector<FileDependency> read_dependencies(BinaryReader& r) {
+  std::vector<FileDependency> deps;
+  const uint32_t n = r.u32();
+  for (uint32_t i = 0; i < n; ++i) {
+    FileDependency d;
+    d.path = r.str();
+    d.size = r.u64();
+    d.mtime_ns = r.i64();
+    d.sha256 = r.str();
+    d.required = r.u8() != 0;
+    deps.push_back(std::move(d));
+  }
+  return deps;
+}
+
+namespace {
+
+void write_key(BinaryWriter& w, const KernelKey& k) {
+  w.str(k.signature);
+  w.u32(static_cast<uint32_t>(k.num_warps));
+  w.u32(static_cast<uint32_t>(k.num_stages));
+  w.u32(static_cast<uint32_t>(k.num_ctas));
+  w.str(k.options);
+  w.str(k.target.backend);
+  w.u32(static_cast<uint32_t>(k.target.arch));
+  w.u32(static_cast<uint32_t>(k.target.warp_size));
+}
+
+KernelKey read_key(BinaryReader& r) {
+  KernelKey k;
+  k.signature = r.str();
+  k.num_warps = r.i32();
+  k.num_stages = r.i32();
+  k.num_ctas = r.i32();
+  k.options = r.str();
+  k.target.backend = r.str();
+  k.target.arch = r.i32();
+  k.target.warp_size = r.i32();
+  return k;
+}
+
+void write_info(BinaryWriter& w, const KernelInfo& k) {
+  w.str(k.name);
+  w.str(k.target.backend);
+  w.u32(static_cast<uint32_t>(k.target.arch));
+  w.u32(static_cast<uint32_t>(k.target.warp_size));
+  w.str(k.cubin);
+  w.u32(static_cast<uint32_t>(k.num_warps));
+  w.u32(static_cast<uint32_t>(k.num_ctas));
+  w.u32(static_cast<uint32_t>(k.shared));
+  for (int c : k.cluster_dims) w.u32(static_cast<uint32_t>(c));
+  w.i64(k.global_scratch_size);
+  w.i64(k.global_scratch_align);
+  w.i64(k.profile_scratch_size);
+  w.i64(k.profile_scratch_align);
+  w.u8(k.launch_pdl);
+  w.u8(k.launch_cooperative_grid);
+  w.u32(static_cast<uint32_t>(k.scratch_params.size()));
+  for (const std::string& s : k.scratch_params) w.str(s);
+  w.str(k.hash);
+  w.str(k.triton_version);
+  w.str(k.metadata_json);
+}
+
+KernelInfo read_info(BinaryReader& r) {
+  KernelInfo k;
+  k.name = r.str();
+  k.target.backend = r.str();
+  k.target.arch = r.i32();
+  k.target.warp_size = r.i32();
+  k.cubin = r.str();
+  k.num_warps = r.i32();
+  k.num_ctas = r.i32();
+  k.shared = r.i32();
+  for (int& c : k.cluster_dims) c = r.i32();
+  k.global_scratch_size = r.i64();
+  k.global_scratch_align = r.i64();
+  k.profile_scratch_size = r.i64();
+  k.profile_scratch_align = r.i64();
+  k.launch_pdl = r.u8() != 0;
+  k.launch_cooperative_grid = r.u8() != 0;
+  const uint32_t n = r.u32();
+  for (uint32_t i = 0; i < n; ++i) k.scratch_params.push_back(r.str());
+  k.hash = r.str();
+  k.triton_version = r.str();
+  k.metadata_json = r.str();
+  return k;
+}
+
+}  // namespace
+
+void write_kernel_record(BinaryWriter& w, const KernelRecord& r) {
+  w.str(r.function_path);
+  w.str(r.function_name);
+  write_key(w, r.key);
+  write_dependencies(w, r.dependencies);
+  w.i64(r.created_unix);
+  write_info(w, r.info);
+}
+
+KernelRecord read_kernel_record(BinaryReader& r) {
+  KernelRecord k;
+  k.function_path = r.str();
+  k.function_name = r.str();
+  k.key = read_key(r);
+  k.dependencies = read_dependencies(r);
+  k.created_unix = r.i64();
+  k.info = read_info(r);
+  return k;
+}
+
+void write_signature(BinaryWriter& w, const StaticSignature& s) {
+  w.str(s.function);
+  w.str(s.file);
+  w.u32(static_cast<uint32_t>(s.first_line));
+  w.u32(static_cast<uint32_t>(s.params.size()));
+  for (const ParamInfo& p : s.params) {
+    w.str(p.name);
+    w.u32(static_cast<uint32_t>(p.index));
+    w.u8(static_cast<uint8_t>(p.is_constexpr | p.is_const << 1 | p.do_not_specialize << 2 |
+                              p.do_not_specialize_on_alignment << 3 | p.default_value.has_value() << 4));
+    w.str(p.annotation);
+    w.str(p.annotation_type);
+    if (p.default_value) {
+      const DefaultValue& d = *p.default_value;
+      w.u8(static_cast<uint8_t>(d.kind));
+      w.i64(d.int_value);
+      w.u64(d.uint_value);
+      w.f64(d.float_value);
+      w.u8(d.bool_value);
+      w.str(d.string_value);
+      w.str(d.repr);
+      w.u8(d.representable);
+    }
+  }
+}
+
+StaticSignature read_signature(BinaryReader& r) {
+  StaticSignature s;
+  s.function = r.str();
+  s.file = r.str();
+  s.first_line = r.i32();
+  const uint32_t n = r.u32();
+  for (uint32_t i = 0; i < n; ++i) {
+    ParamInfo p;
+    p.name = r.str();
+    p.index = r.i32();
+    const uint8_t flags = r.u8();
+    p.is_constexpr = flags & 1;
+    p.is_const = flags & 2;
+    p.do_not_specialize = flags & 4;
+    p.do_not_specialize_on_alignment = flags & 8;
+    p.annotation = r.str();
+    p.annotation_type = r.str();
+    if (flags & 16) {
+      DefaultValue d;
+      const uint8_t kind = r.u8();
+      if (kind > static_cast<uint8_t>(ArgValue::Kind::String)) throw FormatError{"bad default kind"};
+      d.kind = static_cast<ArgValue::Kind>(kind);
+      d.int_value = r.i64();
+      d.uint_value = r.u64();
+      d.float_value = r.f64();
+      d.bool_value = r.u8() != 0;
+      d.string_value = r.str();
+      d.repr = r.str();
+      d.representable = r.u8() != 0;
+      p.default_value = std::move(d);
+    }
+    s.params.push_back(std::move(p));
+  }
+  return s;
+}
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,71 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/binary_io.h"
+#include "triton_jit/kernel_info.h"
+#include "triton_jit/launch_config.h"
+#include "triton_jit/runtime.h"
+#include "triton_jit/signature.h"
+
+namespace triton_jit::detail {
+
+// Everything besides the function that identifies a compiled kernel. Its text form names the
+// kernel in the index and in packs; equal texts mean the same binary.
+struct KernelKey {
+  std::string signature;  // Triton's signature syntax: "*fp32:16,i32,1024"
+  int num_warps = 4;
+  int num_stages = 3;
+  int num_ctas = 1;
+  std::string options;    // "name=value;..." sorted by name (options_text)
+  Target target;
+
+  std::string text() const;
+  // The pack-manifest line that would compile this kernel of `file`:`function`.
+  std::string manifest_line(const std::string& file, const std::string& function) const;
+};
+
+// "maxnreg=128;enable_fp_fusion=False": Python literals, sorted by name; empty for none.
+std::string options_text(const CompileOptions* options);
+
+// A file a compiled kernel depends on, as it was when compiled. A required file that is gone
+// makes the kernel stale; an optional one (the Triton installation) only counts while present.
+struct FileDependency {
+  std::string path;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+  std::string sha256;
+  bool required = true;
+};
+
+// Why recorded dependencies no longer hold, or empty when all do. Cheap checks first: a file
+// whose size and mtime are unchanged is not read.
+std::string stale_reason(const std::vector<FileDependency>& deps);
+// The dependency record of `path` as it is now; nothing if it cannot be read.
+std::optional<FileDependency> describe_file(const std::string& path, bool required);
+
+struct KernelRecord {
+  std::string function_path;  // canonical path of the .py file at compile time
+  std::string function_name;
+  KernelKey key;
+  std::vector<FileDependency> dependencies;
+  int64_t created_unix = 0;
+  KernelInfo info;
+};
+
+struct SignatureRecord {
+  std::vector<FileDependency> dependencies;
+  StaticSignature signature;
+};
+
+void write_kernel_record(BinaryWriter& w, const KernelRecord& r);
+KernelRecord read_kernel_record(BinaryReader& r);
+void write_signature(BinaryWriter& w, const StaticSignature& s);
+StaticSignature read_signature(BinaryReader& r);
+void write_dependencies(BinaryWriter& w, const std::vector<FileDependency>& deps);
+std::vector<FileDependency> read_dependencies(BinaryReader& r);
+
+}  // namespace triton_jit::detail

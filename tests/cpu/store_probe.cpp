@@ -1,0 +1,57 @@
+// A process of its own for the kernel-store tests (store_test.cpp): gets FILE:FUNCTION, launches
+// its (x, y, out, n, BLOCK) kernel once on the fake driver and prints what it took to do so:
+//   compiles=0 index_hits=1 pack_hits=0 python_used=0 cubin_sha256=... kernel=...
+// or `error=TYPE: message` (exit 3). Options: --block N (default 256), --pack FILE (load_pack).
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "fake_driver.h"
+#include "store/sha256.h"
+#include "triton_jit/triton_jit.h"
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::cerr << "usage: store_probe FILE FUNCTION [--block N] [--pack FILE]\n";
+    return 2;
+  }
+  fake::install();  // first: load_pack checks packs against the (fake, sm_90) device
+  int block = 256;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--block") == 0) block = std::stoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--pack") == 0) {
+      try {
+        triton_jit::load_pack(argv[i + 1]);
+      } catch (const triton_jit::Error& e) {
+        std::cout << "error=PackError: " << e.what() << std::endl;
+        return 3;
+      }
+    }
+  }
+  try {
+    auto& fn = triton_jit::TritonJitFunction::get(argv[1], argv[2]);
+    const triton_jit::LaunchConfig config{triton_jit::Grid(4)};
+    const float* x = reinterpret_cast<const float*>(0x10000);
+    const float* y = reinterpret_cast<const float*>(0x20000);
+    float* out = reinterpret_cast<float*>(0x30000);
+    fn(config, x, y, out, 1000, block);
+    const triton_jit::ArgValue args[] = {triton_jit::to_arg(x), triton_jit::to_arg(y), triton_jit::to_arg(out),
+                                         triton_jit::to_arg(1000), triton_jit::to_arg(block)};
+    const triton_jit::KernelInfo& info = fn.compile(config, triton_jit::ArgSpan{args, 5});
+    const triton_jit::CacheStats s = fn.stats();
+    std::cout << "compiles=" << s.compiles << " index_hits=" << s.index_hits << " pack_hits=" << s.pack_hits
+              << " launches=" << fake::state().launches.size() << " python_used=" << triton_jit::python_used()
+              << " cubin_sha256=" << triton_jit::detail::sha256_hex(info.cubin)
+              << " metadata_sha256=" << triton_jit::detail::sha256_hex(info.metadata_json) << " kernel=" << info.name
+              << std::endl;
+  } catch (const triton_jit::MissingKernelError& e) {
+    std::cout << "error=MissingKernelError: " << e.what() << "\nmanifest_line=" << e.manifest_line()
+              << "\npython_used=" << triton_jit::python_used() << std::endl;
+    return 3;
+  } catch (const std::exception& e) {
+    std::cout << "error=" << typeid(e).name() << ": " << e.what() << std::endl;
+    return 3;
+  }
+  return 0;
+}

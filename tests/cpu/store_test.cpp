@@ -1,0 +1,337 @@
+// The persistent kernel index and kernel packs, across processes: each case runs store_probe
+// (a fresh process) against a private cache directory and reads what the probe took to launch.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store/files.h"
+#include "store/records.h"
+#include "store/sha256.h"
+#include "test_util.h"
+#include "triton_jit/triton_jit.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Probe {
+  int status = -1;
+  std::string output;
+  std::map<std::string, std::string> fields;  // key=value words of the report line
+
+  const std::string& operator[](const std::string& key) const {
+    static const std::string missing = "<missing>";
+    auto it = fields.find(key);
+    return it == fields.end() ? missing : it->second;
+  }
+};
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A scratch directory with a copy of the kernel sources (so they can be edited), a kernel index,
+// and a stand-in `triton` package that cannot be imported.
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("triton_jit_store_" + std::to_string(::getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "src");
+    for (const char* f : {"scaled_add.py", "store_helpers.py"}) {
+      fs::copy_file(test::kernel(std::string("store/") + f), root_ / "src" / f);
+    }
+    write_text(root_ / "no_triton" / "triton" / "__init__.py",
+               "raise ImportError('triton is deliberately unavailable in this test')\n");
+    cache_ = (root_ / "cache").string();
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  std::string kernel_file() const { return (root_ / "src" / "scaled_add.py").string(); }
+
+  // Runs the probe; `env` is a list of VAR=value words placed before it.
+  Probe run(const std::string& env, const std::string& args = "", const std::string& cache = "") const {
+    const std::string command = "env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" +
+                                (cache.empty() ? cache_ : cache) + "' " + env + " '" STORE_PROBE_PATH "' '" +
+                                kernel_file() + "' scaled_add " + args + " 2>&1";
+    Probe p;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) p.output.append(buf, n);
+    p.status = WEXITSTATUS(::pclose(pipe));
+    std::istringstream words(p.output);
+    for (std::string w; words >> w;) {
+      const size_t eq = w.find('=');
+      if (eq != std::string::npos && eq > 0) p.fields.emplace(w.substr(0, eq), w.substr(eq + 1));
+    }
+    return p;
+  }
+  std::string no_python() const { return "PYTHONPATH='" + (root_ / "no_triton").string() + "'"; }
+
+  std::vector<fs::path> files_under(const std::string& dir, const std::string& needle) const {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->path().filename().string().find(needle) != std::string::npos) out.push_back(it->path());
+    }
+    return out;
+  }
+
+  fs::path root_;
+  std::string cache_;
+};
+
+TEST(Sha256, MatchesTheStandardVectors) {
+  using triton_jit::detail::sha256_hex;
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  std::string million(1000000, 'a');
+  EXPECT_EQ(sha256_hex(million), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // Fed in pieces that straddle block boundaries: the same digest.
+  triton_jit::detail::Sha256 h;
+  for (size_t i = 0; i < million.size(); i += 77) h.update(std::string_view(million).substr(i, 77));
+  EXPECT_EQ(h.hex(), sha256_hex(million));
+}
+
+TEST(SealedFile, DetectsTruncationDamageAndVersion) {
+  using namespace triton_jit::detail;
+  const std::string sealed = seal("TJITTEST", 1, "payload bytes");
+  EXPECT_EQ(unseal(sealed, "TJITTEST", 1), "payload bytes");
+  auto reason = [&](const std::string& file, uint32_t version = 1) {
+    try {
+      unseal(file, "TJITTEST", version);
+    } catch (const FormatError& e) {
+      return e.what;
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(reason(sealed.substr(0, sealed.size() - 3)).find("truncated"), std::string::npos);
+  std::string flipped = sealed;
+  flipped.back() ^= 1;
+  EXPECT_NE(reason(flipped).find("checksum"), std::string::npos);
+  EXPECT_NE(reason(sealed, 2).find("format version 1"), std::string::npos);
+  EXPECT_NE(reason("short").find("truncated"), std::string::npos);
+}
+
+TEST_F(StoreTest, ANewProcessLaunchesFromTheIndexWithoutPython) {
+  const Probe cold = run("");
+  ASSERT_EQ(cold.status, 0) << cold.output;
+  EXPECT_EQ(cold["compiles"], "1");
+  EXPECT_EQ(cold["python_used"], "1");
+
+  // Python cannot import triton here: the launch must not need it.
+  const Probe warm = run(no_python());
+  ASSERT_EQ(warm.status, 0) << warm.output;
+  EXPECT_EQ(warm["compiles"], "0");
+  EXPECT_EQ(warm["index_hits"], "1");
+  EXPECT_EQ(warm["launches"], "1");
+  EXPECT_EQ(warm["python_used"], "0");
+  EXPECT_EQ(warm["cubin_sha256"], cold["cubin_sha256"]);
+  EXPECT_EQ(warm["metadata_sha256"], cold["metadata_sha256"]);
+}
+
+TEST_F(StoreTest, EditingADependencyInvalidatesButTouchingDoesNot) {
+  ASSERT_EQ(run("")["compiles"], "1");
+  const fs::path helpers = root_ / "src" / "store_helpers.py";
+
+  // Same content, new mtime: the content hash decides, the entry still serves.
+  const std::string text = read_text(helpers);
+  fs::last_write_time(helpers, fs::last_write_time(helpers) + std::chrono::seconds(5));
+  const Probe touched = run(no_python());
+  EXPECT_EQ(touched["index_hits"], "1") << touched.output;
+
+  // The helper module (not the kernel's own file) changes: recompile.
+  std::string edited = text;
+  edited.replace(edited.find("SCALE = tl.constexpr(2)"), 23, "SCALE = tl.constexpr(3)");
+  write_text(helpers, edited);
+  const Probe stale = run("");
+  ASSERT_EQ(stale.status, 0) << stale.output;
+  EXPECT_EQ(stale["compiles"], "1");
+  EXPECT_NE(stale["cubin_sha256"], touched["cubin_sha256"]);
+  // ... and the new kernel is what the next process gets.
+  const Probe again = run(no_python());
+  EXPECT_EQ(again["index_hits"], "1") << again.output;
+  EXPECT_EQ(again["cubin_sha256"], stale["cubin_sha256"]);
+}
+
+TEST_F(StoreTest, ADamagedEntryIsIgnoredAndRebuilt) {
+  ASSERT_EQ(run("")["compiles"], "1");
+  const std::vector<fs::path> entries = files_under(cache_, ".tjk");
+  ASSERT_EQ(entries.size(), 1u);
+  for (int damage = 0; damage < 2; ++damage) {
+    std::string bytes = read_text(entries[0]);
+    if (damage == 0) {
+      bytes.resize(bytes.size() / 2);  // truncated
+    } else {
+      bytes[bytes.size() / 2] ^= 0x5a;  // one byte flipped
+    }
+    write_text(entries[0], bytes);
+    const Probe p = run("");
+    ASSERT_EQ(p.status, 0) << p.output;
+    EXPECT_EQ(p["compiles"], "1") << "damage " << damage;
+    EXPECT_NE(p.output.find("ignoring the damaged cache entry"), std::string::npos) << p.output;
+    EXPECT_EQ(run(no_python())["index_hits"], "1") << "rebuilt entry, damage " << damage;
+  }
+}
+
+TEST_F(StoreTest, AnUnwritableDirectoryDegradesToMemoryWithOneWarning) {
+  // Below a regular file no directory can be made, even for root.
+  write_text(root_ / "a_file", "x");
+  const Probe p = run("", "", (root_ / "a_file" / "cache").string());
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_EQ(p["compiles"], "1");
+  EXPECT_EQ(p["launches"], "1");
+  size_t warnings = 0;
+  for (size_t at = 0; (at = p.output.find("cannot write the kernel cache", at)) != std::string::npos; ++at) ++warnings;
+  EXPECT_EQ(warnings, 1u) << p.output;  // the signature and the kernel both failed to store
+}
+
+TEST_F(StoreTest, ConcurrentWritersLeaveOneValidEntry) {
+  constexpr int kWriters = 4;
+  std::vector<Probe> results(kWriters);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kWriters; ++i) threads.emplace_back([&, i] { results[i] = run(""); });
+  for (auto& t : threads) t.join();
+  for (const Probe& p : results) ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_TRUE(files_under(cache_, ".tmp.").empty());
+  triton_jit::set_cache_dir(cache_);
+  const auto entries = triton_jit::list_cache();
+  triton_jit::set_cache_dir(std::nullopt);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].state, triton_jit::CacheEntry::State::Valid) << entries[0].problem;
+  EXPECT_EQ(entries[0].function_name, "scaled_add");
+  const Probe reader = run(no_python());
+  EXPECT_EQ(reader["index_hits"], "1") << reader.output;
+}
+
+// ---- packs ----
+
+class PackTest : public StoreTest {
+ protected:
+  // Builds a pack of scaled_add for the launch the probe makes (BLOCK=256) in this process.
+  std::string build(const std::string& extra = "") {
+    auto& fn = triton_jit::TritonJitFunction::get(kernel_file(), "scaled_add");
+    const triton_jit::LaunchConfig config{triton_jit::Grid(4)};
+    const auto req = triton_jit::request(fn, config, reinterpret_cast<const float*>(0x10000),
+                                         reinterpret_cast<const float*>(0x20000), reinterpret_cast<float*>(0x30000),
+                                         1000, 256);
+    write_text(root_ / "manifest.txt", "# kernels of the store tests\n\nsrc/scaled_add.py:scaled_add " +
+                                           req.signature + " num_warps=4 " + extra + "  # the probe's launch\n");
+    const std::string pack = (root_ / "kernels.tjp").string();
+    triton_jit::PrepareOptions quiet;
+    quiet.progress = triton_jit::Progress::Never;
+    triton_jit::build_pack((root_ / "manifest.txt").string(), pack, quiet);
+    return pack;
+  }
+  std::string empty_cache() const { return (root_ / "empty_cache").string(); }
+};
+
+TEST_F(PackTest, APackServesAProcessWithoutPythonWithTheSameBinary) {
+  const std::string pack = build("target=cuda:90");
+  const triton_jit::PackInfo info = triton_jit::read_pack_info(pack);
+  EXPECT_EQ(info.kernels, 1u);
+  ASSERT_EQ(info.targets.size(), 1u);
+  EXPECT_EQ(info.targets[0].arch, 90);
+
+  const Probe compiled = run("", "", empty_cache() + "_jit");  // a fresh compile, for reference
+  ASSERT_EQ(compiled.status, 0) << compiled.output;
+  for (const std::string how : {"--pack '" + pack + "'", std::string()}) {
+    const std::string env = no_python() + (how.empty() ? " TRITON_JIT_PACKS='" + pack + "'" : "");
+    const Probe p = run(env, how, empty_cache());
+    ASSERT_EQ(p.status, 0) << p.output;
+    EXPECT_EQ(p["pack_hits"], "1");
+    EXPECT_EQ(p["compiles"], "0");
+    EXPECT_EQ(p["python_used"], "0");
+    EXPECT_EQ(p["cubin_sha256"], compiled["cubin_sha256"]);
+    EXPECT_EQ(p["metadata_sha256"], compiled["metadata_sha256"]);
+  }
+}
+
+TEST_F(PackTest, AMissingSpecializationNamesTheManifestLineThatAddsIt) {
+  const std::string pack = build();
+  const Probe p = run(no_python(), "--pack '" + pack + "' --block 128", empty_cache());
+  EXPECT_EQ(p.status, 3) << p.output;
+  EXPECT_NE(p.output.find("error=MissingKernelError"), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("no kernel for scaled_add [*fp32:16,*fp32:16,*fp32:16,i32,128]"), std::string::npos)
+      << p.output;
+  EXPECT_NE(p.output.find("cannot import triton"), std::string::npos) << p.output;
+  EXPECT_EQ(p["python_used"], "1");  // it tried, and said why it failed
+  // The suggested line is a manifest line that yields exactly the missing kernel.
+  const size_t at = p.output.find("manifest_line=");
+  ASSERT_NE(at, std::string::npos);
+  const std::string line = p.output.substr(at + 14, p.output.find('\n', at) - at - 14);
+  write_text(root_ / "suggested.txt", line + "\n");
+  const auto entries = triton_jit::read_pack_manifest((root_ / "suggested.txt").string());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].function, "scaled_add");
+  EXPECT_EQ(entries[0].signature, "*fp32:16,*fp32:16,*fp32:16,i32,128");
+  EXPECT_EQ(test::canonical(entries[0].file), test::canonical(kernel_file()));
+  ASSERT_EQ(entries[0].targets.size(), 1u);
+  EXPECT_EQ(entries[0].targets[0].arch, 90);
+}
+
+TEST_F(PackTest, APackForAnotherArchitectureIsSkippedWithAMessage) {
+  const std::string pack = build("target=cuda:80");
+  // With Python: a warning, then the kernel compiles just in time for the (fake) sm_90 device.
+  const Probe jit = run("", "--pack '" + pack + "'", empty_cache());
+  ASSERT_EQ(jit.status, 0) << jit.output;
+  EXPECT_NE(jit.output.find("holds kernels for sm_80 only, but the device is sm_90"), std::string::npos)
+      << jit.output;
+  EXPECT_EQ(jit["pack_hits"], "0");
+  EXPECT_EQ(jit["compiles"], "1");
+  // Without Python: the error says the pack has it for sm_80.
+  const Probe none = run(no_python(), "--pack '" + pack + "'", empty_cache() + "_2");
+  EXPECT_EQ(none.status, 3);
+  EXPECT_NE(none.output.find("holds it for sm_80, not sm_90"), std::string::npos) << none.output;
+}
+
+TEST_F(PackTest, DamagedPacksAndBadManifestsAreClearErrors) {
+  const std::string pack = build();
+  std::string bytes = read_text(pack);
+  bytes[bytes.size() - 10] ^= 1;
+  write_text(root_ / "damaged.tjp", bytes);
+  try {
+    triton_jit::load_pack((root_ / "damaged.tjp").string());
+    FAIL() << "a damaged pack loaded";
+  } catch (const triton_jit::PackError& e) {
+    EXPECT_NE(std::string(e.what()).find("checksum mismatch"), std::string::npos) << e.what();
+    EXPECT_EQ(e.path(), (root_ / "damaged.tjp").string());
+  }
+  EXPECT_THROW(triton_jit::load_pack((root_ / "absent.tjp").string()), triton_jit::PackError);
+
+  write_text(root_ / "bad.txt", "# comment\nsrc/scaled_add.py:scaled_add *fp32,*fp32,*fp32,i32,64\nno_colon_here x\n");
+  try {
+    triton_jit::read_pack_manifest((root_ / "bad.txt").string());
+    FAIL() << "a bad manifest parsed";
+  } catch (const triton_jit::PackError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txt:3: 'no_colon_here' is not FILE.py:FUNCTION"), std::string::npos)
+        << e.what();
+  }
+  write_text(root_ / "bad2.txt", "src/scaled_add.py:scaled_add *fp32,*fp32,*fp32,i32,64 num_warps=four\n");
+  EXPECT_THROW(triton_jit::read_pack_manifest((root_ / "bad2.txt").string()), triton_jit::PackError);
+}
+
+}  // namespace

@@ -1,0 +1,46 @@
+// A process of its own for the GPU store tests (test_store.cpp): launches FILE:scaled_add
+// (out = x + 2y) on the GPU, checks the result on the host and prints
+//   correct=1 compiles=0 index_hits=1 pack_hits=0 python_used=0
+// or `error=...` (exit 3). FILE need not exist when a pack (TRITON_JIT_PACKS) holds the kernel.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <iostream>
+#include <vector>
+
+#include "triton_jit/triton_jit.h"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: store_gpu_probe FILE\n";
+    return 2;
+  }
+  try {
+    constexpr int n = 100000;
+    std::vector<float> x(n), y(n), out(n, -1.0f);
+    for (int i = 0; i < n; ++i) {
+      x[i] = 0.25f * static_cast<float>(i % 977);
+      y[i] = -0.5f * static_cast<float>(i % 613);
+    }
+    float *dx = nullptr, *dy = nullptr, *dout = nullptr;
+    if (cudaMalloc(&dx, n * 4) != cudaSuccess || cudaMalloc(&dy, n * 4) != cudaSuccess ||
+        cudaMalloc(&dout, n * 4) != cudaSuccess) {
+      std::cout << "error=cudaMalloc failed" << std::endl;
+      return 3;
+    }
+    cudaMemcpy(dx, x.data(), n * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y.data(), n * 4, cudaMemcpyHostToDevice);
+    auto& fn = triton_jit::TritonJitFunction::get(argv[1], "scaled_add");
+    fn(triton_jit::LaunchConfig{triton_jit::Grid((n + 1023) / 1024)}, dx, dy, dout, n, 1024);
+    cudaMemcpy(out.data(), dout, n * 4, cudaMemcpyDeviceToHost);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += out[i] != x[i] + 2.0f * y[i];
+    const triton_jit::CacheStats s = fn.stats();
+    std::cout << "correct=" << (wrong == 0) << " compiles=" << s.compiles << " index_hits=" << s.index_hits
+              << " pack_hits=" << s.pack_hits << " python_used=" << triton_jit::python_used() << std::endl;
+  } catch (const std::exception& e) {
+    std::cout << "error=" << e.what() << "\npython_used=" << triton_jit::python_used() << std::endl;
+    return 3;
+  }
+  return 0;
+}

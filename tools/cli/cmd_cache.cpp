@@ -1,0 +1,95 @@
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <string>
+
+#include "commands.h"
+#include "triton_jit/cache.h"
+
+namespace triton_jit_cli {
+namespace {
+
+const char* state_name(triton_jit::CacheEntry::State s) {
+  switch (s) {
+    case triton_jit::CacheEntry::State::Valid: return "valid";
+    case triton_jit::CacheEntry::State::Stale: return "stale";
+    case triton_jit::CacheEntry::State::Corrupt: return "corrupt";
+  }
+  return "?";
+}
+
+std::string when(int64_t unix_seconds) {
+  if (unix_seconds <= 0) return "-";
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", std::localtime(&t));
+  return buf;
+}
+
+std::string launch_options(const triton_jit::CacheEntry& e) {
+  std::string s = "num_warps=" + std::to_string(e.num_warps) + " num_stages=" + std::to_string(e.num_stages) +
+                  " num_ctas=" + std::to_string(e.num_ctas);
+  if (!e.options.empty()) s += " " + e.options;
+  return s;
+}
+
+std::string directory_or_off() {
+  const std::string dir = triton_jit::cache_dir();
+  return dir.empty() ? "off (TRITON_JIT_CACHE_DIR is empty)" : dir;
+}
+
+int list() {
+  const auto entries = triton_jit::list_cache();
+  std::cout << "# " << directory_or_off() << ": " << entries.size() << " entries\n";
+  for (const auto& e : entries) {
+    std::cout << e.id.substr(0, 12) << "  " << state_name(e.state) << "  ";
+    if (e.state == triton_jit::CacheEntry::State::Corrupt) {
+      std::cout << e.problem << '\n';
+      continue;
+    }
+    std::cout << e.function_path << ":" << e.function_name << "  [" << e.signature << "]  " << launch_options(e)
+              << "  " << e.target.str() << "  " << e.bytes << " B\n";
+  }
+  return 0;
+}
+
+int info(const std::string& id) {
+  const triton_jit::CacheEntry e = triton_jit::cache_entry(id);
+  std::cout << "id:             " << e.id << '\n'
+            << "file:           " << e.file << '\n'
+            << "state:          " << state_name(e.state) << (e.problem.empty() ? "" : " (" + e.problem + ")") << '\n';
+  if (e.state == triton_jit::CacheEntry::State::Corrupt) return 0;
+  std::cout << "function:       " << e.function_path << ":" << e.function_name << '\n'
+            << "signature:      " << e.signature << '\n'
+            << "launch:         " << launch_options(e) << '\n'
+            << "target:         " << e.target.str() << ":" << e.target.warp_size << '\n'
+            << "triton:         " << e.triton_version << '\n'
+            << "kernel:         " << e.kernel_name << " (" << e.cubin_bytes << " B cubin, " << e.shared
+            << " B shared memory)\n"
+            << "created:        " << when(e.created_unix) << '\n'
+            << "last used:      " << when(e.last_used_unix) << '\n'
+            << "dependencies:\n";
+  for (const auto& d : e.dependencies) {
+    std::cout << "  " << d.state << "  " << d.sha256.substr(0, 16) << "  " << d.path
+              << (d.required ? "" : "  (Triton; may be absent)") << '\n';
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_cache(const Options& o) {
+  if (o.cache_action == "list") return list();
+  if (o.cache_action == "info") return info(o.cache_id);
+  if (o.cache_action == "clear") {
+    const size_t n = triton_jit::clear_cache();
+    std::cout << "removed " << n << " entries from " << directory_or_off() << '\n';
+    return 0;
+  }
+  const size_t n = triton_jit::prune_cache(o.older_than_days);
+  std::cout << "removed " << n << " entries (unused for " << o.older_than_days << " days, stale or damaged) from "
+            << directory_or_off() << '\n';
+  return 0;
+}
+
+}  // namespace triton_jit_cli
