@@ -77,6 +77,7 @@ python::PyHandle TritonJitFunction::Impl::python_function() {
 python::CompiledKernel TritonJitFunction::Impl::compile_now(const Specialization& spec, const KernelKey& key,
                                                            const CompileOptions* options, const Target& target) {
   if (offline()) fail_missing(key, "offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline), so nothing compiles");
+  if (source_sha256.empty()) fail_missing(key, "the kernel's source file " + path + " is not there to compile from");
   python::PyHandle fn;
   try {
     fn = python_function();

@@ -5,24 +5,25 @@
 //
 // The kernel index gets a directory per process (removed at exit): a test that counts compiles
 // must not find kernels another test process stored.
+#include <ftw.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include "test_env_entries.h"
 
 namespace {
 
-std::string& process_cache_dir() {
-  static std::string dir;
-  return dir;
-}
+// Plain storage and POSIX calls only: the handler runs at exit, after libraries (libtorch) may
+// have torn down C++ state the standard library's filesystem code would touch.
+char g_process_cache_dir[4096] = {0};
+
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
 
 void remove_process_cache_dir() {
-  std::error_code ec;
-  if (!process_cache_dir().empty()) std::filesystem::remove_all(process_cache_dir(), ec);
+  if (g_process_cache_dir[0] != 0) ::nftw(g_process_cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 bool apply_test_env() {
@@ -35,7 +36,7 @@ bool apply_test_env() {
     if (name == "TRITON_JIT_CACHE_DIR") {
       if (std::getenv("TRITON_JIT_TEST_KEEP_CACHE_DIR") != nullptr) continue;  // a test's child process
       value += "/process-" + std::to_string(::getpid());
-      process_cache_dir() = value;
+      std::snprintf(g_process_cache_dir, sizeof g_process_cache_dir, "%s", value.c_str());
       std::atexit(remove_process_cache_dir);
     }
     setenv(name.c_str(), value.c_str(), 1);
