@@ -6,10 +6,8 @@
 
 #include "jit_function_impl.h"
 #include "signature_parser.h"
-#include "store/files.h"
 #include "store/kernel_index.h"
 #include "store/pack_registry.h"
-#include "store/sha256.h"
 
 namespace triton_jit {
 
@@ -32,13 +30,19 @@ TritonJitFunction::~TritonJitFunction() = default;
 namespace {
 
 // The static signature of `name` in `path` without Python when a pack or the index has it;
-// else through Python (and then recorded in the index for the next process).
-StaticSignature read_static_signature(const std::string& path, const std::string& name,
-                                      const std::string& source_sha256, python::PyHandle* function) {
-  if (auto s = PackRegistry::instance().find_signature(path, name, source_sha256)) return *s;
-  if (!source_sha256.empty()) {
-    if (auto s = KernelIndex::instance().load_signature(path, name)) return *s;
+// else through Python (and then recorded in the index for the next process). `source` is the
+// file as read now; none when there is no file, which only a pack can make up for.
+StaticSignature read_static_signature(std::string_view requested_path, const std::string& path,
+                                      const std::string& name, const std::optional<detail::FileDependency>& source,
+                                      python::PyHandle* function) {
+  if (auto s = PackRegistry::instance().find_signature(path, name, source ? source->sha256 : "")) return *s;
+  if (!source) {
+    throw KernelLookupError("cannot get Triton function '" + name + "': no such file: " + std::string(requested_path) +
+                                " (resolved from " + std::filesystem::current_path().string() +
+                                "), and no loaded kernel pack holds a function of that name from a file of that name",
+                            std::string(requested_path), name);
   }
+  if (auto s = KernelIndex::instance().load_signature(path, name)) return *s;
   if (offline()) {
     throw KernelLookupError("cannot get Triton function '" + name + "' of " + path +
                                 ": offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline) and no loaded pack or "
@@ -48,11 +52,9 @@ StaticSignature read_static_signature(const std::string& path, const std::string
   python::LoadedFunction loaded = python::load_function(path, name);
   *function = loaded.function;
   detail::SignatureRecord record;
-  if (auto dep = detail::describe_file(path, true)) {
-    record.dependencies.push_back(std::move(*dep));
-    record.signature = loaded.signature;
-    KernelIndex::instance().store_signature(path, name, record);
-  }
+  record.dependencies.push_back(*source);
+  record.signature = loaded.signature;
+  KernelIndex::instance().store_signature(path, name, record);
   return std::move(loaded.signature);
 }
 
@@ -71,22 +73,14 @@ TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_vie
     auto it = registry().find(id);
     if (it != registry().end()) return *it->second;
   }
-  std::string source_sha256;
-  if (file_exists) {
-    auto bytes = detail::read_file(id.first);
-    if (bytes) source_sha256 = detail::sha256_hex(*bytes);
-  }
+  // Read and hashed once: the hash matches packs, and the record validates stored signatures.
   // A deployment may ship packs without the kernels' sources.
-  if (!file_exists && !PackRegistry::instance().find_signature(id.first, id.second, "")) {
-    throw KernelLookupError("cannot get Triton function '" + std::string(name) + "': no such file: " +
-                                std::string(path) + " (resolved from " + std::filesystem::current_path().string() +
-                                "), and no loaded kernel pack holds a function of that name from a file of that name",
-                            std::string(path), std::string(name));
-  }
+  const std::optional<detail::FileDependency> source =
+      file_exists ? detail::describe_file(id.first, true) : std::nullopt;
   // Python runs without the registry lock: a host Python thread holding the GIL may be waiting
   // for that lock. The GIL serializes loads anyway; a lost race discards its copy below.
   python::PyHandle function;
-  StaticSignature signature = read_static_signature(id.first, id.second, source_sha256, &function);
+  StaticSignature signature = read_static_signature(path, id.first, id.second, source, &function);
   if (signature.params.size() > static_cast<size_t>(kMaxParams)) {
     throw KernelLookupError("Triton function '" + id.second + "' has " + std::to_string(signature.params.size()) +
                                 " parameters; at most " + std::to_string(kMaxParams) + " are supported",
@@ -95,7 +89,7 @@ TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_vie
   auto impl = std::make_unique<Impl>();
   impl->path = id.first;
   impl->name = id.second;
-  impl->source_sha256 = std::move(source_sha256);
+  impl->source_sha256 = source ? source->sha256 : "";
   impl->py_function = function;
   impl->signature = std::move(signature);
   for (const ParamInfo& p : impl->signature.params) {

@@ -225,8 +225,9 @@ struct TritonJitFunction::Impl {
                                     const Target& target, CUstream capture_stream, bool check_capture);
 
   KernelKey kernel_key(const Specialization& spec, const CompileOptions* options, const Target& target) const;
-  // From a loaded pack, else the persistent index; counts the hit.
-  std::optional<KernelInfo> find_stored(const KernelKey& key);
+  // From a loaded pack, else the persistent index; counts the hit and, given `from_pack`, says
+  // which of the two served it.
+  std::optional<KernelInfo> find_stored(const KernelKey& key, bool* from_pack = nullptr);
   // Compiles through Python; MissingKernelError when Python or Triton is not available.
   python::CompiledKernel compile_now(const Specialization& spec, const KernelKey& key, const CompileOptions* options,
                                      const Target& target);

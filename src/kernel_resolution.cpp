@@ -41,13 +41,15 @@ KernelKey TritonJitFunction::Impl::kernel_key(const Specialization& spec, const 
   return k;
 }
 
-std::optional<KernelInfo> TritonJitFunction::Impl::find_stored(const KernelKey& key) {
+std::optional<KernelInfo> TritonJitFunction::Impl::find_stored(const KernelKey& key, bool* from_pack) {
   if (auto info = PackRegistry::instance().find_kernel(path, name, source_sha256, key)) {
     pack_hits.fetch_add(1, std::memory_order_relaxed);
+    if (from_pack) *from_pack = true;
     return info;
   }
   if (auto record = KernelIndex::instance().load(path, name, key)) {
     index_hits.fetch_add(1, std::memory_order_relaxed);
+    if (from_pack) *from_pack = false;
     return std::move(record->info);
   }
   return std::nullopt;

@@ -9,7 +9,6 @@
 #include "prepare_internal.h"
 #include "progress_bar.h"
 #include "signature_parser.h"
-#include "store/kernel_index.h"
 #include "store/pack_registry.h"
 #include "synthetic_args.h"
 
@@ -29,9 +28,6 @@ struct Item {
   const KernelEntry* entry = nullptr;
 };
 
-// The target a launch on the current device would use.
-Target default_target(const TritonJitFunction::Impl& impl) { return impl.compile_target(); }
-
 // Builds the key a launch with these arguments computes, and checks that the launch would
 // indeed specialize as requested.
 void resolve(const KernelRequest& r, size_t index, Item* item) {
@@ -42,7 +38,7 @@ void resolve(const KernelRequest& r, size_t index, Item* item) {
   item->function = r.function;
   item->impl = &impl;
   item->options = r.options;
-  item->target = r.target ? *r.target : default_target(impl);
+  item->target = r.target ? *r.target : impl.compile_target();  // a launch's target
   Specialization parsed = parse_signature(impl.signature, r.signature);
   item->args = synthesize_args(impl.signature, parsed);
   LaunchConfig config;
@@ -92,15 +88,9 @@ PrepareReport prepare_kernels(const std::vector<KernelRequest>& requests, const 
     const ArgValue* args = item.args.values.data();
     if ((item.entry = item.impl->table.find(item.key, args)) != nullptr) {
       ++report.in_memory;
-    } else if (auto info = PackRegistry::instance().find_kernel(item.impl->path, item.impl->name,
-                                                                item.impl->source_sha256, item.kernel_key)) {
-      item.impl->pack_hits.fetch_add(1, std::memory_order_relaxed);
+    } else if (bool from_pack = false; auto info = item.impl->find_stored(item.kernel_key, &from_pack)) {
       item.entry = item.impl->insert(item.key, args, std::move(*info));
-      ++report.from_packs;
-    } else if (auto record = KernelIndex::instance().load(item.impl->path, item.impl->name, item.kernel_key)) {
-      item.impl->index_hits.fetch_add(1, std::memory_order_relaxed);
-      item.entry = item.impl->insert(item.key, args, std::move(record->info));
-      ++report.from_index;
+      ++(from_pack ? report.from_packs : report.from_index);
     } else {
       to_compile.push_back(i);
     }

@@ -35,12 +35,13 @@ int64_t now_unix() {
       .count();
 }
 
-std::string dependency_state(const FileDependency& d) {
-  auto stamp = stat_file(d.path);
-  if (!stamp) return "missing";
-  if (stamp->size == d.size && stamp->mtime_ns == d.mtime_ns) return "unchanged";
-  auto now = describe_file(d.path, d.required);
-  return now && now->sha256 == d.sha256 ? "unchanged" : "changed";
+const char* state_name(DependencyState s) {
+  switch (s) {
+    case DependencyState::Unchanged: return "unchanged";
+    case DependencyState::Changed: return "changed";
+    case DependencyState::Missing: return "missing";
+  }
+  return "?";
 }
 
 }  // namespace
@@ -201,33 +202,39 @@ CacheEntry describe_entry(const std::string& file) {
   e.cubin_bytes = r.info.cubin.size();
   e.shared = r.info.shared;
   for (const FileDependency& d : r.dependencies) {
-    CacheDependency c{d.path, d.sha256, d.required, dependency_state(d)};
-    if (c.state != "unchanged" && (d.required || c.state == "changed") && e.state == CacheEntry::State::Valid) {
+    const DependencyState state = check_dependency(d);
+    const std::string problem = dependency_problem(d, state);
+    if (!problem.empty() && e.state == CacheEntry::State::Valid) {
       e.state = CacheEntry::State::Stale;
-      e.problem = d.path + (c.state == "missing" ? " is gone" : " changed");
+      e.problem = problem;
     }
-    e.dependencies.push_back(std::move(c));
+    e.dependencies.push_back(CacheDependency{d.path, d.sha256, d.required, state_name(state)});
   }
   return e;
 }
 
-std::vector<CacheEntry> KernelIndex::list() {
-  std::vector<CacheEntry> out;
-  const std::string dir = directory();
+std::vector<std::string> KernelIndex::entry_files(const std::string& dir) const {
+  std::vector<std::string> out;
   if (dir.empty()) return out;
   std::error_code ec;
   const fs::path kernels = fs::path(dir) / "v1" / "kernels";
   for (auto it = fs::recursive_directory_iterator(kernels, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
-    if (it->is_regular_file(ec) && it->path().extension() == ".tjk") out.push_back(describe_entry(it->path().string()));
+    if (it->is_regular_file(ec) && it->path().extension() == ".tjk") out.push_back(it->path().string());
   }
+  return out;
+}
+
+std::vector<CacheEntry> KernelIndex::list() {
+  std::vector<CacheEntry> out;
+  for (const std::string& file : entry_files(directory())) out.push_back(describe_entry(file));
   return out;
 }
 
 size_t KernelIndex::clear() {
   const std::string dir = directory();
   if (dir.empty()) return 0;
-  const size_t n = list().size();
+  const size_t n = entry_files(dir).size();  // counted, not read: clearing needs no checks
   std::error_code ec;
   for (const char* sub : {"v1/kernels", "v1/functions"}) {
     fs::remove_all(fs::path(dir) / sub, ec);

@@ -38,6 +38,7 @@ class KernelIndex {
 
  private:
   std::string kernel_file(const std::string& dir, const std::string& id) const;
+  std::vector<std::string> entry_files(const std::string& dir) const;
   std::string signature_file(const std::string& dir, const std::string& path, const std::string& name) const;
   void write(const std::string& dir, const std::string& file, const std::string& bytes);
   void warn_damaged(const std::string& file, const std::string& why);

@@ -64,6 +64,7 @@ PackInfo PackRegistry::load(const std::string& path) {
   auto pack = std::make_unique<Pack>();
   pack->contents = read_pack(path);
   pack->info = pack_info(path, pack->contents);
+  for (const KernelRecord& k : pack->contents.kernels) pack->key_texts.push_back(k.key.text());
   const int arch = device_arch();
   if (arch != 0 && !pack->info.targets.empty() &&
       std::none_of(pack->info.targets.begin(), pack->info.targets.end(),
@@ -143,7 +144,7 @@ std::optional<KernelInfo> PackRegistry::find_kernel(const std::string& path, con
   for (const auto& p : packs_) {
     const PackContents& c = p->contents;
     for (size_t i = 0; i < c.kernels.size(); ++i) {
-      if (c.kernels[i].key.text() == text && matches(c.functions[c.kernel_function[i]], path, name, source_sha256)) {
+      if (p->key_texts[i] == text && matches(c.functions[c.kernel_function[i]], path, name, source_sha256)) {
         return c.kernels[i].info;
       }
     }
@@ -166,8 +167,8 @@ std::string PackRegistry::explain_miss(const std::string& path, const std::strin
       } else if (k.target.arch != key.target.arch) {
         notes += "; " + p->info.path + " holds it for sm_" + std::to_string(k.target.arch) + ", not sm_" +
                  std::to_string(key.target.arch);
-      } else if (k.text() != key.text()) {
-        notes += "; " + p->info.path + " holds it with other launch options (" + k.text() + ")";
+      } else if (p->key_texts[i] != key.text()) {
+        notes += "; " + p->info.path + " holds it with other launch options (" + p->key_texts[i] + ")";
       }
     }
   }

@@ -36,6 +36,7 @@ class PackRegistry {
   struct Pack {
     PackInfo info;
     PackContents contents;
+    std::vector<std::string> key_texts;  // KernelKey::text() of each kernel, built once at load
   };
   static bool matches(const PackFunction& f, const std::string& path, const std::string& name,
                       const std::string& source_sha256);

@@ -58,20 +58,24 @@ std::optional<FileDependency> describe_file(const std::string& path, bool requir
   return d;
 }
 
+DependencyState check_dependency(const FileDependency& dep) {
+  auto stamp = stat_file(dep.path);
+  if (!stamp) return DependencyState::Missing;
+  if (stamp->size == dep.size && stamp->mtime_ns == dep.mtime_ns) return DependencyState::Unchanged;
+  auto bytes = read_file(dep.path);
+  if (!bytes) return DependencyState::Missing;
+  return sha256_hex(*bytes) == dep.sha256 ? DependencyState::Unchanged : DependencyState::Changed;
+}
+
+std::string dependency_problem(const FileDependency& dep, DependencyState state) {
+  if (state == DependencyState::Changed) return dep.path + " changed";
+  if (state == DependencyState::Missing && dep.required) return dep.path + " is gone or cannot be read";
+  return {};
+}
+
 std::string stale_reason(const std::vector<FileDependency>& deps) {
   for (const FileDependency& d : deps) {
-    auto stamp = stat_file(d.path);
-    if (!stamp) {
-      if (d.required) return d.path + " is gone";
-      continue;
-    }
-    if (stamp->size == d.size && stamp->mtime_ns == d.mtime_ns) continue;
-    auto bytes = read_file(d.path);
-    if (!bytes) {
-      if (d.required) return d.path + " cannot be read";
-      continue;
-    }
-    if (sha256_hex(*bytes) != d.sha256) return d.path + " changed";
+    if (std::string why = dependency_problem(d, check_dependency(d)); !why.empty()) return why;
   }
   return {};
 }

@@ -41,8 +41,14 @@ struct FileDependency {
   bool required = true;
 };
 
-// Why recorded dependencies no longer hold, or empty when all do. Cheap checks first: a file
-// whose size and mtime are unchanged is not read.
+// A recorded dependency as it is now. Cheap checks first: a file whose size and mtime are
+// unchanged is not read. Missing: gone, or no longer readable.
+enum class DependencyState { Unchanged, Changed, Missing };
+DependencyState check_dependency(const FileDependency& dep);
+// Why `dep` in state `state` makes a kernel stale (it changed, or it is required and missing);
+// empty when it does not.
+std::string dependency_problem(const FileDependency& dep, DependencyState state);
+// The first dependency_problem of `deps`, or empty when all hold.
 std::string stale_reason(const std::vector<FileDependency>& deps);
 // The dependency record of `path` as it is now; nothing if it cannot be read.
 std::optional<FileDependency> describe_file(const std::string& path, bool required);

@@ -287,7 +287,8 @@ def _cache_flow(cli, out):
     info, _ = cli("cache", "info", ident)
     assert "state:          valid\n" in info and "target:         cuda:90:32\n" in info, info
     assert re.search(r"  unchanged  [0-9a-f]{16}  .*cli_kernels\.py\n", info), info
-    assert "triton:         3.6.0" in info or "triton:         " in info, info
+    import triton
+    assert f"triton:         {triton.__version__}\n" in info, info
     pruned, _ = cli("cache", "prune", "--older-than", "30")
     assert pruned.startswith("removed 0 entries"), pruned
     # A damaged entry shows as corrupt; prune removes it whatever its age.
@@ -324,7 +325,9 @@ def _pack_flow(cli, out):
         f.write(f"# two targets, one line\n{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} num_warps=2 "
                 f"target=cuda:90,cuda:80\n")
     stdout, _ = cli("pack", manifest, "--out", "{out}/k.tjp", "--quiet")
-    assert stdout == f"{out}/k.tjp: 2 kernels of 1 functions for cuda:90, cuda:80 (Triton 3.6.0)\n", stdout
+    import triton
+    assert stdout == f"{out}/k.tjp: 2 kernels of 1 functions for cuda:90, cuda:80 (Triton {triton.__version__})\n", \
+        stdout
     with open(os.path.join(out, "k.tjp"), "rb") as f:
         assert f.read(8) == b"TJITPACK"
     _, err = cli("pack", manifest, rc=2)

@@ -1,17 +1,14 @@
 // The persistent kernel index and kernel packs, across processes: each case runs store_probe
 // (a fresh process) against a private cache directory and reads what the probe took to launch.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../support/child_process.h"
 #include "store/files.h"
 #include "store/records.h"
 #include "store/sha256.h"
@@ -22,17 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Probe {
-  int status = -1;
-  std::string output;
-  std::map<std::string, std::string> fields;  // key=value words of the report line
-
-  const std::string& operator[](const std::string& key) const {
-    static const std::string missing = "<missing>";
-    auto it = fields.find(key);
-    return it == fields.end() ? missing : it->second;
-  }
-};
+using Probe = test_support::ChildRun;
 
 void write_text(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -57,8 +44,7 @@ class StoreTest : public ::testing::Test {
     for (const char* f : {"scaled_add.py", "store_helpers.py"}) {
       fs::copy_file(test::kernel(std::string("store/") + f), root_ / "src" / f);
     }
-    write_text(root_ / "no_triton" / "triton" / "__init__.py",
-               "raise ImportError('triton is deliberately unavailable in this test')\n");
+    test_support::write_unimportable_triton(root_ / "no_triton");
     cache_ = (root_ / "cache").string();
   }
   void TearDown() override {
@@ -70,21 +56,9 @@ class StoreTest : public ::testing::Test {
 
   // Runs the probe; `env` is a list of VAR=value words placed before it.
   Probe run(const std::string& env, const std::string& args = "", const std::string& cache = "") const {
-    const std::string command = "env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" +
-                                (cache.empty() ? cache_ : cache) + "' " + env + " '" STORE_PROBE_PATH "' '" +
-                                kernel_file() + "' scaled_add " + args + " 2>&1";
-    Probe p;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) p.output.append(buf, n);
-    p.status = WEXITSTATUS(::pclose(pipe));
-    std::istringstream words(p.output);
-    for (std::string w; words >> w;) {
-      const size_t eq = w.find('=');
-      if (eq != std::string::npos && eq > 0) p.fields.emplace(w.substr(0, eq), w.substr(eq + 1));
-    }
-    return p;
+    return test_support::run_child("env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" +
+                                   (cache.empty() ? cache_ : cache) + "' " + env + " '" STORE_PROBE_PATH "' '" +
+                                   kernel_file() + "' scaled_add " + args);
   }
   std::string no_python() const { return "PYTHONPATH='" + (root_ / "no_triton").string() + "'"; }
 

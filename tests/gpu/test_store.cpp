@@ -1,13 +1,11 @@
 // No Python on the GPU: a warm kernel index and a kernel pack each serve a fresh process whose
 // Python cannot import triton (store_gpu_probe); prepare() before CUDA graph capture.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <sstream>
 
+#include "../support/child_process.h"
 #include "gpu_test_util.h"
 
 namespace fs = std::filesystem;
@@ -16,15 +14,7 @@ namespace {
 
 using gpu_test::DeviceBuffer;
 
-struct Report {
-  int status = -1;
-  std::string output;
-  std::map<std::string, std::string> fields;
-  std::string operator[](const std::string& k) const {
-    auto it = fields.find(k);
-    return it == fields.end() ? "<missing>" : it->second;
-  }
-};
+using Report = test_support::ChildRun;
 
 class StoreGpuTest : public gpu_test::GpuTest {
  protected:
@@ -36,12 +26,10 @@ class StoreGpuTest : public gpu_test::GpuTest {
              ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_ / "src");
-    fs::create_directories(root_ / "no_triton" / "triton");
     for (const char* f : {"scaled_add.py", "store_helpers.py"}) {
       fs::copy_file(fs::path(TRITON_JIT_TEST_KERNELS_DIR) / "store" / f, root_ / "src" / f);
     }
-    std::ofstream(root_ / "no_triton" / "triton" / "__init__.py")
-        << "raise ImportError('triton is deliberately unavailable in this test')\n";
+    test_support::write_unimportable_triton(root_ / "no_triton");
   }
   void TearDown() override {
     std::error_code ec;
@@ -50,18 +38,8 @@ class StoreGpuTest : public gpu_test::GpuTest {
   std::string kernel_file() const { return (root_ / "src" / "scaled_add.py").string(); }
 
   Report run(const std::string& env, const std::string& cache) const {
-    const std::string cmd = "env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" + cache + "' " + env +
-                            " '" STORE_GPU_PROBE_PATH "' '" + kernel_file() + "' 2>&1";
-    Report r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-    r.status = WEXITSTATUS(::pclose(pipe));
-    std::istringstream words(r.output);
-    for (std::string w; words >> w;) {
-      const size_t eq = w.find('=');
-      if (eq != std::string::npos && eq > 0) r.fields.emplace(w.substr(0, eq), w.substr(eq + 1));
-    }
+    const Report r = test_support::run_child("env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" + cache +
+                                             "' " + env + " '" STORE_GPU_PROBE_PATH "' '" + kernel_file() + "'");
     std::printf("probe (%s):\n%s", env.c_str(), r.output.c_str());
     return r;
   }
