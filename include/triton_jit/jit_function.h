@@ -9,7 +9,7 @@
 #include "triton_jit/export.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
 

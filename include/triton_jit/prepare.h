@@ -8,7 +8,7 @@
 #include "triton_jit/export.h"
 #include "triton_jit/jit_function.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 
 namespace triton_jit {
 

@@ -2,7 +2,7 @@
 
 // The public API of libtriton_jit: call @triton.jit kernels from C++.
 #include "triton_jit/arg.h"
-#include "triton_jit/cache.h"
+#include "triton_jit/index.h"
 #include "triton_jit/dtype.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/jit_function.h"
@@ -10,7 +10,7 @@
 #include "triton_jit/launch_config.h"
 #include "triton_jit/pack.h"
 #include "triton_jit/prepare.h"
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
 #include "triton_jit/version.h"

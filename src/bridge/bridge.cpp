@@ -1,8 +1,8 @@
-#include "python/bridge.h"
+#include "bridge/bridge.h"
 
 #include <pybind11/stl.h>
 
-#include "python/interpreter.h"
+#include "bridge/interpreter.h"
 #include "triton_jit/errors.h"
 
 // Generated at build time from triton_jit_bridge.py: workers run the same source.
@@ -10,7 +10,7 @@ extern const char* const kTritonJitBridgeSource;
 
 namespace py = pybind11;
 
-namespace triton_jit::python {
+namespace triton_jit::bridge {
 namespace {
 
 DefaultValue to_default(const py::dict& d) {
@@ -255,8 +255,8 @@ std::string triton_version() {
   }
 }
 
-}  // namespace triton_jit::python
+}  // namespace triton_jit::bridge
 
 namespace triton_jit {
-bool python_used() noexcept { return python::interpreter_used(); }
+bool python_used() noexcept { return bridge::interpreter_used(); }
 }  // namespace triton_jit

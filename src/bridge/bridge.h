@@ -7,12 +7,12 @@
 
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
 
 // The C++ face of triton_jit_bridge.py. No pybind11 in this header: callers stay free of Python.
-namespace triton_jit::python {
+namespace triton_jit::bridge {
 
 // A reference to a Python object (the JITFunction), owned by the runtime for the process's life.
 struct PyHandle {
@@ -66,4 +66,4 @@ class ScopedGilRelease {
   void* saved_ = nullptr;  // the PyThreadState to restore
 };
 
-}  // namespace triton_jit::python
+}  // namespace triton_jit::bridge

@@ -1,4 +1,4 @@
-#include "python/interpreter.h"
+#include "bridge/interpreter.h"
 
 #include <pybind11/eval.h>
 
@@ -18,7 +18,7 @@ extern const char* const kTritonJitBridgeSource;
 
 namespace py = pybind11;
 
-namespace triton_jit::python {
+namespace triton_jit::bridge {
 namespace {
 
 std::atomic<bool> g_used{false};
@@ -110,4 +110,4 @@ py::module_& bridge() {
 
 bool interpreter_used() noexcept { return g_used.load(std::memory_order_relaxed); }
 
-}  // namespace triton_jit::python
+}  // namespace triton_jit::bridge

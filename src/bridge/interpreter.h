@@ -4,7 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
-namespace triton_jit::python {
+namespace triton_jit::bridge {
 
 // Holds the GIL for its lifetime. The first one in a process starts the interpreter unless the
 // host program already runs Python (a torch extension, say); the GIL is released again as soon
@@ -34,4 +34,4 @@ PythonFailure describe(pybind11::error_already_set& e);
 // True once this process has started or joined a Python interpreter through the runtime.
 bool interpreter_used() noexcept;
 
-}  // namespace triton_jit::python
+}  // namespace triton_jit::bridge

@@ -4,8 +4,8 @@
 #include <map>
 #include <mutex>
 
-#include "jit_function_impl.h"
-#include "signature_parser.h"
+#include "function/jit_function_impl.h"
+#include "key/signature_parser.h"
 #include "store/kernel_index.h"
 #include "store/pack_registry.h"
 
@@ -34,7 +34,7 @@ namespace {
 // file as read now; none when there is no file, which only a pack can make up for.
 StaticSignature read_static_signature(std::string_view requested_path, const std::string& path,
                                       const std::string& name, const std::optional<detail::FileDependency>& source,
-                                      python::PyHandle* function) {
+                                      bridge::PyHandle* function) {
   if (auto s = PackRegistry::instance().find_signature(path, name, source ? source->sha256 : "")) return *s;
   if (!source) {
     throw KernelLookupError("cannot get Triton function '" + name + "': no such file: " + std::string(requested_path) +
@@ -49,7 +49,7 @@ StaticSignature read_static_signature(std::string_view requested_path, const std
                                 "cache entry holds this function; pack it with `triton-jit pack`",
                             path, name);
   }
-  python::LoadedFunction loaded = python::load_function(path, name);
+  bridge::LoadedFunction loaded = bridge::load_function(path, name);
   *function = loaded.function;
   detail::SignatureRecord record;
   record.dependencies.push_back(*source);
@@ -79,7 +79,7 @@ TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_vie
       file_exists ? detail::describe_file(id.first, true) : std::nullopt;
   // Python runs without the registry lock: a host Python thread holding the GIL may be waiting
   // for that lock. The GIL serializes loads anyway; a lost race discards its copy below.
-  python::PyHandle function;
+  bridge::PyHandle function;
   StaticSignature signature = read_static_signature(path, id.first, id.second, source, &function);
   if (signature.params.size() > static_cast<size_t>(kMaxParams)) {
     throw KernelLookupError("Triton function '" + id.second + "' has " + std::to_string(signature.params.size()) +
@@ -166,7 +166,7 @@ KernelInfo TritonJitFunction::compile_signature(std::string_view signature, int 
   spec.num_ctas = num_ctas;
   spec.target = target.str();
   const KernelKey key = impl_->kernel_key(spec, options, target);
-  python::CompiledKernel compiled = impl_->compile_now(spec, key, options, target);
+  bridge::CompiledKernel compiled = impl_->compile_now(spec, key, options, target);
   impl_->remember(key, compiled);
   return std::move(compiled.info);
 }
@@ -202,6 +202,6 @@ CacheStats global_stats() {
   return total;
 }
 
-std::string triton_version() { return python::triton_version(); }
+std::string triton_version() { return bridge::triton_version(); }
 
 }  // namespace triton_jit

@@ -14,12 +14,12 @@
 
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
-#include "hit_counters.h"
-#include "kernel_cache.h"
-#include "launcher.h"
-#include "python/bridge.h"
-#include "runtime_state.h"
-#include "spec_key.h"
+#include "launch/hit_counters.h"
+#include "launch/kernel_table.h"
+#include "launch/launcher.h"
+#include "bridge/bridge.h"
+#include "settings/settings.h"
+#include "key/spec_key.h"
 #include "store/records.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/jit_function.h"
@@ -46,7 +46,7 @@ struct TritonJitFunction::Impl {
   std::string source_sha256;  // of the file when get() read it; empty when the file is absent
   StaticSignature signature;
   std::mutex python_mutex;       // guards py_function, loaded on the first compile
-  python::PyHandle py_function;
+  bridge::PyHandle py_function;
   std::vector<detail::ParamRule> rules;
   std::vector<ArgValue> defaults;        // views into signature's default values
   std::vector<bool> default_usable;      // a default C++ can pass exists
@@ -229,14 +229,14 @@ struct TritonJitFunction::Impl {
   // which of the two served it.
   std::optional<KernelInfo> find_stored(const KernelKey& key, bool* from_pack = nullptr);
   // Compiles through Python; MissingKernelError when Python or Triton is not available.
-  python::CompiledKernel compile_now(const Specialization& spec, const KernelKey& key, const CompileOptions* options,
+  bridge::CompiledKernel compile_now(const Specialization& spec, const KernelKey& key, const CompileOptions* options,
                                      const Target& target);
   // Records a fresh compile in the persistent index.
-  void remember(const KernelKey& key, const python::CompiledKernel& compiled) const;
+  void remember(const KernelKey& key, const bridge::CompiledKernel& compiled) const;
   // Puts a kernel in the in-memory table unless one is there for `key` already; returns the one kept.
   const KernelEntry* insert(const SpecKey& key, const ArgValue* args, KernelInfo info);
   // The Python JITFunction, imported on first need.
-  python::PyHandle python_function();
+  bridge::PyHandle python_function();
   [[noreturn]] void fail_missing(const KernelKey& key, const std::string& why) const;
 
   // Target for calls that need no device: explicit, else the current device's when a driver

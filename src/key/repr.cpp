@@ -1,4 +1,4 @@
-#include "python_repr.h"
+#include "key/repr.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,11 +1,11 @@
-#include "signature_parser.h"
+#include "key/signature_parser.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "python_repr.h"
+#include "key/repr.h"
 #include "triton_jit/dtype.h"
 #include "triton_jit/errors.h"
 

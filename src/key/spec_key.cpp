@@ -1,10 +1,10 @@
-#include "spec_key.h"
+#include "key/spec_key.h"
 
 #include <cmath>
 #include <limits>
 #include <string>
 
-#include "python_repr.h"
+#include "key/repr.h"
 
 namespace triton_jit::detail {
 namespace {

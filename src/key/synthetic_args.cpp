@@ -1,4 +1,4 @@
-#include "synthetic_args.h"
+#include "key/synthetic_args.h"
 
 #include <cstdlib>
 

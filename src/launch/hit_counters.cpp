@@ -1,4 +1,4 @@
-#include "hit_counters.h"
+#include "launch/hit_counters.h"
 
 #include <algorithm>
 #include <mutex>

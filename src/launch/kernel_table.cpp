@@ -1,4 +1,4 @@
-#include "kernel_cache.h"
+#include "launch/kernel_table.h"
 
 #include <string>
 

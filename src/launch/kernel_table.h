@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cuda/device.h"
-#include "spec_key.h"
+#include "key/spec_key.h"
 #include "triton_jit/kernel_info.h"
 
 namespace triton_jit::detail {

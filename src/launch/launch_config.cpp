@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "spec_key.h"
+#include "key/spec_key.h"
 
 namespace triton_jit {
 

@@ -1,13 +1,13 @@
-#include "launcher.h"
+#include "launch/launcher.h"
 
 #include <cmath>
 #include <cstring>
 #include <string>
 
 #include "cuda/driver_api.h"
-#include "runtime_state.h"
+#include "settings/settings.h"
 #include "triton_jit/errors.h"
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 
 namespace triton_jit::detail {
 

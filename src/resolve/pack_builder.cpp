@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <map>
 
-#include "jit_function_impl.h"
-#include "prepare_internal.h"
+#include "function/jit_function_impl.h"
+#include "resolve/prepare_internal.h"
 #include "store/files.h"
 #include "store/pack_file.h"
 #include "store/pack_registry.h"

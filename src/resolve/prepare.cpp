@@ -5,12 +5,12 @@
 #include <map>
 #include <thread>
 
-#include "jit_function_impl.h"
-#include "prepare_internal.h"
-#include "progress_bar.h"
-#include "signature_parser.h"
+#include "function/jit_function_impl.h"
+#include "resolve/prepare_internal.h"
+#include "resolve/progress_bar.h"
+#include "key/signature_parser.h"
 #include "store/pack_registry.h"
-#include "synthetic_args.h"
+#include "key/synthetic_args.h"
 
 namespace triton_jit {
 namespace detail {
@@ -101,7 +101,7 @@ PrepareReport prepare_kernels(const std::vector<KernelRequest>& requests, const 
     const int jobs = options.jobs > 0 ? options.jobs : default_jobs();
     report.workers = std::min<int>(jobs, static_cast<int>(to_compile.size()));
     ProgressBar bar(label, to_compile.size(), options.progress);
-    auto finish = [&](Item& item, python::CompiledKernel& compiled) {
+    auto finish = [&](Item& item, bridge::CompiledKernel& compiled) {
       item.impl->compiles.fetch_add(1, std::memory_order_relaxed);
       item.impl->remember(item.kernel_key, compiled);
       item.entry = item.impl->insert(item.key, item.args.values.data(), std::move(compiled.info));
@@ -111,7 +111,7 @@ PrepareReport prepare_kernels(const std::vector<KernelRequest>& requests, const 
       for (size_t i : to_compile) {
         Item& item = items[i];
         try {
-          python::CompiledKernel compiled =
+          bridge::CompiledKernel compiled =
               item.impl->compile_now(item.spec, item.kernel_key, options_of(item), item.target);
           finish(item, compiled);
         } catch (...) {
@@ -122,9 +122,9 @@ PrepareReport prepare_kernels(const std::vector<KernelRequest>& requests, const 
     } else {
       Item& first = items[to_compile.front()];
       if (offline()) first.impl->fail_missing(first.kernel_key, "offline mode is on, so nothing compiles");
-      std::vector<python::CompileJob> jobs_list;
+      std::vector<bridge::CompileJob> jobs_list;
       for (size_t i : to_compile) {
-        python::CompileJob job;
+        bridge::CompileJob job;
         job.signature = &items[i].impl->signature;
         job.spec = items[i].spec;
         job.options = options_of(items[i]);
@@ -132,8 +132,8 @@ PrepareReport prepare_kernels(const std::vector<KernelRequest>& requests, const 
         jobs_list.push_back(std::move(job));
       }
       try {
-        python::compile_many(jobs_list, report.workers,
-                             [&](size_t j, python::CompiledKernel* compiled, std::exception_ptr error) {
+        bridge::compile_many(jobs_list, report.workers,
+                             [&](size_t j, bridge::CompiledKernel* compiled, std::exception_ptr error) {
                                Item& item = items[to_compile[j]];
                                if (compiled != nullptr) {
                                  finish(item, *compiled);

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "kernel_cache.h"
+#include "launch/kernel_table.h"
 #include "store/records.h"
 #include "triton_jit/prepare.h"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "jit_function_impl.h"
+#include "function/jit_function_impl.h"
 #include "store/kernel_index.h"
 #include "store/pack_registry.h"
 
@@ -70,24 +70,24 @@ void TritonJitFunction::Impl::fail_missing(const KernelKey& key, const std::stri
       signature.function, key.text(), line);
 }
 
-python::PyHandle TritonJitFunction::Impl::python_function() {
+bridge::PyHandle TritonJitFunction::Impl::python_function() {
   std::lock_guard<std::mutex> lock(python_mutex);
-  if (py_function.object == nullptr) py_function = python::load_function(path, name).function;
+  if (py_function.object == nullptr) py_function = bridge::load_function(path, name).function;
   return py_function;
 }
 
-python::CompiledKernel TritonJitFunction::Impl::compile_now(const Specialization& spec, const KernelKey& key,
+bridge::CompiledKernel TritonJitFunction::Impl::compile_now(const Specialization& spec, const KernelKey& key,
                                                            const CompileOptions* options, const Target& target) {
   if (offline()) fail_missing(key, "offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline), so nothing compiles");
   if (source_sha256.empty()) fail_missing(key, "the kernel's source file " + path + " is not there to compile from");
-  python::PyHandle fn;
+  bridge::PyHandle fn;
   try {
     fn = python_function();
   } catch (const PythonError& e) {
     fail_missing(key, std::string("it cannot be compiled here: ") + e.what());
   }
   const auto start = std::chrono::steady_clock::now();
-  python::CompiledKernel compiled = python::compile(fn, signature, spec, options, target);
+  bridge::CompiledKernel compiled = bridge::compile(fn, signature, spec, options, target);
   compiles.fetch_add(1, std::memory_order_relaxed);
   if (detail::log_enabled(LogLevel::Info)) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -100,7 +100,7 @@ python::CompiledKernel TritonJitFunction::Impl::compile_now(const Specialization
   return compiled;
 }
 
-void TritonJitFunction::Impl::remember(const KernelKey& key, const python::CompiledKernel& compiled) const {
+void TritonJitFunction::Impl::remember(const KernelKey& key, const bridge::CompiledKernel& compiled) const {
   if (KernelIndex::instance().directory().empty()) return;
   detail::KernelRecord record;
   record.function_path = path;
@@ -152,7 +152,7 @@ const KernelEntry* TritonJitFunction::Impl::get_or_compile(const SpecKey& key, c
   if (theirs) {
     // Another thread resolves this key: share its result. It may need the GIL, which this
     // thread may hold when the host program is Python.
-    python::ScopedGilRelease release;
+    bridge::ScopedGilRelease release;
     return theirs->future.get();
   }
 
@@ -165,7 +165,7 @@ const KernelEntry* TritonJitFunction::Impl::get_or_compile(const SpecKey& key, c
         fail_missing(kk, "the launch is being captured into a CUDA graph, where compiling is not allowed. Call "
                          "triton_jit::prepare() with this specialization before capturing");
       }
-      python::CompiledKernel compiled = compile_now(spec, kk, c.options, target);
+      bridge::CompiledKernel compiled = compile_now(spec, kk, c.options, target);
       remember(kk, compiled);
       info = std::move(compiled.info);
     }

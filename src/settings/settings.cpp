@@ -1,4 +1,4 @@
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 
 #include <atomic>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cuda/driver_api.h"
-#include "runtime_state.h"
+#include "settings/settings.h"
 #include "triton_jit/errors.h"
 
 namespace triton_jit {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 
 namespace triton_jit::detail {
 

@@ -9,7 +9,7 @@
 #include <ctime>
 #include <filesystem>
 
-#include "runtime_state.h"
+#include "settings/settings.h"
 #include "store/files.h"
 #include "store/sha256.h"
 #include "triton_jit/errors.h"

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "store/records.h"
-#include "triton_jit/cache.h"
+#include "triton_jit/index.h"
 
 namespace triton_jit::detail {
 

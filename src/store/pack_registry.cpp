@@ -7,7 +7,7 @@
 
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
-#include "runtime_state.h"
+#include "settings/settings.h"
 #include "store/files.h"
 #include "triton_jit/errors.h"
 

@@ -1,6 +1,6 @@
 #include "store/records.h"
 
-#include "python_repr.h"
+#include "key/repr.h"
 #include "store/files.h"
 #include "store/sha256.h"
 

@@ -8,7 +8,7 @@
 #include "store/binary_io.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 #include "triton_jit/signature.h"
 
 namespace triton_jit::detail {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "python/interpreter.h"
+#include "bridge/interpreter.h"
 #include "triton_jit/dtype.h"
 
 namespace py = pybind11;
@@ -27,8 +27,8 @@ TEST(DType, NamesRoundTrip) {
 }
 
 TEST(DType, EveryNameTritonAccepts) {
-  triton_jit::python::GilGuard gil;
-  triton_jit::python::bridge();  // imports triton
+  triton_jit::bridge::GilGuard gil;
+  triton_jit::bridge::bridge();  // imports triton
   py::dict names = py::module_::import("triton.runtime.jit").attr("type_canonicalisation_dict");
   int checked = 0;
   for (auto item : names) {

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "cubin_reader.h"
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 
 namespace fake {
 namespace {

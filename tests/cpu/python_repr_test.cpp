@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "python/interpreter.h"
-#include "python_repr.h"
+#include "bridge/interpreter.h"
+#include "key/repr.h"
 
 namespace py = pybind11;
 using triton_jit::detail::python_float_repr;
@@ -21,7 +21,7 @@ using triton_jit::detail::python_str_repr;
 namespace {
 
 std::vector<std::string> python_float_reprs(const std::vector<double>& values) {
-  triton_jit::python::GilGuard gil;
+  triton_jit::bridge::GilGuard gil;
   py::object repr = py::module_::import("builtins").attr("repr");
   std::vector<std::string> out;
   out.reserve(values.size());
@@ -30,7 +30,7 @@ std::vector<std::string> python_float_reprs(const std::vector<double>& values) {
 }
 
 std::vector<std::string> python_str_reprs(const std::vector<std::string>& values) {
-  triton_jit::python::GilGuard gil;
+  triton_jit::bridge::GilGuard gil;
   py::object repr = py::module_::import("builtins").attr("repr");
   std::vector<std::string> out;
   for (const std::string& v : values) out.push_back(repr(py::str(v.data(), v.size())).cast<std::string>());

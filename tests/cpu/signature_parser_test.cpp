@@ -2,7 +2,7 @@
 // Specialization a call would have.
 #include <gtest/gtest.h>
 
-#include "signature_parser.h"
+#include "key/signature_parser.h"
 #include "test_util.h"
 #include "triton_jit/errors.h"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "arg_gen.h"
-#include "python/interpreter.h"
+#include "bridge/interpreter.h"
 #include "test_util.h"
 
 namespace py = pybind11;
@@ -30,7 +30,7 @@ py::object to_python(const ArgValue& a) {
     case K::UInt: return py::int_(a.as_uint());
     case K::Float: return py::float_(a.as_float());
     case K::Pointer:
-      return triton_jit::python::bridge().attr("make_pointer")(py::int_(a.address()),
+      return triton_jit::bridge::bridge().attr("make_pointer")(py::int_(a.address()),
                                                               std::string(triton_jit::dtype_name(a.dtype())));
     case K::String: return py::str(a.as_string().data(), a.as_string().size());
   }
@@ -78,8 +78,8 @@ TEST_P(Parity, RandomCallsMatchTritonsBinder) {
 
   std::vector<std::string> theirs;
   {
-    triton_jit::python::GilGuard gil;
-    py::module_& bridge = triton_jit::python::bridge();
+    triton_jit::bridge::GilGuard gil;
+    py::module_& bridge = triton_jit::bridge::bridge();
     py::object jit_fn = bridge.attr("load_function")(path, k.function)[py::int_(0)];
     py::list py_calls;
     for (const auto& args : calls) {
@@ -115,8 +115,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Parity,
 // prints as "int32" while its canonical name is "i32": comparing the printed name alone misses
 // every integer dtype (a bug found by this test).
 TEST(BridgeMakePointer, EveryDType) {
-  triton_jit::python::GilGuard gil;
-  py::module_& bridge = triton_jit::python::bridge();
+  triton_jit::bridge::GilGuard gil;
+  py::module_& bridge = triton_jit::bridge::bridge();
   py::object canon = py::module_::import("triton.runtime.jit").attr("type_canonicalisation_dict");
   for (int d = 0; d < triton_jit::kNumDTypes; ++d) {
     const std::string name(triton_jit::dtype_name(static_cast<triton_jit::DType>(d)));

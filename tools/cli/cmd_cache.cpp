@@ -4,7 +4,7 @@
 #include <string>
 
 #include "commands.h"
-#include "triton_jit/cache.h"
+#include "triton_jit/index.h"
 
 namespace triton_jit_cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "triton_jit/runtime.h"
+#include "triton_jit/settings.h"
 
 namespace triton_jit_cli {
 
