@@ -1,3 +1,4 @@
+#include "../tests/support/launch_metadata.h"
 #include "bench_common.h"
 
 #include <chrono>
@@ -73,7 +74,7 @@ static void finish(RawLaunch& r, const KernelInfo& info, CUfunction function) {
   r.function = function;
   r.block_x = static_cast<unsigned>(info.num_warps * info.target.warp_size);
   r.shared = static_cast<unsigned>(info.shared);
-  for (size_t i = 0; i < info.scratch_params.size(); ++i) {
+  for (size_t i = 0; i < triton_jit::test::launch_metadata(info).scratch_params.size(); ++i) {
     const void* null = nullptr;
     r.push(&null, sizeof null);
   }
@@ -132,9 +133,9 @@ Kernels setup_fake_runtime() {
                                              ManyArgs::kBlock);
   const RawLaunch ra = raw_add(aa, add_info, fake_function());
   const RawLaunch rm = raw_many(ma, many_info, fake_function());
-  check(ra.num_params == 4 + static_cast<int>(add_info.scratch_params.size()),
+  check(ra.num_params == 4 + static_cast<int>(triton_jit::test::launch_metadata(add_info).scratch_params.size()),
         "add_kernel: unexpected parameter count");
-  check(rm.num_params == 14 + static_cast<int>(many_info.scratch_params.size()),
+  check(rm.num_params == 14 + static_cast<int>(triton_jit::test::launch_metadata(many_info).scratch_params.size()),
         "many_args_kernel: unexpected parameter count");
   int add_sizes[32], many_sizes[32];
   for (int i = 0; i < 32; ++i) add_sizes[i] = many_sizes[i] = 8;
@@ -149,14 +150,14 @@ Kernels setup_fake_runtime() {
   check_same_params("many_args_kernel", rm, many_sizes);
   triton_jit::cuda::set_driver_for_testing(&fake_driver());
 
-  const triton_jit::CacheStats sa = k.add->stats(), sm = k.many->stats();
+  const triton_jit::Stats sa = k.add->stats(), sm = k.many->stats();
   check(sa.compiles + sm.compiles <= 2 && sa.misses == 1 && sm.misses == 1,
         "a cached launch compiled again (misses: add " + std::to_string(sa.misses) + ", many " +
             std::to_string(sm.misses) + ")");
   std::fprintf(stderr,
                "[bench] checked: cached launches pass cuLaunchKernel the raw baseline's %d and %d parameters "
                "(scratch params: %zu); cubin %zu bytes, %d warps, %d bytes shared\n",
-               ra.num_params, rm.num_params, add_info.scratch_params.size(), add_info.cubin.size(),
+               ra.num_params, rm.num_params, triton_jit::test::launch_metadata(add_info).scratch_params.size(), add_info.cubin.size(),
                add_info.num_warps, add_info.shared);
   return k;
 }

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     cudaDeviceSynchronize();
     const auto t_done = clock::now();
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    const triton_jit::CacheStats s = fn.stats();
+    const triton_jit::Stats s = fn.stats();
     std::printf("main_to_done_ms=%.2f cuda_init_ms=%.2f get_ms=%.2f launch_ms=%.2f compiles=%llu index_hits=%llu "
                 "pack_hits=%llu python_used=%d\n",
                 ms(t0, t_done), ms(t0, t_cuda), ms(t_cuda, t_get), ms(t_get, t_done),

@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
     } else {
       std::printf("cycles/launch: not available (perf_event_open refused)\n");
     }
-    const triton_jit::CacheStats s = k.add->stats();
+    const triton_jit::Stats s = k.add->stats();
     std::printf("add_kernel cache: hits %llu, misses %llu, compiles %llu\n",
                 static_cast<unsigned long long>(s.hits), static_cast<unsigned long long>(s.misses),
                 static_cast<unsigned long long>(s.compiles));

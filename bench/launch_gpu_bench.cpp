@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "../tests/support/launch_metadata.h"
 #include "triton_jit/triton_jit.h"
 
 namespace {
@@ -172,11 +173,11 @@ void run_case(Case& c, int launches, int batch, Ours&& ours) {
     fail(c.label + ": " + std::to_string(c.runtime_params) + " runtime parameters, expected " +
          std::to_string(c.expected_runtime_params) + " (signature " + spec.signature() + ")");
   }
-  for (size_t s = 0; s < info.scratch_params.size(); ++s) {
+  for (size_t s = 0; s < triton_jit::test::launch_metadata(info).scratch_params.size(); ++s) {
     const CUdeviceptr null = 0;
     packed.push(&null, sizeof null);
   }
-  if (info.global_scratch_size > 0 || info.profile_scratch_size > 0) {
+  if (triton_jit::test::launch_metadata(info).global_scratch_size > 0 || triton_jit::test::launch_metadata(info).profile_scratch_size > 0) {
     fail(c.label + ": the kernel needs scratch memory; the raw loop would pass null");
   }
 

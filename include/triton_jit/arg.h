@@ -137,68 +137,75 @@ inline constexpr bool is_char_type_v =
 
 }  // namespace detail
 
-// Converts one C++ argument to its tagged form. Extend by overloading `to_arg` in your namespace
-// or in triton_jit (the torch layer does this for at::Tensor).
-template <typename T>
-ArgValue to_arg(const T& value) {
-  using U = std::remove_cv_t<T>;
-  if constexpr (std::is_same_v<U, ArgValue>) {
-    return value;
-  } else if constexpr (std::is_same_v<U, bool>) {
-    return ArgValue::boolean(value);
-  } else if constexpr (detail::is_char_type_v<U>) {
-    static_assert(detail::always_false<T>::value,
-                  "triton_jit: a character is ambiguous; cast it to an integer type (int8_t, int32_t) "
-                  "or pass a string (const char*, std::string_view) for a string constexpr");
-    return {};
-  } else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) {
-    return ArgValue::integer(static_cast<int64_t>(value));
-  } else if constexpr (std::is_integral_v<U>) {
-    return ArgValue::unsigned_integer(static_cast<uint64_t>(value));
-  } else if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>) {
-    return ArgValue::floating(static_cast<double>(value));
-  } else if constexpr (std::is_same_v<U, TypedPtr>) {
-    return ArgValue::pointer(value.ptr, value.dtype);
-  } else if constexpr (std::is_same_v<U, std::nullptr_t> || std::is_same_v<U, std::nullopt_t>) {
-    return ArgValue::none();
-  } else if constexpr (std::is_same_v<U, std::string_view> || std::is_same_v<U, std::string>) {
-    return ArgValue::string(value);
-  } else if constexpr (std::is_same_v<U, const char*> || std::is_same_v<U, char*>) {
-    static_assert(std::is_same_v<U, const char*>,
-                  "triton_jit: char* is ambiguous; pass const char* for a string constexpr or "
-                  "triton_jit::TypedPtr{p, DType::i8} for a device buffer");
-    return ArgValue::string(value);
-  } else if constexpr (std::is_pointer_v<U>) {
-    using P = std::remove_cv_t<std::remove_pointer_t<U>>;
-    static_assert(!std::is_void_v<P>,
-                  "triton_jit: a void* has no element type; pass triton_jit::TypedPtr{ptr, DType::fp16} "
-                  "(or a typed pointer such as float*)");
-    static_assert(detail::pointee_dtype<P>::known || std::is_void_v<P>,
-                  "triton_jit: no Triton element type for this pointer; pass "
-                  "triton_jit::TypedPtr{ptr, DType::...}");
-    if constexpr (detail::pointee_dtype<P>::known) {
-      return ArgValue::pointer(value, detail::pointee_dtype<P>::value);
+// How a C++ type becomes an argument: the one extension point for argument types. Specialize
+// it for your own types (the torch layer does so for at::Tensor, std::optional<at::Tensor> and
+// c10::Scalar); the primary template handles the built-in types listed in the README.
+template <typename T, typename = void>
+struct ArgConverter {
+  static ArgValue convert(const T& value) {
+    using U = std::remove_cv_t<T>;
+    if constexpr (std::is_same_v<U, ArgValue>) {
+      return value;
+    } else if constexpr (std::is_same_v<U, bool>) {
+      return ArgValue::boolean(value);
+    } else if constexpr (detail::is_char_type_v<U>) {
+      static_assert(detail::always_false<T>::value,
+                    "triton_jit: a character is ambiguous; cast it to an integer type (int8_t, int32_t) "
+                    "or pass a string (const char*, std::string_view) for a string constexpr");
+      return {};
+    } else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) {
+      return ArgValue::integer(static_cast<int64_t>(value));
+    } else if constexpr (std::is_integral_v<U>) {
+      return ArgValue::unsigned_integer(static_cast<uint64_t>(value));
+    } else if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>) {
+      return ArgValue::floating(static_cast<double>(value));
+    } else if constexpr (std::is_same_v<U, TypedPtr>) {
+      return ArgValue::pointer(value.ptr, value.dtype);
+    } else if constexpr (std::is_same_v<U, std::nullptr_t> || std::is_same_v<U, std::nullopt_t>) {
+      return ArgValue::none();
+    } else if constexpr (std::is_same_v<U, std::string_view> || std::is_same_v<U, std::string>) {
+      return ArgValue::string(value);
+    } else if constexpr (std::is_same_v<U, const char*> || std::is_same_v<U, char*>) {
+      static_assert(std::is_same_v<U, const char*>,
+                    "triton_jit: char* is ambiguous; pass const char* for a string constexpr or "
+                    "triton_jit::TypedPtr{p, DType::i8} for a device buffer");
+      return ArgValue::string(value);
+    } else if constexpr (std::is_pointer_v<U>) {
+      using P = std::remove_cv_t<std::remove_pointer_t<U>>;
+      static_assert(!std::is_void_v<P>,
+                    "triton_jit: a void* has no element type; pass triton_jit::TypedPtr{ptr, DType::fp16} "
+                    "(or a typed pointer such as float*)");
+      static_assert(detail::pointee_dtype<P>::known || std::is_void_v<P>,
+                    "triton_jit: no Triton element type for this pointer; pass "
+                    "triton_jit::TypedPtr{ptr, DType::...}");
+      if constexpr (detail::pointee_dtype<P>::known) {
+        return ArgValue::pointer(value, detail::pointee_dtype<P>::value);
+      } else {
+        return {};
+      }
     } else {
+      static_assert(detail::always_false<T>::value,
+                    "triton_jit: unsupported argument type. Supported: integers, bool, float, double, "
+                    "typed device pointers, triton_jit::TypedPtr, nullptr/std::nullopt, std::optional<T>, "
+                    "strings (constexpr only), triton_jit::ArgValue, and types with an ArgConverter "
+                    "specialization");
       return {};
     }
-  } else {
-    static_assert(detail::always_false<T>::value,
-                  "triton_jit: unsupported argument type. Supported: integers, bool, float, double, "
-                  "typed device pointers, triton_jit::TypedPtr, nullptr/std::nullopt, std::optional<T>, "
-                  "strings (constexpr only), triton_jit::ArgValue");
-    return {};
   }
-}
+};
 
+// An empty optional is None; a value converts as its type does.
 template <typename T>
-ArgValue to_arg(const std::optional<T>& value) {
-  return value ? to_arg(*value) : ArgValue::none();
-}
+struct ArgConverter<std::optional<T>> {
+  static ArgValue convert(const std::optional<T>& value) {
+    return value ? ArgConverter<std::remove_cv_t<T>>::convert(*value) : ArgValue::none();
+  }
+};
 
-// String literals arrive as arrays.
-template <size_t N>
-ArgValue to_arg(const char (&value)[N]) {
-  return ArgValue::string(std::string_view(value, N ? N - 1 : 0));
+// One C++ argument in its tagged form, through ArgConverter. String literals decay to const char*.
+template <typename T>
+ArgValue to_arg(const T& value) {
+  return ArgConverter<std::decay_t<const T>>::convert(value);
 }
 
 }  // namespace triton_jit

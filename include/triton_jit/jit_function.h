@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -12,18 +13,26 @@
 #include "triton_jit/settings.h"
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
+#include "triton_jit/stats.h"
 
 namespace triton_jit {
 
 namespace detail {
-struct FunctionAccess;
-}
+struct FunctionState;
+class Resolver;
+}  // namespace detail
 
-// How a C++ type becomes an argument. Specialize for your own types (the torch layer does so for
-// at::Tensor); the default handles the built-in types listed in arg.h.
-template <typename T, typename = void>
-struct ArgConverter {
-  static ArgValue convert(const T& value) { return to_arg(value); }
+// One specialization to compile ahead of time, in Triton's signature syntax.
+struct CompileRequest {
+  // One item per parameter: "*fp32:16,*fp32:16,i32,1024".
+  std::string signature;
+  int num_warps = kDefaultNumWarps;
+  int num_stages = kDefaultNumStages;
+  int num_ctas = kDefaultNumCtas;
+  CompileOptions options;
+  // Default: the target a launch on the current device uses (explicit_target(), else the
+  // device's, else cuda:90).
+  std::optional<Target> target;
 };
 
 // One @triton.jit function of a Python file, callable like Triton's `kernel[grid](...)`.
@@ -52,34 +61,59 @@ class TRITON_JIT_API TritonJitFunction {
       launch(config, ArgSpan{values, sizeof...(Args)});
     }
   }
-
   // The non-template form of the call. Trailing parameters with defaults may be omitted.
   void launch(const LaunchConfig& config, ArgSpan args) const;
 
   // The specialization a call with these arguments uses; no compile, no device needed.
+  template <typename... Args>
+  Specialization specialize(const LaunchConfig& config, const Args&... args) const {
+    return with_args(args...)([&](ArgSpan span) { return specialize(config, span); });
+  }
   Specialization specialize(const LaunchConfig& config, ArgSpan args) const;
 
-  // Compiles (or finds in the cache) the kernel a call would launch, without launching. The
-  // target is the current device's, else explicit_target(), else cuda:90. The reference stays
-  // valid as long as the process.
+  // Compiles (or finds in memory, a pack or the index) the kernel a call with these arguments
+  // would launch, without launching. The target is the current device's, else
+  // explicit_target(), else cuda:90. The reference stays valid as long as the process.
+  template <typename... Args>
+  const KernelInfo& compile(const LaunchConfig& config, const Args&... args) const {
+    return with_args(args...)([&](ArgSpan span) -> const KernelInfo& { return compile(config, span); });
+  }
   const KernelInfo& compile(const LaunchConfig& config, ArgSpan args) const;
 
-  // Compiles a specialization given in Triton's signature syntax ("*fp16:16,i32,1024"), for
-  // ahead-of-time use. Always compiles; not kept in memory, but stored in the persistent index.
+  // Compiles a specialization given in Triton's signature syntax, for ahead-of-time use. Always
+  // compiles; the kernel is stored in the persistent index, not kept in memory.
+  KernelInfo compile(const CompileRequest& request) const;
+
+  [[deprecated("use compile(CompileRequest{signature, num_warps, num_stages, num_ctas, options, target})")]]
   KernelInfo compile_signature(std::string_view signature, int num_warps, int num_stages, int num_ctas,
-                               const Target& target, const CompileOptions* options = nullptr) const;
+                               const Target& target, const CompileOptions* options = nullptr) const {
+    return compile(CompileRequest{std::string(signature), num_warps, num_stages, num_ctas,
+                                  options != nullptr ? *options : CompileOptions{}, target});
+  }
 
   const StaticSignature& signature() const noexcept;
   const std::string& name() const noexcept;
   const std::string& path() const noexcept;
-  CacheStats stats() const noexcept;
-
-  struct Impl;
+  Stats stats() const noexcept;
 
  private:
-  friend struct detail::FunctionAccess;
-  explicit TritonJitFunction(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  friend class detail::Resolver;
+  explicit TritonJitFunction(std::unique_ptr<detail::FunctionState> state);
+
+  // The arguments converted (ArgConverter) into an array on the stack, handed to `body` as a span.
+  template <typename... Args>
+  static auto with_args(const Args&... args) {
+    return [&](auto&& body) {
+      if constexpr (sizeof...(Args) == 0) {
+        return body(ArgSpan{});
+      } else {
+        const ArgValue values[] = {ArgConverter<std::decay_t<const Args>>::convert(args)...};
+        return body(ArgSpan{values, sizeof...(Args)});
+      }
+    };
+  }
+
+  std::unique_ptr<detail::FunctionState> state_;
 };
 
 }  // namespace triton_jit

@@ -1,34 +1,38 @@
 #pragma once
 
-#include <cstdint>
+#include <memory>
 #include <string>
-#include <vector>
 
+#include "triton_jit/export.h"
+#include "triton_jit/launch_config.h"
 #include "triton_jit/settings.h"
 
 namespace triton_jit {
 
-// A compiled kernel: the binary and the metadata a launch needs, as triton.compile returned them.
-struct KernelInfo {
+namespace detail {
+struct LaunchMetadata;
+struct KernelInfoAccess;
+}  // namespace detail
+
+// A compiled kernel: what a user may want to know of it. The launch metadata (scratch sizes,
+// cluster and launch attributes) stays inside the runtime; to_json() shows every field.
+struct TRITON_JIT_API KernelInfo {
   std::string name;  // entry point in the cubin
   Target target;
-  std::string cubin;  // bytes
-  int num_warps = 4;
-  int num_ctas = 1;
-  int shared = 0;  // dynamic shared memory in bytes
-  int cluster_dims[3] = {1, 1, 1};
-  int64_t global_scratch_size = 0;  // bytes per program
-  int64_t global_scratch_align = 1;
-  int64_t profile_scratch_size = 0;
-  int64_t profile_scratch_align = 1;
-  bool launch_pdl = false;
-  bool launch_cooperative_grid = false;
-  // Trailing kernel parameters the launcher appends after the user's arguments, in order
-  // ("global_scratch", "profile_scratch"); the set depends on the Triton version.
-  std::vector<std::string> scratch_params;
+  std::string cubin;  // the binary's bytes
+  int num_warps = kDefaultNumWarps;
+  int num_ctas = kDefaultNumCtas;
+  int shared = 0;              // dynamic shared memory in bytes
   std::string hash;            // Triton's hash of the compilation
-  std::string triton_version;
-  std::string metadata_json;   // every metadata field, as JSON
+  std::string triton_version;  // of the Triton that compiled it
+
+  // Every field of the compile, the launch metadata included, as one JSON object; Triton's own
+  // metadata is under "metadata", and the binary appears as "cubin_size".
+  std::string to_json() const;
+
+ private:
+  friend struct detail::KernelInfoAccess;
+  std::shared_ptr<const detail::LaunchMetadata> launch_;  // set by the runtime; immutable
 };
 
 }  // namespace triton_jit

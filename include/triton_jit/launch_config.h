@@ -14,6 +14,12 @@ struct CUstream_st;
 
 namespace triton_jit {
 
+// Triton's defaults for the launch options, written here once: every struct that carries them
+// (LaunchConfig, CompileRequest, PackManifestEntry, Specialization, KernelInfo) starts from these.
+inline constexpr int kDefaultNumWarps = 4;
+inline constexpr int kDefaultNumStages = 3;
+inline constexpr int kDefaultNumCtas = 1;
+
 // Launch grid in programs, as in Triton's kernel[grid]. Any integer type converts without a
 // narrowing error; negative sizes are rejected at launch.
 struct Grid {
@@ -49,9 +55,9 @@ class TRITON_JIT_API CompileOptions {
 
 struct LaunchConfig {
   Grid grid;
-  int num_warps = 4;
-  int num_stages = 3;
-  int num_ctas = 1;
+  int num_warps = kDefaultNumWarps;
+  int num_stages = kDefaultNumStages;
+  int num_ctas = kDefaultNumCtas;
   // The caller's stream; nullptr is the legacy default stream.
   CUstream_st* stream = nullptr;
   // Optional further compile options; must outlive the call.

@@ -6,7 +6,7 @@
 
 #include "triton_jit/export.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/prepare.h"
+#include "triton_jit/prepare_options.h"
 #include "triton_jit/settings.h"
 
 // Kernel packs: many compiled kernels in one file (format: docs/FORMATS.md), built ahead of time
@@ -39,9 +39,9 @@ struct PackManifestEntry {
   std::string file;  // as written
   std::string function;
   std::string signature;
-  int num_warps = 4;
-  int num_stages = 3;
-  int num_ctas = 1;
+  int num_warps = kDefaultNumWarps;
+  int num_stages = kDefaultNumStages;
+  int num_ctas = kDefaultNumCtas;
   CompileOptions options;
   std::vector<Target> targets;  // empty: the default target (see KernelRequest::target)
   int line = 0;

@@ -48,17 +48,6 @@ enum class LogLevel { Off, Info, Debug };
 TRITON_JIT_API void set_log_level(LogLevel level);
 TRITON_JIT_API LogLevel log_level();
 
-// Counters of one function, or of all functions together.
-struct CacheStats {
-  uint64_t hits = 0;      // launches/compiles served from the in-memory cache
-  uint64_t misses = 0;    // calls that found no kernel for their key
-  uint64_t compiles = 0;  // triton.compile runs
-  uint64_t loads = 0;     // modules loaded into a CUDA context
-  uint64_t index_hits = 0;  // misses served from the persistent index (no compile)
-  uint64_t pack_hits = 0;   // misses served from a loaded kernel pack (no compile)
-};
-TRITON_JIT_API CacheStats global_stats();
-
 // Offline mode never starts Python: kernels come from packs and the persistent index only, and a
 // missing one is a MissingKernelError. Initially on when TRITON_JIT_OFFLINE=1.
 TRITON_JIT_API void set_offline(bool offline);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "triton_jit/export.h"
+#include "triton_jit/launch_config.h"
 
 namespace triton_jit {
 
@@ -23,9 +24,9 @@ struct ParamSpecialization {
 
 struct TRITON_JIT_API Specialization {
   std::vector<ParamSpecialization> params;
-  int num_warps = 4;
-  int num_stages = 3;
-  int num_ctas = 1;
+  int num_warps = kDefaultNumWarps;
+  int num_stages = kDefaultNumStages;
+  int num_ctas = kDefaultNumCtas;
   std::string target;  // "cuda:90"
 
   // Triton's signature syntax, one item per parameter: "*fp16:16,i32,1024".

@@ -132,30 +132,35 @@ py::dict options_dict(const Specialization& spec, const CompileOptions* options)
   return opts;
 }
 
-CompiledKernel to_compiled(const py::dict& r, const StaticSignature& signature, const std::string& key) {
-  CompiledKernel c;
-  KernelInfo& k = c.info;
-  k.name = r["name"].cast<std::string>();
-  k.cubin = r["cubin"].cast<std::string>();
-  k.shared = r["shared"].cast<int>();
-  k.num_warps = r["num_warps"].cast<int>();
-  k.num_ctas = r["num_ctas"].cast<int>();
-  auto cluster = r["cluster_dims"].cast<std::vector<int>>();
-  for (int i = 0; i < 3; ++i) k.cluster_dims[i] = cluster.at(i);
-  k.global_scratch_size = r["global_scratch_size"].cast<int64_t>();
-  k.global_scratch_align = r["global_scratch_align"].cast<int64_t>();
-  k.profile_scratch_size = r["profile_scratch_size"].cast<int64_t>();
-  k.profile_scratch_align = r["profile_scratch_align"].cast<int64_t>();
-  k.launch_pdl = r["launch_pdl"].cast<bool>();
-  k.launch_cooperative_grid = r["launch_cooperative_grid"].cast<bool>();
-  k.scratch_params = r["scratch_params"].cast<std::vector<std::string>>();
-  py::sequence t = r["target"].cast<py::sequence>();
-  k.target.backend = t[0].cast<std::string>();
-  k.target.arch = t[1].cast<int>();
-  k.target.warp_size = t[2].cast<int>();
-  k.hash = r["hash"].cast<std::string>();
-  k.triton_version = r["triton_version"].cast<std::string>();
-  k.metadata_json = r["metadata_json"].cast<std::string>();
+// Reading the fields of TRITON_JIT_KERNEL_FIELDS from the bridge's result dict, one per kind.
+void take(const py::handle& v, std::string& out) { out = v.cast<std::string>(); }
+void take(const py::handle& v, int& out) { out = v.cast<int>(); }
+void take(const py::handle& v, int64_t& out) { out = v.cast<int64_t>(); }
+void take(const py::handle& v, bool& out) { out = v.cast<bool>(); }
+void take(const py::handle& v, int (&out)[3]) {
+  const auto dims = v.cast<std::vector<int>>();
+  for (size_t i = 0; i < 3; ++i) out[i] = i < dims.size() ? dims[i] : 1;
+}
+void take(const py::handle& v, std::vector<std::string>& out) { out = v.cast<std::vector<std::string>>(); }
+void take(const py::handle& v, Target& out) {
+  py::sequence t = v.cast<py::sequence>();
+  out.backend = t[0].cast<std::string>();
+  out.arch = t[1].cast<int>();
+  out.warp_size = t[2].cast<int>();
+}
+
+CompileResult to_compiled(const py::dict& r, const StaticSignature& signature, const std::string& key) {
+  CompileResult c;
+  detail::CompiledKernel& k = c.kernel;
+#define TRITON_JIT_TAKE_FIELD(P, field, kind)                                                          \
+  if (!r.contains(#field)) {                                                                          \
+    throw PythonError(std::string("the bridge's compile result has no field '") + #field +            \
+                          "' (src/kernel/kernel_fields.h lists the fields triton_jit_bridge.compile returns)", \
+                      "");                                                                            \
+  }                                                                                                   \
+  take(r[#field], TRITON_JIT_KERNEL_PART(k, P).field);
+  TRITON_JIT_KERNEL_FIELDS(TRITON_JIT_TAKE_FIELD)
+#undef TRITON_JIT_TAKE_FIELD
   c.dependency_files = r["dependencies"].cast<std::vector<std::string>>();
   c.triton_file = r["triton_file"].cast<std::string>();
   if (!r["tensordesc_meta"].cast<py::list>().empty()) {
@@ -181,7 +186,7 @@ CompileError to_compile_error(const py::tuple& d, const StaticSignature& signatu
 
 }  // namespace
 
-CompiledKernel compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
+CompileResult compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
                        const CompileOptions* options, const Target& target) {
   GilGuard gil;
   py::module_& b = bridge();
@@ -197,7 +202,7 @@ CompiledKernel compile(PyHandle function, const StaticSignature& signature, cons
 }
 
 void compile_many(const std::vector<CompileJob>& jobs, int workers,
-                  const std::function<void(size_t, CompiledKernel*, std::exception_ptr)>& on_done) {
+                  const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done) {
   GilGuard gil;
   py::module_& b = bridge();
   py::list py_jobs;
@@ -213,7 +218,7 @@ void compile_many(const std::vector<CompileJob>& jobs, int workers,
     const CompileJob& j = jobs.at(i);
     const std::string key = j.spec.signature();
     std::exception_ptr error;
-    CompiledKernel compiled;
+    CompileResult compiled;
     try {
       if (status == "ok") {
         compiled = to_compiled(result.cast<py::dict>(), *j.signature, key);
@@ -256,7 +261,3 @@ std::string triton_version() {
 }
 
 }  // namespace triton_jit::bridge
-
-namespace triton_jit {
-bool python_used() noexcept { return bridge::interpreter_used(); }
-}  // namespace triton_jit

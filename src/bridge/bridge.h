@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "triton_jit/kernel_info.h"
+#include "kernel/kernel_fields.h"
 #include "triton_jit/launch_config.h"
 #include "triton_jit/settings.h"
 #include "triton_jit/signature.h"
@@ -28,14 +28,14 @@ struct LoadedFunction {
 LoadedFunction load_function(const std::string& path, const std::string& name);
 
 // A compile's result: the kernel and the source files it depends on (recorded by the bridge).
-struct CompiledKernel {
-  KernelInfo info;
+struct CompileResult {
+  detail::CompiledKernel kernel;
   std::vector<std::string> dependency_files;
   std::string triton_file;  // the Triton installation's __init__.py
 };
 
 // Runs triton.compile for one specialization. Throws CompileError carrying Triton's message.
-CompiledKernel compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
+CompileResult compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
                        const CompileOptions* options, const Target& target);
 
 // One compile for compile_many: the function by file and name, as a worker process loads it.
@@ -49,7 +49,7 @@ struct CompileJob {
 // Runs `jobs` on `workers` Python processes at once. `on_done(i, result, error)` is called on
 // this thread as each job ends, with the result or the error (a CompileError) of jobs[i].
 void compile_many(const std::vector<CompileJob>& jobs, int workers,
-                  const std::function<void(size_t, CompiledKernel*, std::exception_ptr)>& on_done);
+                  const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done);
 
 std::string triton_version();
 

@@ -204,7 +204,8 @@ def _scratch_params(metadata):
 def compile(fn, specialization, options, target):
     """Compiles `fn` for `specialization` (Triton's list of (type, hint) tuples; constexprs as
     ("constexpr", value)) with `options` (dict) for `target` ((backend, arch, warp_size)).
-    Returns the cubin and the launch metadata."""
+    Returns the cubin and the launch metadata: a dict holding every field of
+    TRITON_JIT_KERNEL_FIELDS (src/kernel/kernel_fields.h), read by name in C++."""
     from triton.compiler import ASTSource
     gpu_target = _gpu_target(target)
     backend = _make_backend(gpu_target)

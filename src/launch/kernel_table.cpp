@@ -8,12 +8,13 @@
 namespace triton_jit::detail {
 
 KernelEntry::KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs,
-                         KernelInfo info)
+                         const CompiledKernel& kernel)
     : key_(key.words, key.words + key.num_words),
       hash_(key.hash),
       strings_(std::move(string_constexprs)),
-      info_(std::move(info)),
-      needs_launch_ex_(info_.num_ctas != 1 || info_.launch_pdl || info_.launch_cooperative_grid) {}
+      info_(kernel.public_info()),
+      launch_(kernel.launch),
+      needs_launch_ex_(info_.num_ctas != 1 || launch_.launch_pdl || launch_.launch_cooperative_grid) {}
 
 // Modules stay loaded for the life of the process: entries are never destroyed while a context
 // may still launch them, and unloading during static destruction would race the driver's own.

@@ -11,7 +11,7 @@
 
 #include "cuda/device.h"
 #include "key/spec_key.h"
-#include "triton_jit/kernel_info.h"
+#include "kernel/kernel_fields.h"
 
 namespace triton_jit::detail {
 
@@ -20,7 +20,8 @@ class KernelEntry {
  public:
   static constexpr int kMaxContexts = 32;
 
-  KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs, KernelInfo info);
+  KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs,
+              const CompiledKernel& kernel);
   ~KernelEntry();
 
   const uint64_t* key_words() const noexcept { return key_.data(); }
@@ -30,7 +31,10 @@ class KernelEntry {
   bool strings_match(const ArgValue* args) const noexcept {
     return strings_.empty() || strings_match_slow(args);
   }
+  // What users see (compile() returns it) and what the launcher reads.
   const KernelInfo& info() const noexcept { return info_; }
+  const LaunchMetadata& launch() const noexcept { return launch_; }
+  CompiledKernel kernel() const { return CompiledKernel{info_, launch_}; }
   bool needs_launch_ex() const noexcept { return needs_launch_ex_; }
 
   // The function loaded in `context`; loads the module on first use there. `loads` counts loads.
@@ -55,6 +59,7 @@ class KernelEntry {
   uint64_t hash_;
   std::vector<std::pair<int, std::string>> strings_;
   KernelInfo info_;
+  LaunchMetadata launch_;
   bool needs_launch_ex_;
   mutable Loaded loaded_[kMaxContexts];
   mutable std::atomic<int> num_loaded_{0};

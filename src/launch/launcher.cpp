@@ -76,6 +76,7 @@ struct ScratchBuffer {
 void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchConfig& config, PackedParams& packed,
                    const cuda::DeviceInfo& device, const char* function_name) {
   const KernelInfo& info = entry.info();
+  const LaunchMetadata& launch = entry.launch();
   const int64_t gx = config.grid.x, gy = config.grid.y, gz = config.grid.z;
   if (gx < 0 || gy < 0 || gz < 0 || gx * info.num_ctas > device.max_grid[0] || gy > device.max_grid[1] ||
       gz > device.max_grid[2]) {
@@ -87,11 +88,11 @@ void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchCo
   void** params = packed.pointers;
   int n = packed.count;
   ScratchBuffer scratch[2];
-  const int num_scratch = static_cast<int>(info.scratch_params.size());
-  if (info.global_scratch_size > 0 || info.profile_scratch_size > 0) {
+  const int num_scratch = static_cast<int>(launch.scratch_params.size());
+  if (launch.global_scratch_size > 0 || launch.profile_scratch_size > 0) {
     const int64_t programs = gx * gy * gz * info.num_ctas;
-    const int64_t sizes[2] = {info.global_scratch_size, info.profile_scratch_size};
-    const int64_t aligns[2] = {info.global_scratch_align, info.profile_scratch_align};
+    const int64_t sizes[2] = {launch.global_scratch_size, launch.profile_scratch_size};
+    const int64_t aligns[2] = {launch.global_scratch_align, launch.profile_scratch_align};
     ScratchAllocator& allocator = scratch_allocator();
     for (int s = 0; s < num_scratch && s < 2; ++s) {
       if (sizes[s] <= 0) continue;
@@ -114,12 +115,12 @@ void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchCo
   } else {
     CUlaunchAttribute attrs[4];
     unsigned num_attrs = 0;
-    if (info.launch_pdl) {
+    if (launch.launch_pdl) {
       attrs[num_attrs].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
       attrs[num_attrs].value.programmaticStreamSerializationAllowed = 1;
       ++num_attrs;
     }
-    if (info.launch_cooperative_grid) {
+    if (launch.launch_cooperative_grid) {
       attrs[num_attrs].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
       attrs[num_attrs].value.cooperative = 1;
       ++num_attrs;

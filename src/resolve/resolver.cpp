@@ -1,19 +1,41 @@
-// The miss path: a launch whose key is not in memory looks in the loaded packs, then in the
-// persistent index, and only then compiles through Python.
+// The miss path (resolver.h): memory, packs, index, compile, store, insert; written once for a
+// launch's single kernel and for prepare's and pack building's batches.
+#include "resolve/resolver.h"
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <map>
+#include <thread>
 
-#include "function/jit_function_impl.h"
+#include "cuda/device.h"
+#include "cuda/driver_api.h"
+#include "key/signature_parser.h"
+#include "key/synthetic_args.h"
+#include "resolve/progress_bar.h"
+#include "settings/settings.h"
 #include "store/kernel_index.h"
 #include "store/pack_registry.h"
 
-namespace triton_jit {
-
-using detail::KernelIndex;
-using detail::PackRegistry;
-
+namespace triton_jit::detail {
 namespace {
+
+// One kernel being resolved: the key a launch computes and what compiling it needs.
+struct Job {
+  FunctionState* fn = nullptr;
+  SpecKey key;
+  const ArgValue* args = nullptr;  // with defaults; the key's string constexprs view them
+  Specialization spec;
+  KernelKey kernel_key;
+  const CompileOptions* options = nullptr;
+  Target target;
+  const KernelEntry* entry = nullptr;  // the result
+};
+
+enum class Found { Memory, Pack, Index, Nowhere };
+
+// Why a kernel that is nowhere cannot be compiled here.
+enum class CannotCompile { Offline, NoSource, NoPython, Capturing };
 
 // The string constexprs of a call: keyed by hash in the table, compared by characters on a hit.
 std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, const ArgValue* args) {
@@ -27,126 +49,245 @@ std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, c
   return strings;
 }
 
-}  // namespace
-
-KernelKey TritonJitFunction::Impl::kernel_key(const Specialization& spec, const CompileOptions* options,
-                                              const Target& target) const {
+KernelKey kernel_key_of(const Specialization& spec, const CompileOptions* options, const Target& target) {
   KernelKey k;
   k.signature = spec.signature();
   k.num_warps = spec.num_warps;
   k.num_stages = spec.num_stages;
   k.num_ctas = spec.num_ctas;
-  k.options = detail::options_text(options);
+  k.options = options_text(options);
   k.target = target;
   return k;
 }
 
-std::optional<KernelInfo> TritonJitFunction::Impl::find_stored(const KernelKey& key, bool* from_pack) {
-  if (auto info = PackRegistry::instance().find_kernel(path, name, source_sha256, key)) {
-    pack_hits.fetch_add(1, std::memory_order_relaxed);
-    if (from_pack) *from_pack = true;
-    return info;
+[[noreturn]] void fail_missing(const FunctionState& fn, const KernelKey& key, CannotCompile why,
+                               const std::string& detail = "") {
+  std::string reason;
+  switch (why) {
+    case CannotCompile::Offline:
+      reason = "offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline), so nothing compiles";
+      break;
+    case CannotCompile::NoSource:
+      reason = "the kernel's source file " + fn.path + " is not there to compile from";
+      break;
+    case CannotCompile::NoPython:
+      reason = "it cannot be compiled here: " + detail;
+      break;
+    case CannotCompile::Capturing:
+      reason = "the launch is being captured into a CUDA graph, where compiling is not allowed. Call "
+               "triton_jit::prepare() with this specialization before capturing";
+      break;
   }
-  if (auto record = KernelIndex::instance().load(path, name, key)) {
-    index_hits.fetch_add(1, std::memory_order_relaxed);
-    if (from_pack) *from_pack = false;
-    return std::move(record->info);
+  std::string packs;
+  for (const PackInfo& p : loaded_packs()) packs += (packs.empty() ? "" : ", ") + p.path;
+  const std::string near = PackRegistry::instance().explain_miss(fn.path, fn.name, fn.source_sha256, key);
+  const std::string line = key.manifest_line(fn.path, fn.name);
+  throw MissingKernelError(
+      "no kernel for " + fn.signature.function + " [" + key.signature + "] num_warps=" +
+          std::to_string(key.num_warps) + " num_stages=" + std::to_string(key.num_stages) +
+          " num_ctas=" + std::to_string(key.num_ctas) + (key.options.empty() ? "" : " options " + key.options) +
+          " for " + key.target.str() + ": it is in no " +
+          (packs.empty() ? "loaded pack (none is loaded)" : "loaded pack (" + packs + ")") +
+          (near.empty() ? "" : " (" + near + ")") + " and not in the kernel cache, and " + reason +
+          ". To ship it, add this line to a pack manifest and run `triton-jit pack`:\n  " + line,
+      fn.signature.function, key.text(), line);
+}
+
+// From a loaded pack, else the persistent index.
+std::optional<CompiledKernel> find_stored(FunctionState& fn, const KernelKey& key, Found* found) {
+  if (auto kernel = PackRegistry::instance().find_kernel(fn.path, fn.name, fn.source_sha256, key)) {
+    fn.pack_hits.fetch_add(1, std::memory_order_relaxed);
+    *found = Found::Pack;
+    return kernel;
+  }
+  std::string stale;
+  if (auto record = KernelIndex::instance().load(fn.path, fn.name, key, &stale)) {
+    fn.index_hits.fetch_add(1, std::memory_order_relaxed);
+    *found = Found::Index;
+    return std::move(record->kernel);
+  }
+  if (!stale.empty() && log_enabled(LogLevel::Info)) {
+    log_line("cache entry of " + fn.name + " [" + key.signature + "] is stale: " + stale);
   }
   return std::nullopt;
 }
 
-void TritonJitFunction::Impl::fail_missing(const KernelKey& key, const std::string& why) const {
-  std::string packs;
-  for (const PackInfo& p : loaded_packs()) packs += (packs.empty() ? "" : ", ") + p.path;
-  const std::string near = PackRegistry::instance().explain_miss(path, name, source_sha256, key);
-  const std::string line = key.manifest_line(path, name);
-  throw MissingKernelError(
-      "no kernel for " + signature.function + " [" + key.signature + "] num_warps=" + std::to_string(key.num_warps) +
-          " num_stages=" + std::to_string(key.num_stages) + " num_ctas=" + std::to_string(key.num_ctas) +
-          (key.options.empty() ? "" : " options " + key.options) + " for " + key.target.str() + ": it is in no " +
-          (packs.empty() ? "loaded pack (none is loaded)" : "loaded pack (" + packs + ")") +
-          (near.empty() ? "" : " (" + near + ")") + " and not in the kernel cache, and " + why +
-          ". To ship it, add this line to a pack manifest and run `triton-jit pack`:\n  " + line,
-      signature.function, key.text(), line);
+// Puts a kernel in the table unless one is there for the key already; returns the one kept.
+const KernelEntry* insert(FunctionState& fn, const SpecKey& key, const ArgValue* args, const CompiledKernel& kernel) {
+  auto entry = std::make_unique<KernelEntry>(key, string_constexprs(key, args), kernel);
+  std::lock_guard<std::mutex> lock(fn.compile_mutex);
+  if (const KernelEntry* existing = fn.table.find(key, args)) return existing;
+  const KernelEntry* result = entry.get();
+  fn.table.insert(std::move(entry));
+  return result;
 }
 
-bridge::PyHandle TritonJitFunction::Impl::python_function() {
-  std::lock_guard<std::mutex> lock(python_mutex);
-  if (py_function.object == nullptr) py_function = bridge::load_function(path, name).function;
-  return py_function;
+// The kernel from memory, a pack or the index, when one of them has it.
+Found find_ready(Job& job) {
+  if ((job.entry = job.fn->table.find(job.key, job.args)) != nullptr) return Found::Memory;
+  Found found = Found::Nowhere;
+  if (auto kernel = find_stored(*job.fn, job.kernel_key, &found)) job.entry = insert(*job.fn, job.key, job.args, *kernel);
+  return found;
 }
 
-bridge::CompiledKernel TritonJitFunction::Impl::compile_now(const Specialization& spec, const KernelKey& key,
-                                                           const CompileOptions* options, const Target& target) {
-  if (offline()) fail_missing(key, "offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline), so nothing compiles");
-  if (source_sha256.empty()) fail_missing(key, "the kernel's source file " + path + " is not there to compile from");
-  bridge::PyHandle fn;
+// Records a fresh compile in the persistent index.
+void store_in_index(const FunctionState& fn, const KernelKey& key, const bridge::CompileResult& compiled) {
+  if (KernelIndex::instance().directory().empty()) return;
+  KernelRecord record;
+  record.function_path = fn.path;
+  record.function_name = fn.name;
+  record.key = key;
+  record.created_unix = static_cast<int64_t>(std::time(nullptr));
+  record.kernel = compiled.kernel;
+  for (const std::string& file : compiled.dependency_files) {
+    // A dependency that cannot be read now cannot be checked later: keep the kernel in memory only.
+    auto dep = describe_file(file, true);
+    if (!dep) return;
+    record.dependencies.push_back(std::move(*dep));
+  }
+  if (auto dep = describe_file(compiled.triton_file, false)) record.dependencies.push_back(std::move(*dep));
+  KernelIndex::instance().store(record);
+}
+
+// The Python JITFunction, imported on first need.
+bridge::PyHandle python_function(FunctionState& fn) {
+  std::lock_guard<std::mutex> lock(fn.python_mutex);
+  if (fn.py_function.object == nullptr) fn.py_function = bridge::load_function(fn.path, fn.name).function;
+  return fn.py_function;
+}
+
+// Compiles in this process, through Python.
+bridge::CompileResult compile_here(FunctionState& fn, const Specialization& spec, const KernelKey& key,
+                                   const CompileOptions* options, const Target& target) {
+  if (offline()) fail_missing(fn, key, CannotCompile::Offline);
+  if (fn.source_sha256.empty()) fail_missing(fn, key, CannotCompile::NoSource);
+  bridge::PyHandle py;
   try {
-    fn = python_function();
+    py = python_function(fn);
   } catch (const PythonError& e) {
-    fail_missing(key, std::string("it cannot be compiled here: ") + e.what());
+    fail_missing(fn, key, CannotCompile::NoPython, e.what());
   }
   const auto start = std::chrono::steady_clock::now();
-  bridge::CompiledKernel compiled = bridge::compile(fn, signature, spec, options, target);
-  compiles.fetch_add(1, std::memory_order_relaxed);
-  if (detail::log_enabled(LogLevel::Info)) {
+  bridge::CompileResult compiled = bridge::compile(py, fn.signature, spec, options, target);
+  fn.compiles.fetch_add(1, std::memory_order_relaxed);
+  if (log_enabled(LogLevel::Info)) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f", ms);
-    detail::log_line("compiled " + signature.function + " [" + spec.signature() + "] num_warps=" +
-                     std::to_string(spec.num_warps) + " num_stages=" + std::to_string(spec.num_stages) +
-                     " num_ctas=" + std::to_string(spec.num_ctas) + " for " + target.str() + " in " + buf + " ms");
+    log_line("compiled " + fn.signature.function + " [" + spec.signature() + "] num_warps=" +
+             std::to_string(spec.num_warps) + " num_stages=" + std::to_string(spec.num_stages) +
+             " num_ctas=" + std::to_string(spec.num_ctas) + " for " + target.str() + " in " + buf + " ms");
   }
   return compiled;
 }
 
-void TritonJitFunction::Impl::remember(const KernelKey& key, const bridge::CompiledKernel& compiled) const {
-  if (KernelIndex::instance().directory().empty()) return;
-  detail::KernelRecord record;
-  record.function_path = path;
-  record.function_name = name;
-  record.key = key;
-  record.created_unix = static_cast<int64_t>(std::time(nullptr));
-  record.info = compiled.info;
-  for (const std::string& file : compiled.dependency_files) {
-    // A dependency that cannot be read now cannot be checked later: keep the kernel in memory only.
-    auto dep = detail::describe_file(file, true);
-    if (!dep) return;
-    record.dependencies.push_back(std::move(*dep));
+// Compiles the jobs that were nowhere: in this process with one worker, else on worker processes.
+// Each compiled kernel is stored in the index and inserted into its function's table. Errors are
+// collected, one per failed job, in job order for one worker and completion order for several.
+void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
+                  std::vector<std::exception_ptr>* errors) {
+  auto finish = [](Job& job, bridge::CompileResult& compiled) {
+    store_in_index(*job.fn, job.kernel_key, compiled);
+    job.entry = insert(*job.fn, job.key, job.args, compiled.kernel);
+  };
+  auto advance = [&](const Job& job) {
+    if (bar != nullptr) bar->advance(job.fn->signature.function);
+  };
+  if (workers <= 1) {
+    for (Job* job : jobs) {
+      try {
+        bridge::CompileResult compiled = compile_here(*job->fn, job->spec, job->kernel_key, job->options, job->target);
+        finish(*job, compiled);
+      } catch (...) {
+        errors->push_back(std::current_exception());
+      }
+      advance(*job);
+    }
+    return;
   }
-  if (auto dep = detail::describe_file(compiled.triton_file, false)) record.dependencies.push_back(std::move(*dep));
-  KernelIndex::instance().store(record);
+  if (offline()) fail_missing(*jobs.front()->fn, jobs.front()->kernel_key, CannotCompile::Offline);
+  std::vector<Job*> runnable;
+  for (Job* job : jobs) {
+    if (!job->fn->source_sha256.empty()) {
+      runnable.push_back(job);
+      continue;
+    }
+    try {
+      fail_missing(*job->fn, job->kernel_key, CannotCompile::NoSource);
+    } catch (...) {
+      errors->push_back(std::current_exception());
+    }
+    advance(*job);
+  }
+  std::vector<bridge::CompileJob> work;
+  for (const Job* job : runnable) {
+    bridge::CompileJob w;
+    w.signature = &job->fn->signature;
+    w.spec = job->spec;
+    w.options = job->options;
+    w.target = job->target;
+    work.push_back(std::move(w));
+  }
+  try {
+    bridge::compile_many(work, workers, [&](size_t i, bridge::CompileResult* compiled, std::exception_ptr error) {
+      Job& job = *runnable[i];
+      if (compiled != nullptr) {
+        job.fn->compiles.fetch_add(1, std::memory_order_relaxed);
+        finish(job, *compiled);
+      } else {
+        errors->push_back(error);
+      }
+      advance(job);
+    });
+  } catch (const PythonError& e) {
+    fail_missing(*runnable.front()->fn, runnable.front()->kernel_key, CannotCompile::NoPython, e.what());
+  }
 }
 
-const KernelEntry* TritonJitFunction::Impl::insert(const SpecKey& key, const ArgValue* args, KernelInfo info) {
-  auto entry = std::make_unique<KernelEntry>(key, string_constexprs(key, args), std::move(info));
-  std::lock_guard<std::mutex> lock(compile_mutex);
-  if (const KernelEntry* existing = table.find(key, args)) return existing;
-  const KernelEntry* result = entry.get();
-  table.insert(std::move(entry));
-  return result;
+// The spec and kernel key of a job whose key and arguments are set.
+void describe_job(Job& job, const LaunchConfig& config) {
+  job.spec = job.fn->describe(job.key, job.args, config, job.target);
+  job.kernel_key = kernel_key_of(job.spec, job.options, job.target);
 }
 
-const KernelEntry* TritonJitFunction::Impl::get_or_compile(const SpecKey& key, const ArgValue* args,
-                                                           const LaunchConfig& c, const Target& target,
-                                                           CUstream capture_stream, bool check_capture) {
-  misses.fetch_add(1, std::memory_order_relaxed);
+int default_jobs() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+}  // namespace
+
+Target Resolver::default_target() {
+  if (auto t = explicit_target()) return *t;
+  if (cuda::driver_available()) {
+    try {
+      return Target{"cuda", cuda::current_device().info->arch, 32};
+    } catch (const NoDeviceError&) {
+    }
+  }
+  return Target{};
+}
+
+const KernelEntry* Resolver::resolve(FunctionState& fn, const SpecKey& key, const ArgValue* args,
+                                     const LaunchConfig& config, const Target& target, CUstream capture_stream,
+                                     bool check_capture) {
+  fn.misses.fetch_add(1, std::memory_order_relaxed);
   std::string pending_key(reinterpret_cast<const char*>(key.words), key.num_words * sizeof(uint64_t));
   for (const auto& [index, text] : string_constexprs(key, args)) {
     pending_key += '\0';
     pending_key += text;
   }
-  std::shared_ptr<Pending> mine;
-  std::shared_ptr<Pending> theirs;
+  std::shared_ptr<FunctionState::Pending> mine;
+  std::shared_ptr<FunctionState::Pending> theirs;
   {
-    std::lock_guard<std::mutex> lock(compile_mutex);
-    if (const KernelEntry* e = table.find(key, args)) return e;
-    auto it = pending.find(pending_key);
-    if (it != pending.end()) {
+    std::lock_guard<std::mutex> lock(fn.compile_mutex);
+    if (const KernelEntry* e = fn.table.find(key, args)) return e;
+    auto it = fn.pending.find(pending_key);
+    if (it != fn.pending.end()) {
       theirs = it->second;
     } else {
-      mine = std::make_shared<Pending>();
-      pending.emplace(pending_key, mine);
+      mine = std::make_shared<FunctionState::Pending>();
+      fn.pending.emplace(pending_key, mine);
     }
   }
   if (theirs) {
@@ -156,35 +297,171 @@ const KernelEntry* TritonJitFunction::Impl::get_or_compile(const SpecKey& key, c
     return theirs->future.get();
   }
 
+  auto forget_pending = [&] {
+    std::lock_guard<std::mutex> lock(fn.compile_mutex);
+    fn.pending.erase(pending_key);
+  };
   try {
-    const Specialization spec = describe(key, args, c, target);
-    const KernelKey kk = kernel_key(spec, c.options, target);
-    std::optional<KernelInfo> info = find_stored(kk);
-    if (!info) {
+    Job job;
+    job.fn = &fn;
+    job.key = key;
+    job.args = args;
+    job.options = config.options;
+    job.target = target;
+    describe_job(job, config);
+    if (find_ready(job) == Found::Nowhere) {
       if (check_capture && cuda::stream_is_capturing(capture_stream)) {
-        fail_missing(kk, "the launch is being captured into a CUDA graph, where compiling is not allowed. Call "
-                         "triton_jit::prepare() with this specialization before capturing");
+        fail_missing(fn, job.kernel_key, CannotCompile::Capturing);
       }
-      bridge::CompiledKernel compiled = compile_now(spec, kk, c.options, target);
-      remember(kk, compiled);
-      info = std::move(compiled.info);
+      std::vector<std::exception_ptr> errors;
+      compile_jobs({&job}, 1, nullptr, &errors);
+      if (!errors.empty()) std::rethrow_exception(errors.front());
     }
-    const KernelEntry* result = insert(key, args, std::move(*info));
-    {
-      std::lock_guard<std::mutex> lock(compile_mutex);
-      pending.erase(pending_key);
-    }
-    mine->promise.set_value(result);
-    return result;
+    forget_pending();
+    mine->promise.set_value(job.entry);
+    return job.entry;
   } catch (...) {
     // Nothing was inserted: the next call tries again. Waiters get the same error.
-    {
-      std::lock_guard<std::mutex> lock(compile_mutex);
-      pending.erase(pending_key);
-    }
+    forget_pending();
     mine->promise.set_exception(std::current_exception());
     throw;
   }
 }
 
-}  // namespace triton_jit
+KernelInfo Resolver::compile_request(FunctionState& fn, const CompileRequest& request) {
+  LaunchConfig config;
+  config.num_warps = request.num_warps;
+  config.num_stages = request.num_stages;
+  config.num_ctas = request.num_ctas;
+  fn.check_config(config);
+  const Target target = request.target ? *request.target : default_target();
+  Specialization spec = parse_signature(fn.signature, request.signature);
+  spec.num_warps = request.num_warps;
+  spec.num_stages = request.num_stages;
+  spec.num_ctas = request.num_ctas;
+  spec.target = target.str();
+  const CompileOptions* options = request.options.empty() ? nullptr : &request.options;
+  const KernelKey key = kernel_key_of(spec, options, target);
+  bridge::CompileResult compiled = compile_here(fn, spec, key, options, target);
+  store_in_index(fn, key, compiled);
+  return compiled.kernel.public_info();
+}
+
+namespace {
+
+// A request of a batch, with the arguments that produce its key.
+struct BatchItem {
+  const TritonJitFunction* function = nullptr;
+  SyntheticArgs args;
+  ArgStorage storage;  // the arguments with defaults
+  Job job;
+};
+
+}  // namespace
+
+PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests, const PrepareOptions& options,
+                                      const char* label, std::vector<ResolvedKernel>* out) {
+  const auto start = std::chrono::steady_clock::now();
+  load_environment_packs();
+  PrepareReport report;
+  std::vector<std::unique_ptr<BatchItem>> items;
+  std::vector<size_t> first_of(requests.size());  // the item that serves each request
+  std::map<std::pair<const void*, std::string>, size_t> seen;
+  std::vector<Job*> to_compile;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const KernelRequest& r = requests[i];
+    if (r.function == nullptr) {
+      throw ArgumentError("prepare: request #" + std::to_string(i) + " names no function", "", "");
+    }
+    auto item = std::make_unique<BatchItem>();
+    FunctionState& fn = state(*r.function);
+    item->function = r.function;
+    Job& job = item->job;
+    job.fn = &fn;
+    job.options = r.options.empty() ? nullptr : &r.options;
+    job.target = r.target ? *r.target : default_target();  // a launch's target
+    // The key a launch with these arguments computes, checked against the request.
+    const Specialization parsed = parse_signature(fn.signature, r.signature);
+    item->args = synthesize_args(fn.signature, parsed);
+    LaunchConfig config;
+    config.num_warps = r.num_warps;
+    config.num_stages = r.num_stages;
+    config.num_ctas = r.num_ctas;
+    config.options = job.options;
+    job.args = fn.bind<false>(config, ArgSpan{item->args.values.data(), item->args.values.size()},
+                              job.target.arch, job.target.warp_size, &job.key, item->storage.data(), nullptr);
+    describe_job(job, config);
+    if (job.spec.signature() != parsed.signature()) {
+      throw ArgumentError(fn.signature.function + ": no call specializes as '" + r.signature +
+                              "'; the nearest a call reaches is '" + job.spec.signature() +
+                              "' (check do_not_specialize, annotations and which integers are 1)",
+                          fn.signature.function, "");
+    }
+    auto [it, fresh] = seen.emplace(std::make_pair(static_cast<const void*>(&fn), job.kernel_key.text()), items.size());
+    first_of[i] = it->second;
+    if (!fresh) continue;
+    ++report.requested;
+    switch (find_ready(job)) {
+      case Found::Memory: ++report.in_memory; break;
+      case Found::Pack: ++report.from_packs; break;
+      case Found::Index: ++report.from_index; break;
+      case Found::Nowhere: to_compile.push_back(&job); break;
+    }
+    items.push_back(std::move(item));
+  }
+
+  std::vector<std::exception_ptr> errors;
+  if (!to_compile.empty()) {
+    const int jobs = options.jobs > 0 ? options.jobs : default_jobs();
+    report.workers = std::min<int>(jobs, static_cast<int>(to_compile.size()));
+    ProgressBar bar(label, to_compile.size(), options.progress);
+    compile_jobs(to_compile, report.workers, &bar, &errors);
+    for (const Job* job : to_compile) report.compiled += job->entry != nullptr;
+  }
+
+  if (options.load && cuda::driver_available()) {
+    // Loading now keeps module loads out of later launches (and out of graph capture).
+    try {
+      const cuda::CurrentDevice dev = cuda::current_device();
+      for (const auto& item : items) {
+        const Job& job = item->job;
+        if (job.entry != nullptr && job.target.arch == dev.info->arch) {
+          job.entry->function_for(dev.context, *dev.info, job.fn->loads);
+        }
+      }
+    } catch (const NoDeviceError&) {
+    }
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (log_enabled(LogLevel::Info)) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "%s: %zu kernels (%zu in memory, %zu from packs, %zu from the cache, %zu compiled on %d workers) "
+                  "in %.2f s",
+                  label, report.requested, report.in_memory, report.from_packs, report.from_index, report.compiled,
+                  report.workers, report.seconds);
+    log_line(buf);
+  }
+  if (!errors.empty()) {
+    const std::string more = errors.size() > 1 ? " (" + std::to_string(errors.size() - 1) + " more of the " +
+                                                     std::to_string(to_compile.size()) +
+                                                     " compiles failed too; the others are ready)"
+                                               : "";
+    try {
+      std::rethrow_exception(errors.front());
+    } catch (const CompileError& e) {
+      throw CompileError(e.what() + more, e.function(), e.key(), e.file(), e.line(), e.python_type(), e.traceback());
+    }
+  }
+  if (out != nullptr) {
+    out->clear();
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const BatchItem& served = *items[first_of[i]];
+      out->push_back(ResolvedKernel{served.function, served.job.entry, served.job.kernel_key,
+                                    served.job.fn->source_sha256});
+    }
+  }
+  return report;
+}
+
+}  // namespace triton_jit::detail

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <vector>
 
+#include "bridge/bridge.h"
+#include "bridge/interpreter.h"
 #include "cuda/driver_api.h"
 #include "settings/settings.h"
 #include "triton_jit/errors.h"
@@ -132,6 +134,10 @@ void set_scratch_allocator(std::shared_ptr<ScratchAllocator> allocator) {
 
 void set_offline(bool offline) { g_offline.store(offline, std::memory_order_relaxed); }
 bool offline() { return g_offline.load(std::memory_order_relaxed); }
+
+bool python_used() noexcept { return bridge::interpreter_used(); }
+
+std::string triton_version() { return bridge::triton_version(); }
 
 void set_log_level(LogLevel level) { g_log_level.store(static_cast<int>(level), std::memory_order_relaxed); }
 LogLevel log_level() { return static_cast<LogLevel>(g_log_level.load(std::memory_order_relaxed)); }

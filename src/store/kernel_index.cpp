@@ -9,7 +9,6 @@
 #include <ctime>
 #include <filesystem>
 
-#include "settings/settings.h"
 #include "store/files.h"
 #include "store/sha256.h"
 #include "triton_jit/errors.h"
@@ -103,7 +102,7 @@ void KernelIndex::write(const std::string& dir, const std::string& file, const s
 }
 
 std::optional<KernelRecord> KernelIndex::load(const std::string& path, const std::string& name,
-                                              const KernelKey& key) {
+                                              const KernelKey& key, std::string* stale) {
   const std::string dir = directory();
   if (dir.empty()) return std::nullopt;
   const std::string file = kernel_file(dir, kernel_id(path, name, key));
@@ -121,7 +120,7 @@ std::optional<KernelRecord> KernelIndex::load(const std::string& path, const std
     return std::nullopt;  // another kernel under the same digest: never trust it
   }
   if (std::string why = stale_reason(record.dependencies); !why.empty()) {
-    if (log_enabled(LogLevel::Info)) log_line("cache entry of " + name + " [" + key.signature + "] is stale: " + why);
+    if (stale != nullptr) *stale = std::move(why);
     return std::nullopt;
   }
   ::utimensat(AT_FDCWD, file.c_str(), nullptr, 0);  // last use, for prune; fails quietly when read-only
@@ -197,10 +196,10 @@ CacheEntry describe_entry(const std::string& file) {
   e.num_ctas = r.key.num_ctas;
   e.options = r.key.options;
   e.target = r.key.target;
-  e.triton_version = r.info.triton_version;
-  e.kernel_name = r.info.name;
-  e.cubin_bytes = r.info.cubin.size();
-  e.shared = r.info.shared;
+  e.triton_version = r.kernel.info.triton_version;
+  e.kernel_name = r.kernel.info.name;
+  e.cubin_bytes = r.kernel.info.cubin.size();
+  e.shared = r.kernel.info.shared;
   for (const FileDependency& d : r.dependencies) {
     const DependencyState state = check_dependency(d);
     const std::string problem = dependency_problem(d, state);
@@ -256,29 +255,3 @@ size_t KernelIndex::prune(double days) {
 }
 
 }  // namespace triton_jit::detail
-
-namespace triton_jit {
-
-void set_cache_dir(std::optional<std::string> dir) { detail::KernelIndex::instance().set_directory(std::move(dir)); }
-std::string cache_dir() { return detail::KernelIndex::instance().directory(); }
-std::vector<CacheEntry> list_cache() { return detail::KernelIndex::instance().list(); }
-size_t clear_cache() { return detail::KernelIndex::instance().clear(); }
-size_t prune_cache(double days) { return detail::KernelIndex::instance().prune(days); }
-
-CacheEntry cache_entry(std::string_view id_prefix) {
-  if (id_prefix.empty()) throw Error("no cache entry id given");
-  std::vector<CacheEntry> matches;
-  for (CacheEntry& e : list_cache()) {
-    if (e.id.compare(0, id_prefix.size(), id_prefix) == 0) matches.push_back(std::move(e));
-  }
-  if (matches.size() == 1) return std::move(matches.front());
-  const std::string dir = cache_dir();
-  if (matches.empty()) {
-    throw Error("no cache entry has an id starting with '" + std::string(id_prefix) + "' in " +
-                (dir.empty() ? std::string("(the cache is off)") : dir) + "; `triton-jit cache list` shows the ids");
-  }
-  throw Error("'" + std::string(id_prefix) + "' matches " + std::to_string(matches.size()) +
-              " cache entries; give more digits of the id");
-}
-
-}  // namespace triton_jit

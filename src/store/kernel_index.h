@@ -23,8 +23,10 @@ class KernelIndex {
   void set_directory(std::optional<std::string> dir);
   std::string directory();  // empty: off
 
-  // The kernel for `key` of `path`:`name` when stored and still valid.
-  std::optional<KernelRecord> load(const std::string& path, const std::string& name, const KernelKey& key);
+  // The kernel for `key` of `path`:`name` when stored and still valid; when it is stored but
+  // stale, nothing, with the reason in *stale.
+  std::optional<KernelRecord> load(const std::string& path, const std::string& name, const KernelKey& key,
+                                   std::string* stale = nullptr);
   void store(const KernelRecord& record);
 
   std::optional<StaticSignature> load_signature(const std::string& path, const std::string& name);

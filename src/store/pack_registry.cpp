@@ -5,9 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "cuda/device.h"
-#include "cuda/driver_api.h"
-#include "settings/settings.h"
 #include "store/files.h"
 #include "triton_jit/errors.h"
 
@@ -15,6 +12,8 @@ namespace triton_jit::detail {
 namespace {
 
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+}  // namespace
 
 PackContents read_pack(const std::string& path) {
   std::string error;
@@ -29,18 +28,6 @@ PackContents read_pack(const std::string& path) {
   }
 }
 
-// The current device's architecture, when a driver and a device are there; 0 otherwise.
-int device_arch() {
-  if (!cuda::driver_available()) return 0;
-  try {
-    return cuda::current_device().info->arch;
-  } catch (const Error&) {
-    return 0;
-  }
-}
-
-}  // namespace
-
 PackInfo pack_info(const std::string& path, const PackContents& contents) {
   PackInfo info;
   info.path = path;
@@ -50,7 +37,7 @@ PackInfo pack_info(const std::string& path, const PackContents& contents) {
     if (std::find(info.targets.begin(), info.targets.end(), k.key.target) == info.targets.end()) {
       info.targets.push_back(k.key.target);
     }
-    if (info.triton_version.empty()) info.triton_version = k.info.triton_version;
+    if (info.triton_version.empty()) info.triton_version = k.kernel.info.triton_version;
   }
   return info;
 }
@@ -60,12 +47,12 @@ PackRegistry& PackRegistry::instance() {
   return *registry;
 }
 
-PackInfo PackRegistry::load(const std::string& path) {
+PackInfo PackRegistry::load(const std::string& path, int device_arch) {
   auto pack = std::make_unique<Pack>();
   pack->contents = read_pack(path);
   pack->info = pack_info(path, pack->contents);
   for (const KernelRecord& k : pack->contents.kernels) pack->key_texts.push_back(k.key.text());
-  const int arch = device_arch();
+  const int arch = device_arch;
   if (arch != 0 && !pack->info.targets.empty() &&
       std::none_of(pack->info.targets.begin(), pack->info.targets.end(),
                    [&](const Target& t) { return t.arch == arch; })) {
@@ -80,36 +67,10 @@ PackInfo PackRegistry::load(const std::string& path) {
   PackInfo info = pack->info;
   std::lock_guard<std::mutex> lock(mutex_);
   packs_.push_back(std::move(pack));
-  if (log_enabled(LogLevel::Info)) {
-    log_line("loaded kernel pack " + path + " (" + std::to_string(info.kernels) + " kernels)");
-  }
   return info;
 }
 
-void PackRegistry::load_environment_packs() {
-  std::call_once(env_once_, [this] {
-    const char* env = std::getenv("TRITON_JIT_PACKS");
-    if (env == nullptr) return;
-    const std::string list = env;
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t end = list.find(':', start);
-      if (end == std::string::npos) end = list.size();
-      const std::string path = list.substr(start, end - start);
-      if (!path.empty()) {
-        try {
-          load(path);
-        } catch (const Error& e) {
-          std::fprintf(stderr, "[triton_jit] warning: TRITON_JIT_PACKS: %s\n", e.what());
-        }
-      }
-      start = end + 1;
-    }
-  });
-}
-
 std::vector<PackInfo> PackRegistry::infos() {
-  load_environment_packs();
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<PackInfo> out;
   for (const auto& p : packs_) out.push_back(p->info);
@@ -137,7 +98,7 @@ std::optional<StaticSignature> PackRegistry::find_signature(const std::string& p
   return std::nullopt;
 }
 
-std::optional<KernelInfo> PackRegistry::find_kernel(const std::string& path, const std::string& name,
+std::optional<CompiledKernel> PackRegistry::find_kernel(const std::string& path, const std::string& name,
                                                     const std::string& source_sha256, const KernelKey& key) {
   const std::string text = key.text();
   std::lock_guard<std::mutex> lock(mutex_);
@@ -145,7 +106,7 @@ std::optional<KernelInfo> PackRegistry::find_kernel(const std::string& path, con
     const PackContents& c = p->contents;
     for (size_t i = 0; i < c.kernels.size(); ++i) {
       if (p->key_texts[i] == text && matches(c.functions[c.kernel_function[i]], path, name, source_sha256)) {
-        return c.kernels[i].info;
+        return c.kernels[i].kernel;
       }
     }
   }
@@ -176,16 +137,3 @@ std::string PackRegistry::explain_miss(const std::string& path, const std::strin
 }
 
 }  // namespace triton_jit::detail
-
-namespace triton_jit {
-
-PackInfo load_pack(const std::string& path) {
-  detail::PackRegistry::instance().load_environment_packs();
-  return detail::PackRegistry::instance().load(path);
-}
-
-std::vector<PackInfo> loaded_packs() { return detail::PackRegistry::instance().infos(); }
-
-PackInfo read_pack_info(const std::string& path) { return detail::pack_info(path, detail::read_pack(path)); }
-
-}  // namespace triton_jit

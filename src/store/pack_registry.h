@@ -16,16 +16,16 @@ class PackRegistry {
  public:
   static PackRegistry& instance();
 
-  PackInfo load(const std::string& path);
-  // Loads the packs named in TRITON_JIT_PACKS, once; a pack that fails is reported and skipped.
-  void load_environment_packs();
+  // Loads a pack; `device_arch` (0: none) is the device's architecture, warned about when the
+  // pack holds no kernel for it.
+  PackInfo load(const std::string& path, int device_arch);
   std::vector<PackInfo> infos();
 
   // A function of file `path` (`source_sha256` of its contents; empty when the file is absent,
   // then the file name decides) called `name`.
   std::optional<StaticSignature> find_signature(const std::string& path, const std::string& name,
                                                 const std::string& source_sha256);
-  std::optional<KernelInfo> find_kernel(const std::string& path, const std::string& name,
+  std::optional<CompiledKernel> find_kernel(const std::string& path, const std::string& name,
                                         const std::string& source_sha256, const KernelKey& key);
   // Why no loaded pack serves `key` although a pack holds something close (another target,
   // another version of the file); empty when no pack comes close.
@@ -43,9 +43,10 @@ class PackRegistry {
 
   std::mutex mutex_;
   std::vector<std::unique_ptr<Pack>> packs_;
-  std::once_flag env_once_;
 };
 
 PackInfo pack_info(const std::string& path, const PackContents& contents);
+// A pack file's contents; throws PackError when it is missing or cannot be used.
+PackContents read_pack(const std::string& path);
 
 }  // namespace triton_jit::detail

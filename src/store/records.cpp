@@ -132,51 +132,51 @@ KernelKey read_key(BinaryReader& r) {
   return k;
 }
 
-void write_info(BinaryWriter& w, const KernelInfo& k) {
-  w.str(k.name);
-  w.str(k.target.backend);
-  w.u32(static_cast<uint32_t>(k.target.arch));
-  w.u32(static_cast<uint32_t>(k.target.warp_size));
-  w.str(k.cubin);
-  w.u32(static_cast<uint32_t>(k.num_warps));
-  w.u32(static_cast<uint32_t>(k.num_ctas));
-  w.u32(static_cast<uint32_t>(k.shared));
-  for (int c : k.cluster_dims) w.u32(static_cast<uint32_t>(c));
-  w.i64(k.global_scratch_size);
-  w.i64(k.global_scratch_align);
-  w.i64(k.profile_scratch_size);
-  w.i64(k.profile_scratch_align);
-  w.u8(k.launch_pdl);
-  w.u8(k.launch_cooperative_grid);
-  w.u32(static_cast<uint32_t>(k.scratch_params.size()));
-  for (const std::string& s : k.scratch_params) w.str(s);
-  w.str(k.hash);
-  w.str(k.triton_version);
-  w.str(k.metadata_json);
+// Field encodings of TRITON_JIT_KERNEL_FIELDS, one pair per kind.
+void put(BinaryWriter& w, const std::string& v) { w.str(v); }
+void put(BinaryWriter& w, int v) { w.u32(static_cast<uint32_t>(v)); }
+void put(BinaryWriter& w, int64_t v) { w.i64(v); }
+void put(BinaryWriter& w, bool v) { w.u8(v); }
+void put(BinaryWriter& w, const int (&v)[3]) {
+  for (int c : v) w.u32(static_cast<uint32_t>(c));
+}
+void put(BinaryWriter& w, const std::vector<std::string>& v) {
+  w.u32(static_cast<uint32_t>(v.size()));
+  for (const std::string& s : v) w.str(s);
+}
+void put(BinaryWriter& w, const Target& t) {
+  w.str(t.backend);
+  w.u32(static_cast<uint32_t>(t.arch));
+  w.u32(static_cast<uint32_t>(t.warp_size));
+}
+void get(BinaryReader& r, std::string& v) { v = r.str(); }
+void get(BinaryReader& r, int& v) { v = r.i32(); }
+void get(BinaryReader& r, int64_t& v) { v = r.i64(); }
+void get(BinaryReader& r, bool& v) { v = r.u8() != 0; }
+void get(BinaryReader& r, int (&v)[3]) {
+  for (int& c : v) c = r.i32();
+}
+void get(BinaryReader& r, std::vector<std::string>& v) {
+  const uint32_t n = r.u32();
+  for (uint32_t i = 0; i < n; ++i) v.push_back(r.str());
+}
+void get(BinaryReader& r, Target& t) {
+  t.backend = r.str();
+  t.arch = r.i32();
+  t.warp_size = r.i32();
 }
 
-KernelInfo read_info(BinaryReader& r) {
-  KernelInfo k;
-  k.name = r.str();
-  k.target.backend = r.str();
-  k.target.arch = r.i32();
-  k.target.warp_size = r.i32();
-  k.cubin = r.str();
-  k.num_warps = r.i32();
-  k.num_ctas = r.i32();
-  k.shared = r.i32();
-  for (int& c : k.cluster_dims) c = r.i32();
-  k.global_scratch_size = r.i64();
-  k.global_scratch_align = r.i64();
-  k.profile_scratch_size = r.i64();
-  k.profile_scratch_align = r.i64();
-  k.launch_pdl = r.u8() != 0;
-  k.launch_cooperative_grid = r.u8() != 0;
-  const uint32_t n = r.u32();
-  for (uint32_t i = 0; i < n; ++i) k.scratch_params.push_back(r.str());
-  k.hash = r.str();
-  k.triton_version = r.str();
-  k.metadata_json = r.str();
+void write_kernel(BinaryWriter& w, const CompiledKernel& k) {
+#define TRITON_JIT_PUT_FIELD(P, field, kind) put(w, TRITON_JIT_KERNEL_PART(k, P).field);
+  TRITON_JIT_KERNEL_FIELDS(TRITON_JIT_PUT_FIELD)
+#undef TRITON_JIT_PUT_FIELD
+}
+
+CompiledKernel read_kernel(BinaryReader& r) {
+  CompiledKernel k;
+#define TRITON_JIT_GET_FIELD(P, field, kind) get(r, TRITON_JIT_KERNEL_PART(k, P).field);
+  TRITON_JIT_KERNEL_FIELDS(TRITON_JIT_GET_FIELD)
+#undef TRITON_JIT_GET_FIELD
   return k;
 }
 
@@ -188,7 +188,7 @@ void write_kernel_record(BinaryWriter& w, const KernelRecord& r) {
   write_key(w, r.key);
   write_dependencies(w, r.dependencies);
   w.i64(r.created_unix);
-  write_info(w, r.info);
+  write_kernel(w, r.kernel);
 }
 
 KernelRecord read_kernel_record(BinaryReader& r) {
@@ -198,7 +198,7 @@ KernelRecord read_kernel_record(BinaryReader& r) {
   k.key = read_key(r);
   k.dependencies = read_dependencies(r);
   k.created_unix = r.i64();
-  k.info = read_info(r);
+  k.kernel = read_kernel(r);
   return k;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel/kernel_fields.h"
 #include "store/binary_io.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
@@ -17,9 +18,9 @@ namespace triton_jit::detail {
 // kernel in the index and in packs; equal texts mean the same binary.
 struct KernelKey {
   std::string signature;  // Triton's signature syntax: "*fp32:16,i32,1024"
-  int num_warps = 4;
-  int num_stages = 3;
-  int num_ctas = 1;
+  int num_warps = kDefaultNumWarps;
+  int num_stages = kDefaultNumStages;
+  int num_ctas = kDefaultNumCtas;
   std::string options;    // "name=value;..." sorted by name (options_text)
   Target target;
 
@@ -59,7 +60,7 @@ struct KernelRecord {
   KernelKey key;
   std::vector<FileDependency> dependencies;
   int64_t created_unix = 0;
-  KernelInfo info;
+  CompiledKernel kernel;
 };
 
 struct SignatureRecord {

@@ -1,4 +1,4 @@
-// TritonJitFunction::compile and compile_signature for sm_90 on a machine without a GPU. The
+// TritonJitFunction::compile (from arguments and from a CompileRequest) for sm_90 on a machine without a GPU. The
 // cubin itself (ELF header, .nv.info parameter table written by ptxas) is the reference.
 #include <gtest/gtest.h>
 
@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "support/launch_metadata.h"
 #include "cubin_reader.h"
 #include "test_util.h"
 
@@ -37,21 +38,21 @@ TEST(Compile, AddKernelForSm90) {
   EXPECT_TRUE(cubin::find_section(bytes(k), ".text.add_kernel").has_value());
   EXPECT_EQ(k.num_warps, 4);
   EXPECT_EQ(k.num_ctas, 1);
-  EXPECT_EQ(k.cluster_dims[0], 1);
+  EXPECT_EQ(triton_jit::test::launch_metadata(k).cluster_dims[0], 1);
   EXPECT_GE(k.shared, 0);
   EXPECT_EQ(k.target.backend, "cuda");
   EXPECT_EQ(k.target.arch, 90);
   EXPECT_EQ(k.target.warp_size, 32);
   EXPECT_EQ(k.target.str(), "cuda:90");
-  EXPECT_EQ(k.scratch_params, (std::vector<std::string>{"global_scratch", "profile_scratch"}));
-  EXPECT_EQ(k.global_scratch_size, 0);
-  EXPECT_FALSE(k.launch_pdl);
-  EXPECT_FALSE(k.launch_cooperative_grid);
+  EXPECT_EQ(triton_jit::test::launch_metadata(k).scratch_params, (std::vector<std::string>{"global_scratch", "profile_scratch"}));
+  EXPECT_EQ(triton_jit::test::launch_metadata(k).global_scratch_size, 0);
+  EXPECT_FALSE(triton_jit::test::launch_metadata(k).launch_pdl);
+  EXPECT_FALSE(triton_jit::test::launch_metadata(k).launch_cooperative_grid);
   EXPECT_EQ(k.hash.size(), 64u);  // sha256 hex
   EXPECT_EQ(k.triton_version, triton_jit::triton_version());
   EXPECT_EQ(k.triton_version.rfind("3.", 0), 0u);
-  EXPECT_TRUE(test::contains(k.metadata_json, "\"num_warps\": 4")) << k.metadata_json;
-  EXPECT_TRUE(test::contains(k.metadata_json, "\"hash\": \"" + k.hash + "\""));
+  EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(k).metadata_json, "\"num_warps\": 4")) << triton_jit::test::launch_metadata(k).metadata_json;
+  EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(k).metadata_json, "\"hash\": \"" + k.hash + "\""));
 
   // The kernel takes what the launcher will pass: three pointers, the i32 size, then one pointer
   // per scratch parameter; the constexpr is gone.
@@ -77,9 +78,9 @@ TEST(Compile, ClusterOfTwoCtasOnSm90) {
   const auto args = add_args(1000, 512);
   const KernelInfo& k = add().compile(test::config(1, 4, 3, 2), test::span(args));
   EXPECT_EQ(k.num_ctas, 2);
-  EXPECT_EQ(k.cluster_dims[0], 2);
-  EXPECT_EQ(k.cluster_dims[1], 1);
-  EXPECT_EQ(k.cluster_dims[2], 1);
+  EXPECT_EQ(triton_jit::test::launch_metadata(k).cluster_dims[0], 2);
+  EXPECT_EQ(triton_jit::test::launch_metadata(k).cluster_dims[1], 1);
+  EXPECT_EQ(triton_jit::test::launch_metadata(k).cluster_dims[2], 1);
   EXPECT_EQ(cubin::sm_version(bytes(k)), 90);
 }
 
@@ -88,24 +89,24 @@ TEST(Compile, SignatureGivesTheSameKernelAsArguments) {
   const auto args = add_args(1000, 1024);
   const KernelInfo& from_args = add().compile(test::config(), test::span(args));
   const KernelInfo from_signature =
-      add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, Target{});
+      add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, {}, Target{}});
   EXPECT_EQ(from_signature.hash, from_args.hash);
   EXPECT_EQ(from_signature.cubin, from_args.cubin);
   EXPECT_EQ(from_signature.name, from_args.name);
 
-  const KernelInfo divisible = add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32:16,1024", 4, 3, 1, Target{});
+  const KernelInfo divisible = add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32:16,1024", 4, 3, 1, {}, Target{}});
   EXPECT_NE(divisible.hash, from_args.hash);
   const auto args16 = add_args(1024, 1024);
   EXPECT_EQ(add().compile(test::config(), test::span(args16)).hash, divisible.hash);
 
-  const KernelInfo unaligned = add().compile_signature("*fp32,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, Target{});
+  const KernelInfo unaligned = add().compile(triton_jit::CompileRequest{"*fp32,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, {}, Target{}});
   EXPECT_NE(unaligned.hash, from_args.hash);
 }
 
 TEST(Compile, SignatureWithConstexprOne) {
   const auto args = add_args(1, 128);
   const KernelInfo& from_args = add().compile(test::config(), test::span(args));
-  EXPECT_EQ(add().compile_signature("*fp32:16,*fp32:16,*fp32:16,1,128", 4, 3, 1, Target{}).hash, from_args.hash);
+  EXPECT_EQ(add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,1,128", 4, 3, 1, {}, Target{}}).hash, from_args.hash);
   // The size is a constant: the kernel takes only the pointers and the scratch pointers.
   const auto params = cubin::kernel_params(from_args.cubin, from_args.name);
   ASSERT_TRUE(params.has_value());
@@ -128,15 +129,15 @@ TEST(Compile, AnnotatedScalarsAndDefaults) {
   const auto dargs = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 100);
   const KernelInfo& d = defaults.compile(test::config(), test::span(dargs));
   EXPECT_EQ(d.name, "defaults_kernel");
-  EXPECT_EQ(defaults.compile_signature("*fp32:16,i32,128,'fast',None,1.5,True,i32,1", 4, 3, 1, Target{}).hash, d.hash);
+  EXPECT_EQ(defaults.compile(triton_jit::CompileRequest{"*fp32:16,i32,128,'fast',None,1.5,True,i32,1", 4, 3, 1, {}, Target{}}).hash, d.hash);
 }
 
 TEST(Compile, GlobalScratchIsReported) {
   auto& fn = TritonJitFunction::get(test::kernel("scratch.py"), "descriptor_kernel");
   const auto args = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 4096, 128);
   const KernelInfo& k = fn.compile(test::config(), test::span(args));
-  EXPECT_GT(k.global_scratch_size, 0);
-  EXPECT_GE(k.global_scratch_align, 1);
+  EXPECT_GT(triton_jit::test::launch_metadata(k).global_scratch_size, 0);
+  EXPECT_GE(triton_jit::test::launch_metadata(k).global_scratch_align, 1);
 }
 
 TEST(Compile, CompileOptionsChangeTheKernel) {
@@ -148,8 +149,8 @@ TEST(Compile, CompileOptionsChangeTheKernel) {
   const KernelInfo& no_fusion = add().compile(c, test::span(args));
   EXPECT_NE(&plain, &no_fusion);
   EXPECT_NE(plain.hash, no_fusion.hash);
-  EXPECT_TRUE(test::contains(no_fusion.metadata_json, "\"enable_fp_fusion\": false")) << no_fusion.metadata_json;
-  EXPECT_EQ(add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32,64", 4, 3, 1, Target{}, &options).hash,
+  EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(no_fusion).metadata_json, "\"enable_fp_fusion\": false")) << triton_jit::test::launch_metadata(no_fusion).metadata_json;
+  EXPECT_EQ(add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,64", 4, 3, 1, options, Target{}}).hash,
             no_fusion.hash);
 }
 

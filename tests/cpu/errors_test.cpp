@@ -148,10 +148,10 @@ TEST(ArgumentErrors, InvalidLaunchOptions) {
 
 TEST(ArgumentErrors, BadSignatureString) {
   const auto e = expect_throw<ArgumentError>(
-      [] { add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32", 4, 3, 1, triton_jit::Target{}); });
+      [] { add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32", 4, 3, 1, {}, triton_jit::Target{}}); });
   EXPECT_TRUE(test::contains(e.what(), "4 items")) << e.what();
   const auto f = expect_throw<ArgumentError>(
-      [] { add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32,*fp32", 4, 3, 1, triton_jit::Target{}); });
+      [] { add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,*fp32", 4, 3, 1, {}, triton_jit::Target{}}); });
   EXPECT_EQ(f.parameter(), "BLOCK_SIZE");
 }
 

@@ -12,7 +12,7 @@
 
 #include "test_util.h"
 
-using triton_jit::CacheStats;
+using triton_jit::Stats;
 using triton_jit::KernelInfo;
 using triton_jit::TritonJitFunction;
 
@@ -25,16 +25,16 @@ std::vector<triton_jit::ArgValue> add_args(int block, uint64_t x = 0x100000, int
 }
 
 TEST(KernelCache, SecondIdenticalCallHits) {
-  const CacheStats s0 = add().stats();
+  const Stats s0 = add().stats();
   const auto args = add_args(16);
   const KernelInfo& first = add().compile(test::config(), test::span(args));
-  const CacheStats s1 = add().stats();
+  const Stats s1 = add().stats();
   EXPECT_EQ(s1.compiles, s0.compiles + 1);
   EXPECT_EQ(s1.misses, s0.misses + 1);
   EXPECT_EQ(s1.hits, s0.hits);
 
   const KernelInfo& second = add().compile(test::config(), test::span(args));
-  const CacheStats s2 = add().stats();
+  const Stats s2 = add().stats();
   EXPECT_EQ(&first, &second);
   EXPECT_EQ(s2.compiles, s1.compiles);
   EXPECT_EQ(s2.misses, s1.misses);
@@ -50,7 +50,7 @@ TEST(KernelCache, SecondIdenticalCallHits) {
 TEST(KernelCache, DifferentKeysCompileAgain) {
   const auto a = add_args(32);
   const KernelInfo& base = add().compile(test::config(), test::span(a));
-  const CacheStats s0 = add().stats();
+  const Stats s0 = add().stats();
 
   const auto other_block = add_args(8192);  // another constexpr
   EXPECT_NE(&add().compile(test::config(), test::span(other_block)), &base);
@@ -84,7 +84,7 @@ TEST(KernelCache, StringConstexprsCompareByContent) {
   std::string fast = "fast", slow = "slow";
   const auto a = test::args(x, 100, 256, std::string_view(fast));
   const KernelInfo& k_fast = fn.compile(test::config(), test::span(a));
-  const CacheStats s0 = fn.stats();
+  const Stats s0 = fn.stats();
   const auto b = test::args(x, 100, 256, std::string_view(slow));
   const KernelInfo& k_slow = fn.compile(test::config(), test::span(b));
   EXPECT_NE(&k_fast, &k_slow);
@@ -125,7 +125,7 @@ void run_together(int threads, F body) {
 }
 
 TEST(KernelCache, ConcurrentCallsForOneKeyCompileOnce) {
-  const CacheStats s0 = add().stats();
+  const Stats s0 = add().stats();
   const auto args = add_args(4096);
   std::vector<const KernelInfo*> results(8, nullptr);
   std::atomic<int> errors{0};
@@ -138,14 +138,14 @@ TEST(KernelCache, ConcurrentCallsForOneKeyCompileOnce) {
   });
   EXPECT_EQ(errors.load(), 0);
   for (const KernelInfo* r : results) EXPECT_EQ(r, results[0]);
-  const CacheStats s1 = add().stats();
+  const Stats s1 = add().stats();
   EXPECT_EQ(s1.compiles, s0.compiles + 1);
   EXPECT_EQ((s1.hits - s0.hits) + (s1.misses - s0.misses), 8u);
 }
 
 TEST(KernelCache, ConcurrentCallsForSeveralKeysCompileEachOnce) {
   auto& fn = TritonJitFunction::get(test::kernel("scratch.py"), "sum_kernel");
-  const CacheStats s0 = fn.stats();
+  const Stats s0 = fn.stats();
   const int blocks[] = {64, 128, 256};
   std::vector<const KernelInfo*> results(8, nullptr);
   std::atomic<int> errors{0};
@@ -169,21 +169,21 @@ TEST(KernelCache, ConcurrentCallsForSeveralKeysCompileEachOnce) {
 
 TEST(KernelCache, GlobalStatsSumAllFunctions) {
   auto& fn = TritonJitFunction::get(test::kernel("mixed_module.py"), "real_kernel");
-  const CacheStats g0 = triton_jit::global_stats();
-  const CacheStats f0 = fn.stats();
+  const Stats g0 = triton_jit::global_stats();
+  const Stats f0 = fn.stats();
   const auto args = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 16);
   fn.compile(test::config(), test::span(args));
   fn.compile(test::config(), test::span(args));
-  const CacheStats g1 = triton_jit::global_stats();
+  const Stats g1 = triton_jit::global_stats();
   EXPECT_EQ(g1.compiles - g0.compiles, fn.stats().compiles - f0.compiles);
   EXPECT_EQ(g1.hits - g0.hits, 1u);
   EXPECT_GE(g1.compiles, fn.stats().compiles + add().stats().compiles);
 }
 
 TEST(KernelCache, CompileSignatureIsNotCachedInMemory) {
-  const CacheStats s0 = add().stats();
-  add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, triton_jit::Target{});
-  add().compile_signature("*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, triton_jit::Target{});
+  const Stats s0 = add().stats();
+  add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, {}, triton_jit::Target{}});
+  add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, {}, triton_jit::Target{}});
   EXPECT_EQ(add().stats().compiles, s0.compiles + 2);
   EXPECT_EQ(add().stats().hits, s0.hits);
   // Nor does it fill the cache a call uses; a call finds the kernel in the persistent index.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "support/launch_metadata.h"
 #include "fake_driver.h"
 #include "test_util.h"
 
@@ -324,7 +325,7 @@ TEST_F(FakeLaunch, NoCurrentContextUsesThePrimaryOne) {
 TEST_F(FakeLaunch, GlobalScratchAllocatedPerLaunch) {
   auto& fn = TritonJitFunction::get(test::kernel("scratch.py"), "descriptor_kernel");
   const auto args = test::args(device_ptr(0x1000), 4096, 128);
-  const int64_t per_program = fn.compile(test::config(), test::span(args)).global_scratch_size;
+  const int64_t per_program = triton_jit::test::launch_metadata(fn.compile(test::config(), test::span(args))).global_scratch_size;
   ASSERT_GT(per_program, 0);
   triton_jit::LaunchConfig c = test::config();
   c.grid = triton_jit::Grid(3, 2);
@@ -374,8 +375,8 @@ TEST_F(FakeLaunch, UserScratchAllocator) {
   fn(c, device_ptr(0x1000), 4096, 128);
   EXPECT_TRUE(fake::state().allocs.empty());
   ASSERT_EQ(allocator->allocated.size(), 1u);
-  EXPECT_EQ(allocator->allocated[0].bytes, static_cast<size_t>(4 * k.global_scratch_size));
-  EXPECT_EQ(allocator->allocated[0].alignment, static_cast<size_t>(k.global_scratch_align));
+  EXPECT_EQ(allocator->allocated[0].bytes, static_cast<size_t>(4 * triton_jit::test::launch_metadata(k).global_scratch_size));
+  EXPECT_EQ(allocator->allocated[0].alignment, static_cast<size_t>(triton_jit::test::launch_metadata(k).global_scratch_align));
   EXPECT_EQ(allocator->allocated[0].stream, stream(0x42));
   EXPECT_EQ(only_launch().u64(2), 0xabc000u);
   ASSERT_EQ(allocator->freed.size(), 1u);

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "support/launch_metadata.h"
 #include "fake_driver.h"
 #include "store/sha256.h"
 #include "triton_jit/triton_jit.h"
@@ -39,11 +40,11 @@ int main(int argc, char** argv) {
     const triton_jit::ArgValue args[] = {triton_jit::to_arg(x), triton_jit::to_arg(y), triton_jit::to_arg(out),
                                          triton_jit::to_arg(1000), triton_jit::to_arg(block)};
     const triton_jit::KernelInfo& info = fn.compile(config, triton_jit::ArgSpan{args, 5});
-    const triton_jit::CacheStats s = fn.stats();
+    const triton_jit::Stats s = fn.stats();
     std::cout << "compiles=" << s.compiles << " index_hits=" << s.index_hits << " pack_hits=" << s.pack_hits
               << " launches=" << fake::state().launches.size() << " python_used=" << triton_jit::python_used()
               << " cubin_sha256=" << triton_jit::detail::sha256_hex(info.cubin)
-              << " metadata_sha256=" << triton_jit::detail::sha256_hex(info.metadata_json) << " kernel=" << info.name
+              << " metadata_sha256=" << triton_jit::detail::sha256_hex(triton_jit::test::launch_metadata(info).metadata_json) << " kernel=" << info.name
               << std::endl;
   } catch (const triton_jit::MissingKernelError& e) {
     std::cout << "error=MissingKernelError: " << e.what() << "\nmanifest_line=" << e.manifest_line()

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     cudaMemcpy(out.data(), dout, n * 4, cudaMemcpyDeviceToHost);
     int wrong = 0;
     for (int i = 0; i < n; ++i) wrong += out[i] != x[i] + 2.0f * y[i];
-    const triton_jit::CacheStats s = fn.stats();
+    const triton_jit::Stats s = fn.stats();
     std::cout << "correct=" << (wrong == 0) << " compiles=" << s.compiles << " index_hits=" << s.index_hits
               << " pack_hits=" << s.pack_hits << " python_used=" << triton_jit::python_used() << std::endl;
   } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/launch_metadata.h"
 #include "gpu_test_util.h"
 
 namespace {
@@ -147,11 +148,11 @@ TEST_F(GpuKernels, MatmulTileNeedsMoreThan48KiBSharedMemory) {
       ADD_FAILURE() << "the tile needs " << info.shared << " bytes but the device allows " << max_optin;
       continue;
     }
-    const triton_jit::CacheStats before = mm.stats();
+    const triton_jit::Stats before = mm.stats();
     dc.poison();
     mm.launch(config, span);
     CUDA_CHECK(cudaDeviceSynchronize());
-    const triton_jit::CacheStats after = mm.stats();
+    const triton_jit::Stats after = mm.stats();
     EXPECT_EQ(after.hits - before.hits, 1u) << "compile() cached the kernel, so the launch is a hit";
     EXPECT_EQ(after.compiles, before.compiles);
     check_matmul(p, dc.download(), "matmul num_stages=" + std::to_string(stages));
@@ -266,10 +267,10 @@ TEST_F(GpuKernels, DeviceTensorDescriptorNeedsGlobalScratch) {
   const ArgSpan span{args.data(), args.size()};
   const KernelInfo& info = fn.compile(p.config(), span);
   std::printf("scale_shift_2d_kernel: global_scratch_size=%lld align=%lld, scratch params:",
-              static_cast<long long>(info.global_scratch_size), static_cast<long long>(info.global_scratch_align));
-  for (const auto& s : info.scratch_params) std::printf(" %s", s.c_str());
+              static_cast<long long>(triton_jit::test::launch_metadata(info).global_scratch_size), static_cast<long long>(triton_jit::test::launch_metadata(info).global_scratch_align));
+  for (const auto& s : triton_jit::test::launch_metadata(info).scratch_params) std::printf(" %s", s.c_str());
   std::printf("\n");
-  ASSERT_GT(info.global_scratch_size, 0) << "the kernel should need global scratch for its TMA descriptors";
+  ASSERT_GT(triton_jit::test::launch_metadata(info).global_scratch_size, 0) << "the kernel should need global scratch for its TMA descriptors";
   fn.launch(p.config(), span);
   CUDA_CHECK(cudaDeviceSynchronize());
   p.check(p.dout.download(), "scale_shift_2d_kernel (default scratch allocator)");
@@ -305,7 +306,7 @@ TEST_F(GpuKernels, DeviceTensorDescriptorWithUserScratchAllocator) {
   const std::vector<ArgValue> args = p.args();
   const ArgSpan span{args.data(), args.size()};
   const KernelInfo& info = fn.compile(p.config(), span);
-  ASSERT_GT(info.global_scratch_size, 0);
+  ASSERT_GT(triton_jit::test::launch_metadata(info).global_scratch_size, 0);
 
   cudaStream_t stream = nullptr;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -320,8 +321,8 @@ TEST_F(GpuKernels, DeviceTensorDescriptorWithUserScratchAllocator) {
   CUDA_CHECK(cudaStreamSynchronize(stream));
   EXPECT_EQ(allocator->allocations.load(), 1);
   EXPECT_EQ(allocator->deallocations.load(), 1);
-  EXPECT_EQ(allocator->last_bytes, static_cast<size_t>(p.programs() * info.global_scratch_size));
-  EXPECT_EQ(allocator->last_alignment, static_cast<size_t>(info.global_scratch_align));
+  EXPECT_EQ(allocator->last_bytes, static_cast<size_t>(p.programs() * triton_jit::test::launch_metadata(info).global_scratch_size));
+  EXPECT_EQ(allocator->last_alignment, static_cast<size_t>(triton_jit::test::launch_metadata(info).global_scratch_align));
   EXPECT_EQ(allocator->last_stream, stream);
   p.check(p.dout.download(), "scale_shift_2d_kernel (user scratch allocator)");
   CUDA_CHECK(cudaStreamDestroy(stream));

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "support/launch_metadata.h"
 #include "gpu_test_util.h"
 
 namespace {
@@ -55,10 +56,10 @@ TEST_F(KernelsCompileForSm90, DeviceTensorDescriptorNeedsGlobalScratch) {
   const ArgValue args[] = {to_arg(fake_f32()), to_arg(fake_f32()), to_arg(300), to_arg(200), to_arg(2.5f),
                            to_arg(-1.25f), to_arg(64), to_arg(32)};
   const KernelInfo& info = fn.compile(LaunchConfig{{5, 7}, 4}, ArgSpan{args, 8});
-  EXPECT_GT(info.global_scratch_size, 0);
-  EXPECT_GE(info.global_scratch_align, 1);
-  ASSERT_FALSE(info.scratch_params.empty());
-  EXPECT_EQ(info.scratch_params[0], "global_scratch");
+  EXPECT_GT(triton_jit::test::launch_metadata(info).global_scratch_size, 0);
+  EXPECT_GE(triton_jit::test::launch_metadata(info).global_scratch_align, 1);
+  ASSERT_FALSE(triton_jit::test::launch_metadata(info).scratch_params.empty());
+  EXPECT_EQ(triton_jit::test::launch_metadata(info).scratch_params[0], "global_scratch");
 }
 
 TEST_F(KernelsCompileForSm90, AddKernelWithTwoCtas) {
@@ -116,7 +117,7 @@ TEST_F(KernelsCompileForSm90, CooperativeAndPdlOptionsReachTheMetadata) {
   LaunchConfig config{{8, 2}, 4};
   config.options = &coop;
   const ArgValue one[] = {to_arg(reinterpret_cast<const int64_t*>(fake_f32()))};
-  EXPECT_TRUE(ids.compile(config, ArgSpan{one, 1}).launch_cooperative_grid);
+  EXPECT_TRUE(triton_jit::test::launch_metadata(ids.compile(config, ArgSpan{one, 1})).launch_cooperative_grid);
 
   auto& axpy = TritonJitFunction::get(kernel_path("elementwise.py"), "axpy_pdl_kernel");
   static const triton_jit::CompileOptions pdl{{"launch_pdl", true}};
@@ -125,8 +126,8 @@ TEST_F(KernelsCompileForSm90, CooperativeAndPdlOptionsReachTheMetadata) {
   const ArgValue args[] = {to_arg(fake_f32()), to_arg(fake_f32()), to_arg(1.0f), to_arg(int64_t{1000003}),
                            to_arg(1024)};
   const KernelInfo& info = axpy.compile(pconfig, ArgSpan{args, 5});
-  EXPECT_TRUE(info.launch_pdl);
-  EXPECT_FALSE(info.launch_cooperative_grid);
+  EXPECT_TRUE(triton_jit::test::launch_metadata(info).launch_pdl);
+  EXPECT_FALSE(triton_jit::test::launch_metadata(info).launch_cooperative_grid);
 }
 
 }  // namespace

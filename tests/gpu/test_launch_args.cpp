@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "support/launch_metadata.h"
 #include "gpu_test_util.h"
 
 namespace {
@@ -117,7 +118,7 @@ TEST_F(GpuLaunchArgs, CooperativeGridLaunch) {
   config.options = &options;
   const ArgValue probe[] = {to_arg(static_cast<int64_t*>(nullptr))};
   const KernelInfo& info = fn.compile(config, ArgSpan{probe, 1});
-  EXPECT_TRUE(info.launch_cooperative_grid);
+  EXPECT_TRUE(triton_jit::test::launch_metadata(info).launch_cooperative_grid);
   DeviceBuffer<int64_t> out(16 + 16);
   out.poison();
   fn(config, out.get());
@@ -151,7 +152,7 @@ TEST_F(GpuLaunchArgs, ProgrammaticDependentLaunchChain) {
   config.options = &options;
   const ArgValue probe[] = {to_arg(dacc.get()), to_arg(dx.get()), to_arg(1.0f), to_arg(static_cast<int64_t>(n)),
                             to_arg(kBlock)};
-  EXPECT_TRUE(fn.compile(config, ArgSpan{probe, 5}).launch_pdl);
+  EXPECT_TRUE(triton_jit::test::launch_metadata(fn.compile(config, ArgSpan{probe, 5})).launch_pdl);
   for (int i = 0; i < kLaunches; ++i) {
     fn(config, dacc.get(), dx.get(), static_cast<float>(i % 3), static_cast<int64_t>(n), kBlock);
   }

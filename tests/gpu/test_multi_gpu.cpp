@@ -27,7 +27,7 @@ class MultiGpu : public gpu_test::GpuTest {
 TEST_F(MultiGpu, EachDeviceLoadsItsOwnModuleAndComputesOnItsOwnData) {
   auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
   const int n = 100003;
-  const triton_jit::CacheStats before = add.stats();
+  const triton_jit::Stats before = add.stats();
   for (int round = 0; round < 2; ++round) {
     for (int d = 0; d < devices_; ++d) {
       CUDA_CHECK(cudaSetDevice(d));
@@ -54,7 +54,7 @@ TEST_F(MultiGpu, EachDeviceLoadsItsOwnModuleAndComputesOnItsOwnData) {
       cudaFree(dout);
     }
   }
-  const triton_jit::CacheStats after = add.stats();
+  const triton_jit::Stats after = add.stats();
   // One specialization (same arch everywhere), one module per device, loaded once.
   EXPECT_LE(after.compiles - before.compiles, 1u);
   EXPECT_EQ(after.loads - before.loads, static_cast<uint64_t>(devices_));

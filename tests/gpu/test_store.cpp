@@ -97,7 +97,7 @@ TEST_F(StoreGpuTest, PreparedKernelsLaunchInsideGraphCaptureUnpreparedOnesFail) 
                                            triton_jit::request(fn, c256, dx.get(), dy.get(), o2.get(), n, 256)},
                                           quiet);
   EXPECT_EQ(report.requested, 2u);
-  const triton_jit::CacheStats before = fn.stats();
+  const triton_jit::Stats before = fn.stats();
 
   CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   fn(c64, dx.get(), dy.get(), o1.get(), n, 64);
@@ -111,7 +111,7 @@ TEST_F(StoreGpuTest, PreparedKernelsLaunchInsideGraphCaptureUnpreparedOnesFail) 
   cudaGraph_t graph = nullptr;
   CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   EXPECT_NE(error.find("prepare"), std::string::npos) << error;
-  const triton_jit::CacheStats after = fn.stats();
+  const triton_jit::Stats after = fn.stats();
   EXPECT_EQ(after.compiles, before.compiles);
   EXPECT_EQ(after.loads, before.loads) << "prepare loaded the modules ahead";
 

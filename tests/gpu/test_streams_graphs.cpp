@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/launch_metadata.h"
 #include "gpu_test_util.h"
 
 namespace {
@@ -20,7 +21,7 @@ class GpuGraphs : public GpuTest {};
 class GpuCache : public GpuTest {};
 using triton_jit::ArgSpan;
 using triton_jit::ArgValue;
-using triton_jit::CacheStats;
+using triton_jit::Stats;
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJitFunction;
 using triton_jit::to_arg;
@@ -59,7 +60,7 @@ TEST_F(GpuStreams, ConcurrentLaunchesOnSeveralStreamsFromSeveralThreads) {
   const uint64_t seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   auto& axpy = TritonJitFunction::get(kernel_path("elementwise.py"), "axpy_inplace_kernel");
-  const CacheStats before = axpy.stats();
+  const Stats before = axpy.stats();
 
   std::mutex m;
   std::condition_variable cv;
@@ -112,7 +113,7 @@ TEST_F(GpuStreams, ConcurrentLaunchesOnSeveralStreamsFromSeveralThreads) {
     ASSERT_TRUE(errors[t].empty()) << errors[t];
     expect_equal(results[t], expected[t], "axpy_inplace_kernel on stream of thread " + std::to_string(t));
   }
-  const CacheStats after = axpy.stats();
+  const Stats after = axpy.stats();
   EXPECT_EQ(after.compiles - before.compiles, 1u) << "racing threads must share one compile of the key";
   EXPECT_EQ(after.hits + after.misses - before.hits - before.misses, static_cast<uint64_t>(kThreads * kLaunches));
   EXPECT_EQ(after.loads - before.loads, 1u) << "one context, so one module load";
@@ -192,7 +193,7 @@ TEST_F(GpuGraphs, GraphCaptureOfCachedLaunches) {
   CUDA_CHECK(cudaStreamSynchronize(stream.s));
   dacc.upload(acc);
 
-  const CacheStats before = axpy.stats();
+  const Stats before = axpy.stats();
   cudaGraph_t graph = nullptr;
   CUDA_CHECK(cudaStreamBeginCapture(stream.s, cudaStreamCaptureModeGlobal));
   for (int i = 0; i < kCaptured; ++i) {
@@ -200,7 +201,7 @@ TEST_F(GpuGraphs, GraphCaptureOfCachedLaunches) {
     axpy(config, dacc.get(), dx.get(), alpha, static_cast<int64_t>(n), kBlock);
   }
   CUDA_CHECK(cudaStreamEndCapture(stream.s, &graph));
-  const CacheStats captured = axpy.stats();
+  const Stats captured = axpy.stats();
   EXPECT_EQ(captured.hits - before.hits, static_cast<uint64_t>(kCaptured));
   EXPECT_EQ(captured.misses, before.misses);
   EXPECT_EQ(captured.compiles, before.compiles);
@@ -243,7 +244,7 @@ TEST_F(GpuGraphs, GraphCaptureOfKernelNeedingGlobalScratch) {
   CUDA_CHECK(cudaStreamSynchronize(stream.s));
   const ArgValue args[] = {to_arg(da.get()), to_arg(db.get()), to_arg(M),  to_arg(N),
                            to_arg(2.0f),     to_arg(1.0f),     to_arg(BM), to_arg(BN)};
-  ASSERT_GT(fn.compile(config, ArgSpan{args, 8}).global_scratch_size, 0) << "the kernel should need global scratch";
+  ASSERT_GT(triton_jit::test::launch_metadata(fn.compile(config, ArgSpan{args, 8})).global_scratch_size, 0) << "the kernel should need global scratch";
   db.poison();
   dc.poison();
 
@@ -286,13 +287,13 @@ TEST_F(GpuCache, SecondLaunchIsACacheHit) {
   auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
   const LaunchConfig config{{cdiv(n, kBlock)}, 2};
 
-  const CacheStats s0 = add.stats();
-  const CacheStats g0 = triton_jit::global_stats();
+  const Stats s0 = add.stats();
+  const Stats g0 = triton_jit::global_stats();
   dout.poison();
   add(config, dx.get(), dy.get(), dout.get(), n, kBlock);
   CUDA_CHECK(cudaDeviceSynchronize());
   expect_equal(dout.download(), want, "first launch");
-  const CacheStats s1 = add.stats();
+  const Stats s1 = add.stats();
   EXPECT_EQ(s1.misses - s0.misses, 1u);
   EXPECT_EQ(s1.compiles - s0.compiles, 1u);
   EXPECT_EQ(s1.loads - s0.loads, 1u);
@@ -302,13 +303,13 @@ TEST_F(GpuCache, SecondLaunchIsACacheHit) {
   add(config, dx.get(), dy.get(), dout.get(), n, kBlock);
   CUDA_CHECK(cudaDeviceSynchronize());
   expect_equal(dout.download(), want, "second launch");
-  const CacheStats s2 = add.stats();
+  const Stats s2 = add.stats();
   EXPECT_EQ(s2.hits - s1.hits, 1u) << "the second launch must be a hit";
   EXPECT_EQ(s2.misses, s1.misses);
   EXPECT_EQ(s2.compiles, s1.compiles);
   EXPECT_EQ(s2.loads, s1.loads);
 
-  const CacheStats g2 = triton_jit::global_stats();
+  const Stats g2 = triton_jit::global_stats();
   EXPECT_GE(g2.hits - g0.hits, 1u);
   EXPECT_GE(g2.compiles - g0.compiles, 1u);
 }

@@ -152,7 +152,7 @@ TEST_P(GpuVectorAddTyped, OddSizesAlignedAndMisaligned) {
   const int aligned[3] = {0, 0, 0};
   const int misaligned[3] = {1, 2, 3};
   const int mixed[3] = {3, 0, 1};
-  const triton_jit::CacheStats before = add.stats();
+  const triton_jit::Stats before = add.stats();
   for (size_t n : {size_t{1}, size_t{17}, size_t{1000003}}) {
     for (const int* offsets : {aligned, misaligned, mixed}) {
       run_add(add, c.dtype, n, offsets, rng);
@@ -161,7 +161,7 @@ TEST_P(GpuVectorAddTyped, OddSizesAlignedAndMisaligned) {
   }
   // Three alignments x two forms of n (1 is a constexpr, 17 and 1000003 an i32): six keys, so six
   // misses and three hits over the nine launches.
-  const triton_jit::CacheStats after = add.stats();
+  const triton_jit::Stats after = add.stats();
   EXPECT_EQ(after.misses - before.misses, 6u);
   EXPECT_EQ(after.hits - before.hits, 3u);
   EXPECT_EQ(after.compiles - before.compiles, 6u);

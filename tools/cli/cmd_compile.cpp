@@ -74,8 +74,8 @@ int run_compile(const Options& o) {
   for (const auto& [key, text] : o.compile_options) options.set(key, option_value(text));
 
   const triton_jit::TritonJitFunction& fn = triton_jit::TritonJitFunction::get(o.file, o.function);
-  const triton_jit::KernelInfo info = fn.compile_signature(o.signature, o.num_warps, o.num_stages, o.num_ctas,
-                                                           o.target, options.empty() ? nullptr : &options);
+  const triton_jit::KernelInfo info =
+      fn.compile(triton_jit::CompileRequest{o.signature, o.num_warps, o.num_stages, o.num_ctas, options, o.target});
 
   if (info.name.empty() || info.name.find_first_of("/\\") != std::string::npos || info.name[0] == '.') {
     throw std::runtime_error("the compiled kernel has a name unfit for a file name: '" + info.name + "'");
@@ -83,40 +83,16 @@ int run_compile(const Options& o) {
 
   ordered_json options_json = ordered_json::object();
   for (const auto& [key, value] : options.items()) options_json[key] = option_json(value);
-  ordered_json metadata;
-  try {
-    metadata = ordered_json::parse(info.metadata_json);
-  } catch (const ordered_json::parse_error&) {
-    metadata = info.metadata_json;  // kept as text rather than lost
-  }
-
+  // Every field of the kernel (triton_jit's one list of them), with what only this command knows.
+  ordered_json j = ordered_json::parse(info.to_json());
   const std::string cubin_name = info.name + ".cubin";
-  ordered_json j = {
-      {"name", info.name},
-      {"function", fn.signature().function},
-      {"file", fn.path()},
-      {"signature", o.signature},
-      {"target", {{"backend", info.target.backend}, {"arch", info.target.arch}, {"warp_size", info.target.warp_size}}},
-      {"num_warps", info.num_warps},
-      {"num_stages", o.num_stages},
-      {"num_ctas", info.num_ctas},
-      {"shared", info.shared},
-      {"cluster_dims", {info.cluster_dims[0], info.cluster_dims[1], info.cluster_dims[2]}},
-      {"global_scratch_size", info.global_scratch_size},
-      {"global_scratch_align", info.global_scratch_align},
-      {"profile_scratch_size", info.profile_scratch_size},
-      {"profile_scratch_align", info.profile_scratch_align},
-      {"launch_pdl", info.launch_pdl},
-      {"launch_cooperative_grid", info.launch_cooperative_grid},
-      {"scratch_params", info.scratch_params},
-      {"hash", info.hash},
-      {"triton_version", info.triton_version},
-      {"triton_jit_version", TRITON_JIT_VERSION_STRING},
-      {"cubin", cubin_name},
-      {"cubin_size", info.cubin.size()},
-      {"options", options_json},
-      {"metadata", metadata},
-  };
+  j["function"] = fn.signature().function;
+  j["file"] = fn.path();
+  j["signature"] = o.signature;
+  j["num_stages"] = o.num_stages;
+  j["triton_jit_version"] = TRITON_JIT_VERSION_STRING;
+  j["cubin"] = cubin_name;
+  j["options"] = options_json;
 
   const fs::path dir(o.out_dir);
   std::error_code ec;

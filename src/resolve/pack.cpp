@@ -1,16 +1,22 @@
-// Pack manifests and `build_pack`: compile what a manifest lists (through prepare) and write
-// the kernels, with their functions' signatures, into one file.
+// Kernel packs (triton_jit/pack.h): loading them, reading manifests, and building a pack from a
+// manifest (the resolver's batch entry compiles what it lists).
+#include "triton_jit/pack.h"
+
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 
-#include "function/jit_function_impl.h"
-#include "resolve/prepare_internal.h"
+#include <mutex>
+
+#include "cuda/device.h"
+#include "cuda/driver_api.h"
+#include "resolve/resolver.h"
+#include "settings/settings.h"
 #include "store/files.h"
 #include "store/pack_file.h"
 #include "store/pack_registry.h"
-#include "triton_jit/pack.h"
 
 namespace triton_jit {
 namespace {
@@ -79,7 +85,64 @@ CompileOptions::Value option_value(const std::string& text) {
   return text;  // a bare word: a string option
 }
 
+// The current device's architecture, when a driver and a device are there; 0 otherwise.
+int device_arch() {
+  if (!cuda::driver_available()) return 0;
+  try {
+    return cuda::current_device().info->arch;
+  } catch (const Error&) {
+    return 0;
+  }
+}
+
+PackInfo load_one(const std::string& path) {
+  PackInfo info = detail::PackRegistry::instance().load(path, device_arch());
+  if (detail::log_enabled(LogLevel::Info)) {
+    detail::log_line("loaded kernel pack " + path + " (" + std::to_string(info.kernels) + " kernels)");
+  }
+  return info;
+}
+
 }  // namespace
+
+namespace detail {
+
+void load_environment_packs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* env = std::getenv("TRITON_JIT_PACKS");
+    if (env == nullptr) return;
+    const std::string list = env;
+    size_t start = 0;
+    while (start <= list.size()) {
+      size_t end = list.find(':', start);
+      if (end == std::string::npos) end = list.size();
+      const std::string path = list.substr(start, end - start);
+      if (!path.empty()) {
+        try {
+          load_one(path);
+        } catch (const Error& e) {
+          std::fprintf(stderr, "[triton_jit] warning: TRITON_JIT_PACKS: %s\n", e.what());
+        }
+      }
+      start = end + 1;
+    }
+  });
+}
+
+}  // namespace detail
+
+PackInfo load_pack(const std::string& path) {
+  detail::load_environment_packs();
+  return load_one(path);
+}
+
+std::vector<PackInfo> loaded_packs() {
+  detail::load_environment_packs();
+  return detail::PackRegistry::instance().infos();
+}
+
+PackInfo read_pack_info(const std::string& path) { return detail::pack_info(path, detail::read_pack(path)); }
 
 std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_path) {
   std::string error;
@@ -173,32 +236,31 @@ PackInfo build_pack(const std::string& manifest_path, const std::string& out, co
   }
   PrepareOptions build = options;
   build.load = false;
-  std::vector<detail::PreparedKernel> kernels;
-  detail::prepare_kernels(requests, build, "pack", &kernels);
+  std::vector<detail::ResolvedKernel> kernels;
+  detail::Resolver::resolve_batch(requests, build, "pack", &kernels);
 
   detail::PackContents pack;
   std::map<const TritonJitFunction*, uint32_t> function_index;
   std::map<std::pair<uint32_t, std::string>, bool> stored;
   for (size_t i = 0; i < kernels.size(); ++i) {
-    const detail::PreparedKernel& k = kernels[i];
-    const TritonJitFunction::Impl& impl = detail::FunctionAccess::impl(*k.function);
+    const detail::ResolvedKernel& k = kernels[i];
     auto [it, fresh] = function_index.emplace(k.function, static_cast<uint32_t>(pack.functions.size()));
     if (fresh) {
       detail::PackFunction f;
-      f.name = impl.name;
+      f.name = k.function->name();
       f.file = origin[i]->file;
-      f.source_sha256 = impl.source_sha256;
-      f.signature = impl.signature;
+      f.source_sha256 = k.source_sha256;
+      f.signature = k.function->signature();
       f.signature.file = origin[i]->file;
       pack.functions.push_back(std::move(f));
     }
     if (!stored.emplace(std::make_pair(it->second, k.key.text()), true).second) continue;
     detail::KernelRecord record;
     record.function_path = origin[i]->file;
-    record.function_name = impl.name;
+    record.function_name = k.function->name();
     record.key = k.key;
     record.created_unix = static_cast<int64_t>(std::time(nullptr));
-    record.info = k.entry->info();
+    record.kernel = k.entry->kernel();
     pack.kernel_function.push_back(it->second);
     pack.kernels.push_back(std::move(record));
   }

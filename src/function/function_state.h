@@ -1,6 +1,7 @@
 #pragma once
-// The state behind a TritonJitFunction: shared by the launch path (jit_function.cpp), the miss
-// path (kernel_resolution.cpp) and prepare (prepare.cpp).
+// The state behind a TritonJitFunction, and the key building every call shares (bind). The
+// launch path (jit_function.cpp) reads it; the miss path (resolve/resolver.cpp) is the only
+// other place that touches it.
 
 #include <atomic>
 #include <cstring>
@@ -12,27 +13,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cuda/device.h"
-#include "cuda/driver_api.h"
+#include "bridge/bridge.h"
+#include "key/spec_key.h"
 #include "launch/hit_counters.h"
 #include "launch/kernel_table.h"
 #include "launch/launcher.h"
-#include "bridge/bridge.h"
-#include "settings/settings.h"
-#include "key/spec_key.h"
-#include "store/records.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/jit_function.h"
 
-namespace triton_jit {
-
-using detail::ArgProblem;
-using detail::KernelEntry;
-using detail::KernelKey;
-using detail::kMaxParams;
-using detail::ParamCode;
-using detail::SpecKey;
-using detail::TypeKind;
+namespace triton_jit::detail {
 
 // Python's name of an argument's kind, for messages.
 inline const char* kind_name(ArgValue::Kind kind) {
@@ -40,18 +29,19 @@ inline const char* kind_name(ArgValue::Kind kind) {
   return kNames[static_cast<int>(kind)];
 }
 
-struct TritonJitFunction::Impl {
+struct FunctionState {
   std::string path;
   std::string name;
   std::string source_sha256;  // of the file when get() read it; empty when the file is absent
   StaticSignature signature;
-  std::mutex python_mutex;       // guards py_function, loaded on the first compile
+  std::mutex python_mutex;       // guards py_function, imported on the first compile
   bridge::PyHandle py_function;
-  std::vector<detail::ParamRule> rules;
+  std::vector<ParamRule> rules;
   std::vector<ArgValue> defaults;        // views into signature's default values
   std::vector<bool> default_usable;      // a default C++ can pass exists
-  detail::KernelTable table;
+  KernelTable table;
 
+  // The miss path's state (resolve/resolver.cpp).
   std::mutex compile_mutex;  // guards table inserts and `pending`; never taken by a hit
   struct Pending {
     std::promise<const KernelEntry*> promise;
@@ -59,7 +49,7 @@ struct TritonJitFunction::Impl {
   };
   std::unordered_map<std::string, std::shared_ptr<Pending>> pending;
 
-  const int hit_slot = detail::allocate_counter_slot();
+  const int hit_slot = allocate_counter_slot();
   mutable std::atomic<uint64_t> hits{0};  // used when hit_slot is -1
   mutable std::atomic<uint64_t> misses{0}, compiles{0}, loads{0}, index_hits{0}, pack_hits{0};
 
@@ -127,7 +117,7 @@ struct TritonJitFunction::Impl {
   [[noreturn, gnu::cold, gnu::noinline]] void fail_none_scalar(uint32_t index, const ParamCode& code) const {
     const ParamInfo& p = signature.params[index];
     throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) +
-                            ") has type " + detail::type_string(code) + " and cannot be None; pass a value",
+                            ") has type " + type_string(code) + " and cannot be None; pass a value",
                         signature.function, p.name);
   }
 
@@ -140,8 +130,8 @@ struct TritonJitFunction::Impl {
   [[gnu::noinline]] SlowResult slow_specialize(uint32_t i, const ArgValue& arg, bool pack) const {
     SlowResult r;
     ArgProblem problem = ArgProblem::None;
-    if (!detail::specialize_param(rules[i], arg, &r.code, &problem)) fail_arg(static_cast<int>(i), problem, arg);
-    if (pack && r.code.kind() != TypeKind::Constexpr && !detail::pack_value(r.code, arg, &r.slot)) {
+    if (!specialize_param(rules[i], arg, &r.code, &problem)) fail_arg(static_cast<int>(i), problem, arg);
+    if (pack && r.code.kind() != TypeKind::Constexpr && !pack_value(r.code, arg, &r.slot)) {
       fail_none_scalar(i, r.code);
     }
     return r;
@@ -152,7 +142,7 @@ struct TritonJitFunction::Impl {
   // to use from here on.
   template <bool kPack>
   const ArgValue* bind(const LaunchConfig& c, ArgSpan args, int arch, int warp_size, SpecKey* key,
-                       ArgValue* storage, detail::PackedParams* packed) const {
+                       ArgValue* storage, PackedParams* packed) const {
     const uint32_t n = static_cast<uint32_t>(rules.size());
     const ArgValue* full = args.data;
     if (args.size != n) {
@@ -167,20 +157,20 @@ struct TritonJitFunction::Impl {
     }
     check_config(c);
     uint64_t* words = key->words;
-    words[0] = detail::make_header(c.num_warps, c.num_stages, c.num_ctas, arch, warp_size);
+    words[0] = make_header(c.num_warps, c.num_stages, c.num_ctas, arch, warp_size);
     words[1] = c.options ? c.options->hash() : 0;
     const uint32_t code_words = SpecKey::code_words(n);
     uint32_t next = 2 + code_words;  // payload words follow the codes
     int num_packed = 0;
     uint64_t codes = 0;  // four 16-bit codes a word, built in a register and stored once
-    const detail::ParamRule* rule = rules.data();
+    const ParamRule* rule = rules.data();
     uint64_t* slots = kPack ? packed->storage : nullptr;
     void** pointers = kPack ? packed->pointers : nullptr;
     for (uint32_t i = 0; i < n; ++i) {
       uint16_t code;
       uint64_t payload = 0;
       uint64_t slot = 0;
-      if (!detail::fast_specialize(rule[i], full[i], &code, &payload, &slot)) {
+      if (!fast_specialize(rule[i], full[i], &code, &payload, &slot)) {
         const SlowResult r = slow_specialize(i, full[i], kPack);
         code = r.code.code;
         payload = r.code.payload;
@@ -203,7 +193,7 @@ struct TritonJitFunction::Impl {
     if constexpr (kPack) packed->count = num_packed;
     key->num_params = n;
     key->num_words = next;
-    key->hash = detail::hash_words(words, next);
+    key->hash = hash_words(words, next);
     return full;
   }
 
@@ -216,41 +206,6 @@ struct TritonJitFunction::Impl {
     for (uint32_t i = 0; i < key.num_params; ++i) s.params.push_back(detail::describe(key.param(i), args[i]));
     return s;
   }
-
-  // ---- miss path (kernel_resolution.cpp) ----
-
-  // The kernel for `key`: from a pack, the index, or compiled (once, however many threads ask).
-  // `capture_stream`: the launch's stream, checked for graph capture before compiling.
-  const KernelEntry* get_or_compile(const SpecKey& key, const ArgValue* args, const LaunchConfig& c,
-                                    const Target& target, CUstream capture_stream, bool check_capture);
-
-  KernelKey kernel_key(const Specialization& spec, const CompileOptions* options, const Target& target) const;
-  // From a loaded pack, else the persistent index; counts the hit and, given `from_pack`, says
-  // which of the two served it.
-  std::optional<KernelInfo> find_stored(const KernelKey& key, bool* from_pack = nullptr);
-  // Compiles through Python; MissingKernelError when Python or Triton is not available.
-  bridge::CompiledKernel compile_now(const Specialization& spec, const KernelKey& key, const CompileOptions* options,
-                                     const Target& target);
-  // Records a fresh compile in the persistent index.
-  void remember(const KernelKey& key, const bridge::CompiledKernel& compiled) const;
-  // Puts a kernel in the in-memory table unless one is there for `key` already; returns the one kept.
-  const KernelEntry* insert(const SpecKey& key, const ArgValue* args, KernelInfo info);
-  // The Python JITFunction, imported on first need.
-  bridge::PyHandle python_function();
-  [[noreturn]] void fail_missing(const KernelKey& key, const std::string& why) const;
-
-  // Target for calls that need no device: explicit, else the current device's when a driver
-  // and device exist, else cuda:90.
-  Target compile_target() const {
-    if (auto t = explicit_target()) return *t;
-    if (cuda::driver_available()) {
-      try {
-        return Target{"cuda", cuda::current_device().info->arch, 32};
-      } catch (const NoDeviceError&) {
-      }
-    }
-    return Target{};
-  }
 };
 
 // Room for a call's arguments with defaults filled in, left uninitialized: a launch writes only
@@ -261,11 +216,4 @@ struct ArgStorage {
 };
 static_assert(std::is_trivially_copyable_v<ArgValue>);
 
-namespace detail {
-// For the runtime's own files that work on a function's state (prepare, packs).
-struct FunctionAccess {
-  static TritonJitFunction::Impl& impl(const TritonJitFunction& f) { return *f.impl_; }
-};
-}  // namespace detail
-
-}  // namespace triton_jit
+}  // namespace triton_jit::detail

@@ -1,0 +1,3 @@
+#pragma once
+// Kept for source compatibility: the persistent kernel index's API is in index.h.
+#include "triton_jit/index.h"

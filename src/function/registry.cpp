@@ -1,0 +1,122 @@
+// TritonJitFunction::get: one object per (canonical path, name) for the life of the process.
+#include "function/registry.h"
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "function/function_state.h"
+#include "resolve/resolver.h"
+#include "settings/settings.h"
+#include "store/kernel_index.h"
+#include "store/pack_registry.h"
+
+namespace triton_jit {
+namespace detail {
+namespace {
+
+std::mutex g_registry_mutex;
+std::map<FunctionId, TritonJitFunction*>& registry() {
+  static auto* r = new std::map<FunctionId, TritonJitFunction*>();
+  return *r;
+}
+
+}  // namespace
+
+TritonJitFunction* find_function(const FunctionId& id) {
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  auto it = registry().find(id);
+  return it != registry().end() ? it->second : nullptr;
+}
+
+TritonJitFunction& register_function(FunctionId id, const std::function<TritonJitFunction*()>& make) {
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  auto it = registry().find(id);
+  if (it != registry().end()) return *it->second;
+  TritonJitFunction* fn = make();
+  registry().emplace(std::move(id), fn);
+  return *fn;
+}
+
+void for_each_function(const std::function<void(const TritonJitFunction&)>& visit) {
+  std::lock_guard<std::mutex> lock(g_registry_mutex);
+  for (const auto& [id, fn] : registry()) visit(*fn);
+}
+
+}  // namespace detail
+
+using detail::KernelIndex;
+using detail::PackRegistry;
+
+namespace {
+
+// The static signature of `name` in `path` without Python when a pack or the index has it;
+// else through Python (and then recorded in the index for the next process). `source` is the
+// file as read now; none when there is no file, which only a pack can make up for.
+StaticSignature read_static_signature(std::string_view requested_path, const std::string& path,
+                                      const std::string& name, const std::optional<detail::FileDependency>& source,
+                                      bridge::PyHandle* function) {
+  if (auto s = PackRegistry::instance().find_signature(path, name, source ? source->sha256 : "")) return *s;
+  if (!source) {
+    throw KernelLookupError("cannot get Triton function '" + name + "': no such file: " + std::string(requested_path) +
+                                " (resolved from " + std::filesystem::current_path().string() +
+                                "), and no loaded kernel pack holds a function of that name from a file of that name",
+                            std::string(requested_path), name);
+  }
+  if (auto s = KernelIndex::instance().load_signature(path, name)) return *s;
+  if (offline()) {
+    throw KernelLookupError("cannot get Triton function '" + name + "' of " + path +
+                                ": offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline) and no loaded pack or "
+                                "cache entry holds this function; pack it with `triton-jit pack`",
+                            path, name);
+  }
+  bridge::LoadedFunction loaded = bridge::load_function(path, name);
+  *function = loaded.function;
+  detail::SignatureRecord record;
+  record.dependencies.push_back(*source);
+  record.signature = loaded.signature;
+  KernelIndex::instance().store_signature(path, name, record);
+  return std::move(loaded.signature);
+}
+
+}  // namespace
+
+TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_view name) {
+  detail::load_environment_packs();
+  std::error_code ec;
+  std::filesystem::path canonical = std::filesystem::canonical(std::filesystem::path(path), ec);
+  const bool file_exists = !ec && std::filesystem::is_regular_file(canonical);
+  std::pair<std::string, std::string> id{
+      file_exists ? canonical.string() : std::filesystem::absolute(std::filesystem::path(path), ec).string(),
+      std::string(name)};
+  if (TritonJitFunction* known = detail::find_function(id)) return *known;
+  // Read and hashed once: the hash matches packs, and the record validates stored signatures.
+  // A deployment may ship packs without the kernels' sources.
+  const std::optional<detail::FileDependency> source =
+      file_exists ? detail::describe_file(id.first, true) : std::nullopt;
+  // Python runs without the registry lock: a host Python thread holding the GIL may be waiting
+  // for that lock. The GIL serializes loads anyway; a lost race discards its copy below.
+  bridge::PyHandle function;
+  StaticSignature signature = read_static_signature(path, id.first, id.second, source, &function);
+  if (signature.params.size() > static_cast<size_t>(detail::kMaxParams)) {
+    throw KernelLookupError("Triton function '" + id.second + "' has " + std::to_string(signature.params.size()) +
+                                " parameters; at most " + std::to_string(detail::kMaxParams) + " are supported",
+                            id.first, id.second);
+  }
+  auto impl = std::make_unique<detail::FunctionState>();
+  impl->path = id.first;
+  impl->name = id.second;
+  impl->source_sha256 = source ? source->sha256 : "";
+  impl->py_function = function;
+  impl->signature = std::move(signature);
+  for (const ParamInfo& p : impl->signature.params) {
+    impl->rules.push_back(detail::make_rule(p));
+    const bool usable = p.default_value && p.default_value->representable;
+    impl->default_usable.push_back(usable);
+    impl->defaults.push_back(usable ? p.default_value->to_arg() : ArgValue::none());
+  }
+  // Functions live as long as the process: callers keep references, and Python owns parts.
+  return detail::register_function(std::move(id), [&] { return new TritonJitFunction(std::move(impl)); });
+}
+
+}  // namespace triton_jit

@@ -1,0 +1,21 @@
+#include "triton_jit/stats.h"
+
+#include "function/registry.h"
+
+namespace triton_jit {
+
+Stats global_stats() {
+  Stats total;
+  detail::for_each_function([&](const TritonJitFunction& fn) {
+    const Stats s = fn.stats();
+    total.hits += s.hits;
+    total.misses += s.misses;
+    total.compiles += s.compiles;
+    total.loads += s.loads;
+    total.index_hits += s.index_hits;
+    total.pack_hits += s.pack_hits;
+  });
+  return total;
+}
+
+}  // namespace triton_jit

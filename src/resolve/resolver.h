@@ -1,0 +1,52 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "function/function_state.h"
+#include "store/records.h"
+#include "triton_jit/prepare.h"
+
+namespace triton_jit::detail {
+
+// Loads the packs named in TRITON_JIT_PACKS, once; a pack that fails is reported and skipped.
+void load_environment_packs();
+
+// A kernel a batch made ready, in request order (duplicates share an entry).
+struct ResolvedKernel {
+  const TritonJitFunction* function = nullptr;
+  const KernelEntry* entry = nullptr;
+  KernelKey key;
+  std::string source_sha256;  // of the function's file when it was loaded
+};
+
+// The miss path: the one component that turns a key into a kernel. In this order: the
+// function's in-memory table, the loaded packs, the persistent index, and only then a compile
+// (in this process, or on parallel worker processes for a batch), whose result is stored in the
+// index and inserted into the table. Where nothing may compile (offline, no source, no Python,
+// graph capture) it throws the one MissingKernelError that names the kernel and its manifest line.
+class Resolver {
+ public:
+  // A launch's or compile()'s miss: one kernel. Concurrent callers with the same key share one
+  // compile. `capture_stream`: a launch's stream, checked for graph capture before compiling
+  // (nullptr: not a launch).
+  static const KernelEntry* resolve(FunctionState& fn, const SpecKey& key, const ArgValue* args,
+                                    const LaunchConfig& config, const Target& target, CUstream capture_stream,
+                                    bool check_capture);
+
+  // prepare() and pack building: many kernels, compiled in parallel; `label` names the batch in
+  // its progress bar and log line. With `out`, the kernels in request order.
+  static PrepareReport resolve_batch(const std::vector<KernelRequest>& requests, const PrepareOptions& options,
+                                     const char* label, std::vector<ResolvedKernel>* out);
+
+  // compile(CompileRequest): always compiles; the kernel goes to the index, not to memory.
+  static KernelInfo compile_request(FunctionState& fn, const CompileRequest& request);
+
+  // The target of calls that need no device: explicit, else the current device's, else cuda:90.
+  static Target default_target();
+
+ private:
+  static FunctionState& state(const TritonJitFunction& fn) { return *fn.state_; }
+};
+
+}  // namespace triton_jit::detail

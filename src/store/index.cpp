@@ -1,0 +1,31 @@
+// The public face of the persistent kernel index (triton_jit/index.h).
+#include "triton_jit/index.h"
+
+#include "store/kernel_index.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit {
+
+void set_cache_dir(std::optional<std::string> dir) { detail::KernelIndex::instance().set_directory(std::move(dir)); }
+std::string cache_dir() { return detail::KernelIndex::instance().directory(); }
+std::vector<CacheEntry> list_cache() { return detail::KernelIndex::instance().list(); }
+size_t clear_cache() { return detail::KernelIndex::instance().clear(); }
+size_t prune_cache(double days) { return detail::KernelIndex::instance().prune(days); }
+
+CacheEntry cache_entry(std::string_view id_prefix) {
+  if (id_prefix.empty()) throw Error("no cache entry id given");
+  std::vector<CacheEntry> matches;
+  for (CacheEntry& e : list_cache()) {
+    if (e.id.compare(0, id_prefix.size(), id_prefix) == 0) matches.push_back(std::move(e));
+  }
+  if (matches.size() == 1) return std::move(matches.front());
+  const std::string dir = cache_dir();
+  if (matches.empty()) {
+    throw Error("no cache entry has an id starting with '" + std::string(id_prefix) + "' in " +
+                (dir.empty() ? std::string("(the cache is off)") : dir) + "; `triton-jit cache list` shows the ids");
+  }
+  throw Error("'" + std::string(id_prefix) + "' matches " + std::to_string(matches.size()) +
+              " cache entries; give more digits of the id");
+}
+
+}  // namespace triton_jit
