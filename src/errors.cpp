@@ -11,10 +11,12 @@ KernelLookupError::KernelLookupError(const std::string& message, std::string pat
 ArgumentError::ArgumentError(const std::string& message, std::string function, std::string parameter)
     : Error(message), function_(std::move(function)), parameter_(std::move(parameter)) {}
 
-CompileError::CompileError(const std::string& message, std::string function, std::string key, std::string file,
-                           int line, std::string python_type, std::string traceback)
+CompileError::CompileError(const std::string& message, std::string function, std::string signature,
+                           std::string key, std::string file, int line, std::string python_type,
+                           std::string traceback)
     : Error(message),
       function_(std::move(function)),
+      signature_(std::move(signature)),
       key_(std::move(key)),
       file_(std::move(file)),
       line_(line),

@@ -43,9 +43,13 @@ class TRITON_JIT_API ArgumentError : public Error {
 // triton.compile raised: carries Triton's message, the kernel source location and the traceback.
 class TRITON_JIT_API CompileError : public Error {
  public:
-  CompileError(const std::string& message, std::string function, std::string key, std::string file,
-               int line, std::string python_type, std::string traceback);
+  CompileError(const std::string& message, std::string function, std::string signature, std::string key,
+               std::string file, int line, std::string python_type, std::string traceback);
   const std::string& function() const noexcept { return function_; }
+  // The specialization in Triton's signature syntax ("*fp32:16,i32,1024").
+  const std::string& signature() const noexcept { return signature_; }
+  // The whole kernel key (signature, launch options, compile options, target), in the form
+  // MissingKernelError::key() and the kernel index use.
   const std::string& key() const noexcept { return key_; }
   const std::string& file() const noexcept { return file_; }
   int line() const noexcept { return line_; }
@@ -53,7 +57,7 @@ class TRITON_JIT_API CompileError : public Error {
   const std::string& traceback() const noexcept { return traceback_; }
 
  private:
-  std::string function_, key_, file_;
+  std::string function_, signature_, key_, file_;
   int line_;
   std::string python_type_, traceback_;
 };
@@ -104,6 +108,7 @@ class TRITON_JIT_API MissingKernelError : public Error {
   MissingKernelError(const std::string& message, std::string function, std::string key,
                      std::string manifest_line);
   const std::string& function() const noexcept { return function_; }
+  // The whole kernel key, as CompileError::key().
   const std::string& key() const noexcept { return key_; }
   // The line for a pack manifest (`triton-jit pack`) that would compile this kernel.
   const std::string& manifest_line() const noexcept { return manifest_line_; }

@@ -149,7 +149,9 @@ void take(const py::handle& v, Target& out) {
   out.warp_size = t[2].cast<int>();
 }
 
-CompileResult to_compiled(const py::dict& r, const StaticSignature& signature, const std::string& key) {
+// `spec_text`: the specialization's signature text; `key`: the whole kernel key's text.
+CompileResult to_compiled(const py::dict& r, const StaticSignature& signature, const std::string& spec_text,
+                          const std::string& key) {
   CompileResult c;
   detail::CompiledKernel& k = c.kernel;
 #define TRITON_JIT_TAKE_FIELD(P, field, kind)                                                          \
@@ -164,40 +166,40 @@ CompileResult to_compiled(const py::dict& r, const StaticSignature& signature, c
   c.dependency_files = r["dependencies"].cast<std::vector<std::string>>();
   c.triton_file = r["triton_file"].cast<std::string>();
   if (!r["tensordesc_meta"].cast<py::list>().empty()) {
-    throw CompileError("kernel " + signature.function + " [" + key +
+    throw CompileError("kernel " + signature.function + " [" + spec_text +
                            "] takes tensor descriptors, which this runtime cannot pass yet",
-                       signature.function, key, signature.file, signature.first_line, "", "");
+                       signature.function, spec_text, key, signature.file, signature.first_line, "", "");
   }
   return c;
 }
 
 // (type, message, file, line, traceback), as describe_exception returns it.
-CompileError to_compile_error(const py::tuple& d, const StaticSignature& signature, const std::string& key,
-                              const Target& target) {
+CompileError to_compile_error(const py::tuple& d, const StaticSignature& signature, const std::string& spec_text,
+                              const std::string& key, const Target& target) {
   std::string type = d[0].cast<std::string>();
   std::string message = d[1].cast<std::string>();
   std::string file = d[2].cast<std::string>();
   int line = d[3].cast<int>();
   std::string tb = d[4].cast<std::string>();
-  return CompileError("compiling " + signature.function + " [" + key + "] for " + target.str() + " failed at " +
-                          file + ":" + std::to_string(line) + ": " + type + ": " + message,
-                      signature.function, key, file, line, type, tb);
+  return CompileError("compiling " + signature.function + " [" + spec_text + "] for " + target.str() +
+                          " failed at " + file + ":" + std::to_string(line) + ": " + type + ": " + message,
+                      signature.function, spec_text, key, file, line, type, tb);
 }
 
 }  // namespace
 
 CompileResult compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
-                       const CompileOptions* options, const Target& target) {
+                      const std::string& key, const CompileOptions* options, const Target& target) {
   GilGuard gil;
   py::module_& b = bridge();
   py::object fn = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(function.object));
-  std::string key = spec.signature();
+  const std::string spec_text = spec.signature();
   try {
     py::dict r = b.attr("compile")(fn, specialization_list(spec), options_dict(spec, options),
                                    py::make_tuple(target.backend, target.arch, target.warp_size));
-    return to_compiled(r, signature, key);
+    return to_compiled(r, signature, spec_text, key);
   } catch (py::error_already_set& e) {
-    throw to_compile_error(b.attr("describe_exception")(e.value(), fn), signature, key, target);
+    throw to_compile_error(b.attr("describe_exception")(e.value(), fn), signature, spec_text, key, target);
   }
 }
 
@@ -216,14 +218,14 @@ void compile_many(const std::vector<CompileJob>& jobs, int workers,
   if (python.empty()) python = "python3";
   auto done = py::cpp_function([&](size_t i, const std::string& status, py::object result) {
     const CompileJob& j = jobs.at(i);
-    const std::string key = j.spec.signature();
+    const std::string spec_text = j.spec.signature();
     std::exception_ptr error;
     CompileResult compiled;
     try {
       if (status == "ok") {
-        compiled = to_compiled(result.cast<py::dict>(), *j.signature, key);
+        compiled = to_compiled(result.cast<py::dict>(), *j.signature, spec_text, j.key);
       } else {
-        throw to_compile_error(result.cast<py::tuple>(), *j.signature, key, j.target);
+        throw to_compile_error(result.cast<py::tuple>(), *j.signature, spec_text, j.key, j.target);
       }
     } catch (...) {
       error = std::current_exception();

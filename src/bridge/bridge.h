@@ -35,13 +35,15 @@ struct CompileResult {
 };
 
 // Runs triton.compile for one specialization. Throws CompileError carrying Triton's message.
+// `key`: the kernel key's text, carried by a CompileError.
 CompileResult compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
-                       const CompileOptions* options, const Target& target);
+                      const std::string& key, const CompileOptions* options, const Target& target);
 
 // One compile for compile_many: the function by file and name, as a worker process loads it.
 struct CompileJob {
   const StaticSignature* signature = nullptr;  // for messages; outlives the call
   Specialization spec;
+  std::string key;  // the whole kernel key's text, for errors
   const CompileOptions* options = nullptr;
   Target target;
 };

@@ -49,17 +49,6 @@ std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, c
   return strings;
 }
 
-KernelKey kernel_key_of(const Specialization& spec, const CompileOptions* options, const Target& target) {
-  KernelKey k;
-  k.signature = spec.signature();
-  k.num_warps = spec.num_warps;
-  k.num_stages = spec.num_stages;
-  k.num_ctas = spec.num_ctas;
-  k.options = options_text(options);
-  k.target = target;
-  return k;
-}
-
 [[noreturn]] void fail_missing(const FunctionState& fn, const KernelKey& key, CannotCompile why,
                                const std::string& detail = "") {
   std::string reason;
@@ -168,7 +157,7 @@ bridge::CompileResult compile_here(FunctionState& fn, const Specialization& spec
     fail_missing(fn, key, CannotCompile::NoPython, e.what());
   }
   const auto start = std::chrono::steady_clock::now();
-  bridge::CompileResult compiled = bridge::compile(py, fn.signature, spec, options, target);
+  bridge::CompileResult compiled = bridge::compile(py, fn.signature, spec, key.text(), options, target);
   fn.compiles.fetch_add(1, std::memory_order_relaxed);
   if (log_enabled(LogLevel::Info)) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -224,6 +213,7 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
     bridge::CompileJob w;
     w.signature = &job->fn->signature;
     w.spec = job->spec;
+    w.key = job->kernel_key.text();
     w.options = job->options;
     w.target = job->target;
     work.push_back(std::move(w));
@@ -247,7 +237,7 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
 // The spec and kernel key of a job whose key and arguments are set.
 void describe_job(Job& job, const LaunchConfig& config) {
   job.spec = job.fn->describe(job.key, job.args, config, job.target);
-  job.kernel_key = kernel_key_of(job.spec, job.options, job.target);
+  job.kernel_key = make_kernel_key(job.spec, job.options, job.target);
 }
 
 int default_jobs() {
@@ -341,7 +331,7 @@ KernelInfo Resolver::compile_request(FunctionState& fn, const CompileRequest& re
   spec.num_ctas = request.num_ctas;
   spec.target = target.str();
   const CompileOptions* options = request.options.empty() ? nullptr : &request.options;
-  const KernelKey key = kernel_key_of(spec, options, target);
+  const KernelKey key = make_kernel_key(spec, options, target);
   bridge::CompileResult compiled = compile_here(fn, spec, key, options, target);
   store_in_index(fn, key, compiled);
   return compiled.kernel.public_info();
@@ -450,7 +440,8 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
     try {
       std::rethrow_exception(errors.front());
     } catch (const CompileError& e) {
-      throw CompileError(e.what() + more, e.function(), e.key(), e.file(), e.line(), e.python_type(), e.traceback());
+      throw CompileError(e.what() + more, e.function(), e.signature(), e.key(), e.file(), e.line(), e.python_type(),
+                         e.traceback());
     }
   }
   if (out != nullptr) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernel/kernel_fields.h"
+#include "key/kernel_key.h"
 #include "store/binary_io.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
@@ -13,24 +14,6 @@
 #include "triton_jit/signature.h"
 
 namespace triton_jit::detail {
-
-// Everything besides the function that identifies a compiled kernel. Its text form names the
-// kernel in the index and in packs; equal texts mean the same binary.
-struct KernelKey {
-  std::string signature;  // Triton's signature syntax: "*fp32:16,i32,1024"
-  int num_warps = kDefaultNumWarps;
-  int num_stages = kDefaultNumStages;
-  int num_ctas = kDefaultNumCtas;
-  std::string options;    // "name=value;..." sorted by name (options_text)
-  Target target;
-
-  std::string text() const;
-  // The pack-manifest line that would compile this kernel of `file`:`function`.
-  std::string manifest_line(const std::string& file, const std::string& function) const;
-};
-
-// "maxnreg=128;enable_fp_fusion=False": Python literals, sorted by name; empty for none.
-std::string options_text(const CompileOptions* options);
 
 // A file a compiled kernel depends on, as it was when compiled. A required file that is gone
 // makes the kernel stale; an optional one (the Triton installation) only counts while present.
