@@ -1,7 +1,7 @@
 // Parity of the C++ specialization (src/spec_key.cpp) with Triton's own binder: for thousands of
 // random calls per kernel, TritonJitFunction::specialize(...).triton_repr() must equal the repr
 // of the specialization list that the binder Triton's JIT builds for the same function returns
-// (bridge.triton_specialization runs create_function_from_signature + native_specialize_impl).
+// (tests/support/triton_reference.py runs create_function_from_signature + native_specialize_impl).
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
 
@@ -21,6 +21,16 @@ using triton_jit::TritonJitFunction;
 
 namespace {
 
+// tests/support/triton_reference.py, imported into the runtime's interpreter. Call with the GIL.
+py::module_& reference() {
+  static py::module_* module = [] {
+    triton_jit::bridge::bridge();  // starts Python and imports triton
+    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
+    return new py::module_(py::module_::import("triton_reference"));
+  }();
+  return *module;
+}
+
 py::object to_python(const ArgValue& a) {
   using K = ArgValue::Kind;
   switch (a.kind()) {
@@ -30,8 +40,7 @@ py::object to_python(const ArgValue& a) {
     case K::UInt: return py::int_(a.as_uint());
     case K::Float: return py::float_(a.as_float());
     case K::Pointer:
-      return triton_jit::bridge::bridge().attr("make_pointer")(py::int_(a.address()),
-                                                              std::string(triton_jit::dtype_name(a.dtype())));
+      return reference().attr("make_pointer")(py::int_(a.address()), std::string(triton_jit::dtype_name(a.dtype())));
     case K::String: return py::str(a.as_string().data(), a.as_string().size());
   }
   return py::none();
@@ -87,7 +96,7 @@ TEST_P(Parity, RandomCallsMatchTritonsBinder) {
       for (size_t i = 0; i < args.size(); ++i) t[i] = to_python(args[i]);
       py_calls.append(py::make_tuple(t, py::dict()));
     }
-    for (auto r : bridge.attr("triton_specialization")(jit_fn, py_calls)) theirs.push_back(r.cast<std::string>());
+    for (auto r : reference().attr("triton_specialization")(jit_fn, py_calls)) theirs.push_back(r.cast<std::string>());
   }
   ASSERT_EQ(theirs.size(), calls.size());
 
@@ -111,18 +120,17 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Parity,
                                          Kernel{"wrapped.py", "stacked_kernel"}),
                          [](const testing::TestParamInfo<Kernel>& info) { return std::string(info.param.function); });
 
-// The bridge's pointer stand-in must work for every element type the runtime can pass. tl.int32
+// The reference's pointer stand-in must work for every element type the runtime can pass. tl.int32
 // prints as "int32" while its canonical name is "i32": comparing the printed name alone misses
 // every integer dtype (a bug found by this test).
-TEST(BridgeMakePointer, EveryDType) {
+TEST(ReferenceMakePointer, EveryDType) {
   triton_jit::bridge::GilGuard gil;
-  py::module_& bridge = triton_jit::bridge::bridge();
   py::object canon = py::module_::import("triton.runtime.jit").attr("type_canonicalisation_dict");
   for (int d = 0; d < triton_jit::kNumDTypes; ++d) {
     const std::string name(triton_jit::dtype_name(static_cast<triton_jit::DType>(d)));
     SCOPED_TRACE(name);
     try {
-      py::object p = bridge.attr("make_pointer")(4096 + d, name);
+      py::object p = reference().attr("make_pointer")(4096 + d, name);
       EXPECT_EQ(p.attr("data_ptr")().cast<uint64_t>(), 4096u + d);
       const std::string printed = py::str(p.attr("dtype"));
       EXPECT_EQ(canon.attr("get")(printed, printed).cast<std::string>(), name);

@@ -1,0 +1,37 @@
+"""Triton's own view of a call, for the parity tests: Triton's binder run on stand-ins for tensors.
+
+Loaded by tests/cpu/spec_key_parity_test.cpp through the embedded interpreter; not part of the
+library (the shipped bridge holds only what the runtime needs).
+"""
+
+
+class _Pointer:
+    """Stands for a tensor in Triton's specializer: it reads only data_ptr() and dtype."""
+
+    def __init__(self, address, dtype):
+        self._address = address
+        self.dtype = dtype
+
+    def data_ptr(self):
+        return self._address
+
+
+def make_pointer(address, dtype_name):
+    import triton.language as tl
+    from triton.runtime.jit import type_canonicalisation_dict
+    canonical = type_canonicalisation_dict[dtype_name]
+    for obj in vars(tl).values():
+        if isinstance(obj, tl.dtype) and type_canonicalisation_dict.get(str(obj).split(".")[-1]) == canonical:
+            return _Pointer(address, obj)
+    raise KeyError(dtype_name)
+
+
+def triton_specialization(fn, calls, target=("cuda", 90, 32)):
+    """repr of Triton's specialization list for each call in `calls` (a list of (args, kwargs)),
+    computed by the binder Triton's JIT itself builds for `fn`."""
+    from triton.runtime.jit import create_function_from_signature
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import make_backend
+    backend = make_backend(GPUTarget(*target))
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    return [repr(binder(*args, **kwargs)[1]) for args, kwargs in calls]
