@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "triton_jit/export.h"
-#include "triton_jit/settings.h"
+#include "triton_jit/target.h"
 
 // The persistent kernel index: every kernel compiled in one process is stored on disk with all
 // that identifies it, so that later processes launch it without starting Python.

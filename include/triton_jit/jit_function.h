@@ -10,7 +10,7 @@
 #include "triton_jit/export.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/settings.h"
+#include "triton_jit/target.h"
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
 #include "triton_jit/stats.h"

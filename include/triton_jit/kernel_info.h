@@ -5,7 +5,7 @@
 
 #include "triton_jit/export.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/settings.h"
+#include "triton_jit/target.h"
 
 namespace triton_jit {
 

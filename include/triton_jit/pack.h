@@ -7,7 +7,7 @@
 #include "triton_jit/export.h"
 #include "triton_jit/launch_config.h"
 #include "triton_jit/prepare_options.h"
-#include "triton_jit/settings.h"
+#include "triton_jit/target.h"
 
 // Kernel packs: many compiled kernels in one file (format: docs/FORMATS.md), built ahead of time
 // from a manifest and loaded by a process that then needs neither Python nor Triton for them.

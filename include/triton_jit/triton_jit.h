@@ -14,4 +14,5 @@
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
 #include "triton_jit/stats.h"
+#include "triton_jit/target.h"
 #include "triton_jit/version.h"

@@ -6,7 +6,7 @@
 #include <mutex>
 
 #include "function/function_state.h"
-#include "resolve/resolver.h"
+#include "resolve/pack.h"
 #include "settings/settings.h"
 #include "store/kernel_index.h"
 #include "store/pack_registry.h"

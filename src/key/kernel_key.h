@@ -3,7 +3,7 @@
 #include <string>
 
 #include "triton_jit/launch_config.h"
-#include "triton_jit/settings.h"
+#include "triton_jit/target.h"
 #include "triton_jit/specialization.h"
 
 namespace triton_jit::detail {

@@ -12,6 +12,7 @@
 
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
+#include "resolve/pack.h"
 #include "resolve/resolver.h"
 #include "settings/settings.h"
 #include "store/files.h"

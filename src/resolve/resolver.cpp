@@ -12,6 +12,7 @@
 #include "cuda/driver_api.h"
 #include "key/signature_parser.h"
 #include "key/synthetic_args.h"
+#include "resolve/pack.h"
 #include "resolve/progress_bar.h"
 #include "settings/settings.h"
 #include "store/kernel_index.h"

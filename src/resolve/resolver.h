@@ -9,9 +9,6 @@
 
 namespace triton_jit::detail {
 
-// Loads the packs named in TRITON_JIT_PACKS, once; a pack that fails is reported and skipped.
-void load_environment_packs();
-
 // A kernel a batch made ready, in request order (duplicates share an entry).
 struct ResolvedKernel {
   const TritonJitFunction* function = nullptr;

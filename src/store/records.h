@@ -10,7 +10,7 @@
 #include "store/binary_io.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/settings.h"
+#include "triton_jit/target.h"
 #include "triton_jit/signature.h"
 
 namespace triton_jit::detail {
