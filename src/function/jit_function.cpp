@@ -2,7 +2,7 @@
 // function's table without a lock, packs and launches; everything else is the resolver's.
 #include "triton_jit/jit_function.h"
 
-#include "function/function_state.h"
+#include "launch/function_state.h"
 #include "resolve/resolver.h"
 #include "settings/settings.h"
 

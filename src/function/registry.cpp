@@ -5,7 +5,7 @@
 #include <map>
 #include <mutex>
 
-#include "function/function_state.h"
+#include "launch/function_state.h"
 #include "resolve/pack.h"
 #include "settings/settings.h"
 #include "store/kernel_index.h"

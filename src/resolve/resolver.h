@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "function/function_state.h"
+#include "launch/function_state.h"
 #include "store/records.h"
 #include "triton_jit/prepare.h"
 
