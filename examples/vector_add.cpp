@@ -39,12 +39,9 @@ int run() {
   if (!gpu_present()) {
     std::printf("No GPU is present (no CUDA driver or device): compiling only.\n");
     const float* fake = reinterpret_cast<const float*>(uintptr_t{1} << 20);  // any 16-byte aligned address
-    const triton_jit::ArgValue args[] = {
-        triton_jit::to_arg(fake), triton_jit::to_arg(fake), triton_jit::to_arg(fake),
-        triton_jit::to_arg(n), triton_jit::to_arg(kBlock)};
-    const triton_jit::ArgSpan span{args, 5};
-    const auto spec = add.specialize(config, span);
-    const triton_jit::KernelInfo& k = add.compile(config, span);
+    // The same arguments as the launch below: the key it would use, and the kernel it would run.
+    const auto spec = add.specialize(config, fake, fake, fake, n, kBlock);
+    const triton_jit::KernelInfo& k = add.compile(config, fake, fake, fake, n, kBlock);
     std::printf("would launch %s [%s] for %s: grid (%lld, 1, 1), %d warps x %d threads, %d bytes shared memory, "
                 "%zu-byte cubin\n",
                 k.name.c_str(), spec.signature().c_str(), k.target.str().c_str(),

@@ -67,7 +67,7 @@ class TRITON_JIT_API TritonJitFunction {
   // The specialization a call with these arguments uses; no compile, no device needed.
   template <typename... Args>
   Specialization specialize(const LaunchConfig& config, const Args&... args) const {
-    return with_args(args...)([&](ArgSpan span) { return specialize(config, span); });
+    return with_args([&](ArgSpan span) { return specialize(config, span); }, args...);
   }
   Specialization specialize(const LaunchConfig& config, ArgSpan args) const;
 
@@ -76,7 +76,7 @@ class TRITON_JIT_API TritonJitFunction {
   // explicit_target(), else cuda:90. The reference stays valid as long as the process.
   template <typename... Args>
   const KernelInfo& compile(const LaunchConfig& config, const Args&... args) const {
-    return with_args(args...)([&](ArgSpan span) -> const KernelInfo& { return compile(config, span); });
+    return with_args([&](ArgSpan span) -> const KernelInfo& { return compile(config, span); }, args...);
   }
   const KernelInfo& compile(const LaunchConfig& config, ArgSpan args) const;
 
@@ -100,17 +100,15 @@ class TRITON_JIT_API TritonJitFunction {
   friend class detail::Resolver;
   explicit TritonJitFunction(std::unique_ptr<detail::FunctionState> state);
 
-  // The arguments converted (ArgConverter) into an array on the stack, handed to `body` as a span.
-  template <typename... Args>
-  static auto with_args(const Args&... args) {
-    return [&](auto&& body) {
-      if constexpr (sizeof...(Args) == 0) {
-        return body(ArgSpan{});
-      } else {
-        const ArgValue values[] = {ArgConverter<std::decay_t<const Args>>::convert(args)...};
-        return body(ArgSpan{values, sizeof...(Args)});
-      }
-    };
+  // Calls `body` with the arguments converted (ArgConverter) into an array on the stack.
+  template <typename Body, typename... Args>
+  static decltype(auto) with_args(Body&& body, const Args&... args) {
+    if constexpr (sizeof...(Args) == 0) {
+      return body(ArgSpan{});
+    } else {
+      const ArgValue values[] = {ArgConverter<std::decay_t<const Args>>::convert(args)...};
+      return body(ArgSpan{values, sizeof...(Args)});
+    }
   }
 
   std::unique_ptr<detail::FunctionState> state_;

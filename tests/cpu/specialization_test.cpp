@@ -139,3 +139,24 @@ TEST(Specialization, NeedsNoCompile) {
 }
 
 }  // namespace
+
+namespace {
+
+// The variadic forms convert the arguments as a call does and agree with the ArgSpan forms.
+TEST(Specialization, VariadicFormsMatchTheSpanForms) {
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  const TypedPtr h{reinterpret_cast<const void*>(uintptr_t{0x30008}), DType::fp16};
+  const auto config = test::config(4, 8, 2, 1);
+  const auto by_span = add().specialize(config, test::span(test::args(x, h, x, 4096, 256)));
+  const auto variadic = add().specialize(config, x, h, x, 4096, 256);
+  EXPECT_EQ(variadic.triton_repr(), by_span.triton_repr());
+  EXPECT_EQ(variadic.signature(), "*fp32:16,*fp16,*fp32:16,i32:16,256");
+  EXPECT_EQ(variadic.num_warps, 8);
+  // Both forms of compile() find the same kernel.
+  const triton_jit::KernelInfo& a = add().compile(config, x, x, x, 4096, 256);
+  const triton_jit::KernelInfo& b = add().compile(config, test::span(test::args(x, x, x, 4096, 256)));
+  EXPECT_EQ(&a, &b);
+  EXPECT_EQ(a.name, "add_kernel");
+}
+
+}  // namespace
