@@ -18,13 +18,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import torch
 
 ENV_VAR = "TRITON_JIT_OPS_LIBRARY"
 NAMESPACE = "triton_jit_ops"
-OPS = ("add", "sum", "softmax", "matmul")
 
 if sys.platform == "darwin":
     LIBRARY_NAME = "libtriton_jit_ops.dylib"
@@ -39,14 +38,29 @@ _REPO_DIR = _PACKAGE_DIR.parent.parent
 _loaded_path: Optional[str] = None
 
 
+def registered_ops() -> Tuple[str, ...]:
+    """The names of the operators with a schema in the ``triton_jit_ops`` namespace, sorted.
+
+    The library decides which operators exist (``TRITON_JIT_OPS`` in torch/ops/CMakeLists.txt);
+    this asks the dispatcher what this process has registered, so nothing here lists them again.
+    """
+    prefix = f"{NAMESPACE}::"
+    names = set()
+    for qualname in torch._C._dispatch_get_all_op_names():
+        if not qualname.startswith(prefix):
+            continue
+        name, _, overload = qualname[len(prefix):].partition(".")
+        try:
+            torch._C._dispatch_find_schema_or_throw(prefix + name, overload)
+        except Exception:  # kernels registered for a name that has no schema
+            continue
+        names.add(name)
+    return tuple(sorted(names))
+
+
 def _registered() -> bool:
     """Whether the operators are already registered in this process (loaded by someone else)."""
-    try:
-        for op in OPS:
-            torch._C._dispatch_find_schema_or_throw(f"{NAMESPACE}::{op}", "")
-        return True
-    except Exception:  # no such schema: not loaded
-        return False
+    return bool(registered_ops())
 
 
 def candidate_paths() -> List[Path]:
