@@ -7,7 +7,7 @@ Where the library is looked for, first match wins:
    never a silent fallback to another build;
 2. beside this package: ``<package>/libtriton_jit_ops.so`` or ``<package>/lib/libtriton_jit_ops.so``
    (an installed layout that ships the library with the Python files);
-3. the build trees of the source checkout this package sits in (``<repo>/python/triton_jit_ops``):
+3. the build trees of the source checkout this package sits in (``<repo>/torch/python/triton_jit_ops``):
    ``<repo>/build/torch/ops/``, then every other ``<repo>/build*/torch/ops/``, newest first.
 
 The Triton kernel files must sit beside the library in ``triton_jit_kernels/`` (the build and the
@@ -33,7 +33,7 @@ else:
     LIBRARY_NAME = "libtriton_jit_ops.so"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
-_REPO_DIR = _PACKAGE_DIR.parent.parent
+_REPO_DIR = _PACKAGE_DIR.parents[2]  # <repo>/torch/python/triton_jit_ops
 
 _loaded_path: Optional[str] = None
 
