@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Shared set-up steps of scripts/setup.sh, scripts/test.sh and scripts/run-example.sh.
-# Sourced, not run. Every step is idempotent: a second run only re-checks and rebuilds.
+# Shared set-up steps of scripts/setup.sh, scripts/test.sh, scripts/run-example.sh and
+# scripts/gpu-check.sh. Sourced, not run. Every step is idempotent: a second run only re-checks
+# and rebuilds.
 #
 # Environment knobs (all optional):
 #   TRITON_JIT_PYTHON    a python that imports triton: used as is, nothing is installed
@@ -19,13 +20,16 @@ JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 VENV_DIR="$REPO_ROOT/.venv"
 REQUIREMENTS="$REPO_ROOT/requirements.txt"
 TJ_PYTHON=""  # set by tj_select_python
+TJ_CMAKE_ARGS=()  # set by tj_configure_args
+TJ_BUILD_ARGS=()  # set by tj_build_args
 
 TJ_START_TIME=$SECONDS
 
 tj_log() { printf '==> [%4ds] %s\n' "$((SECONDS - TJ_START_TIME))" "$*"; }
 tj_warn() { printf 'warning: %s\n' "$*" >&2; }
+tj_error() { printf 'error: %s\n' "$*" >&2; }
 tj_die() {
-  printf 'error: %s\n' "$*" >&2
+  tj_error "$@"
   exit 1
 }
 
@@ -169,39 +173,60 @@ tj_cuda_cmake_args() {
     fi
   done
   [ -f /usr/include/cuda.h ] && return 0
-  tj_die "cuda.h not found: install the CUDA toolkit (its headers suffice; no GPU is needed to build) or set CUDAToolkit_ROOT"
+  tj_error "cuda.h not found: install the CUDA toolkit (its headers suffice; no GPU is needed to build) or set CUDAToolkit_ROOT"
+  return 1
 }
 
-tj_configure() {
-  local cache="$BUILD_DIR/CMakeCache.txt"
-  if [ -f "$cache" ]; then
+# tj_configure_args DIR: sets TJ_CMAKE_ARGS, the arguments that configure the build folder DIR for
+# TJ_PYTHON (when set), BUILD_TYPE, CUDA's headers and CMAKE_ARGS. A folder configured for another
+# python is reset first. Runs nothing else: the caller runs cmake (with a time limit, a log...).
+# Returns 1 when cuda.h is not found.
+tj_configure_args() {
+  local dir=$1
+  local cache="$dir/CMakeCache.txt"
+  if [ -f "$cache" ] && [ -n "$TJ_PYTHON" ]; then
     local cached_python
     cached_python="$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$cache")"
     if [ -n "$cached_python" ] && [ "$cached_python" != "$TJ_PYTHON" ]; then
-      tj_log "$BUILD_DIR was configured with $cached_python: reconfiguring from scratch for $TJ_PYTHON"
-      rm -rf "$cache" "$BUILD_DIR/CMakeFiles"
+      tj_log "$dir was configured with $cached_python: reconfiguring from scratch for $TJ_PYTHON"
+      rm -rf "$cache" "$dir/CMakeFiles"
     fi
   fi
-  local args=(-S "$REPO_ROOT" -B "$BUILD_DIR" "-DPython3_EXECUTABLE=$TJ_PYTHON" "-DCMAKE_BUILD_TYPE=$BUILD_TYPE")
+  TJ_CMAKE_ARGS=(-S "$REPO_ROOT" -B "$dir")
+  if [ -n "$TJ_PYTHON" ]; then TJ_CMAKE_ARGS+=("-DPython3_EXECUTABLE=$TJ_PYTHON"); fi
+  TJ_CMAKE_ARGS+=("-DCMAKE_BUILD_TYPE=$BUILD_TYPE")
   # A configured folder keeps its generator; a new one gets Ninja when available.
-  if [ ! -f "$cache" ] && [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then args+=(-G Ninja); fi
-  tj_cuda_cmake_args
-  args+=("${TJ_CUDA_ARGS[@]}")
+  if [ ! -f "$cache" ] && [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
+    TJ_CMAKE_ARGS+=(-G Ninja)
+  fi
+  tj_cuda_cmake_args || return 1
+  TJ_CMAKE_ARGS+=("${TJ_CUDA_ARGS[@]}")
   local extra=()
   if [ -n "${CMAKE_ARGS:-}" ]; then read -r -a extra <<<"$CMAKE_ARGS"; fi
-  args+=("${extra[@]}")
-  tj_log "cmake ${args[*]}"
-  cmake "${args[@]}" || tj_die "CMake configure failed (see above)"
+  TJ_CMAKE_ARGS+=("${extra[@]}")
+}
+
+# tj_build_args DIR [target...]: sets TJ_BUILD_ARGS, the `cmake` arguments that build everything in
+# the build folder DIR, or the given targets, with JOBS parallel jobs.
+tj_build_args() {
+  local dir=$1 t
+  shift
+  TJ_BUILD_ARGS=(--build "$dir" --parallel "$JOBS")
+  for t in "$@"; do TJ_BUILD_ARGS+=(--target "$t"); done
+}
+
+tj_configure() {
+  tj_configure_args "$BUILD_DIR" || exit 1
+  tj_log "cmake ${TJ_CMAKE_ARGS[*]}"
+  cmake "${TJ_CMAKE_ARGS[@]}" || tj_die "CMake configure failed (see above)"
 }
 
 # tj_build [target...]: builds everything, or the given targets.
 # shellcheck disable=SC2120
 tj_build() {
-  local targets=()
-  local t
-  for t in "$@"; do targets+=(--target "$t"); done
-  tj_log "cmake --build $BUILD_DIR --parallel $JOBS${targets[*]:+ ${targets[*]}}"
-  cmake --build "$BUILD_DIR" --parallel "$JOBS" "${targets[@]}" || tj_die "build failed (see above)"
+  tj_build_args "$BUILD_DIR" "$@"
+  tj_log "cmake ${TJ_BUILD_ARGS[*]}"
+  cmake "${TJ_BUILD_ARGS[@]}" || tj_die "build failed (see above)"
 }
 
 tj_gpu_summary() {

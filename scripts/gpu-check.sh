@@ -1,38 +1,50 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: build everything, run every test (the GPU tests for real), run the
-# GPU launch benchmark when bench/run-gpu-bench.sh exists, and write a summary.
+# GPU benchmarks, and write a summary.
 #
 #   scripts/gpu-check.sh OUT_DIR
 #
 # Writes into OUT_DIR: summary.md (device, date, versions, pass/fail counts, failures, the
-# benchmark table), build.log (environment, configure, build), ctest.log (ctest's output) and
-# bench.log; the benchmark script may add its own files. The build goes to build-gpu-check/ in
-# the repository (GPU_CHECK_BUILD_DIR overrides), Triton's cache under it.
+# benchmark tables; written by scripts/gpu_check_summary.py), build.log (environment, configure,
+# build), ctest.log (ctest's output) and bench.log; the benchmark scripts may add their own files.
+# The build goes to build-gpu-check/ in the repository (GPU_CHECK_BUILD_DIR overrides), Triton's
+# cache under it.
 #
-# Needs: python3 with triton (and pybind11) installed, CMake >= 3.25, a C++17 compiler, the CUDA
-# toolkit headers, GoogleTest (package or /usr/src/googletest). No network. The whole run keeps
-# within GPU_CHECK_BUDGET_S seconds (default 480): each phase gets what is left.
-# GPU_CHECK_BENCH lists the benchmarks to run (default "launch,torch,startup"): launch
-# (bench/run-gpu-bench.sh), torch (bench/torch/run-torch-bench.sh), startup (time to first
-# launch, bench/first_launch.py, and prepare's parallel speedup, bench/run-prepare-bench.sh).
+# Python, configure and build arguments come from scripts/common.sh: TRITON_JIT_PYTHON, else
+# python3 when it imports triton (used as is: the usual case on a GPU machine), else the
+# repository's .venv. Missing Debian packages are only reported (no network: TRITON_JIT_SKIP_APT
+# defaults to 1 here). Needs CMake >= 3.25, a C++17 compiler, the CUDA toolkit headers,
+# GoogleTest (package or /usr/src/googletest), pybind11. The whole run keeps within
+# GPU_CHECK_BUDGET_S seconds (default 480): each phase gets what is left. GPU_CHECK_TEST_JOBS
+# tests run at once (default: the cores, at most 8).
+# GPU_CHECK_BENCH lists the benchmarks to run (default, also when empty: "launch,torch,startup";
+# "none" runs none): launch (bench/run-gpu-bench.sh), torch (bench/torch/run-torch-bench.sh),
+# startup (time to first launch, bench/first_launch.py, and prepare's parallel speedup,
+# bench/run-prepare-bench.sh).
 #
 # Exit status: 0 when the build succeeded and no test failed; 1 otherwise; 2 for bad usage.
 set -uo pipefail
 
 if [[ $# -ne 1 || "$1" == -h || "$1" == --help ]]; then
-  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"
   exit 2
 fi
 
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/common.sh
+source "$HERE/common.sh"
+# A GPU machine has no network: report missing Debian packages, never wait on apt-get.
+export TRITON_JIT_SKIP_APT=${TRITON_JIT_SKIP_APT:-1}
+
 START_S=$SECONDS
 BUDGET_S=${GPU_CHECK_BUDGET_S:-480}
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$REPO_ROOT
 mkdir -p "$1" || exit 2
 OUT=$(cd "$1" && pwd)
 BUILD=${GPU_CHECK_BUILD_DIR:-$ROOT/build-gpu-check}
-JOBS=$(nproc 2>/dev/null || echo 4)
+case "$BUILD" in /*) ;; *) BUILD="$PWD/$BUILD" ;; esac
 TEST_JOBS=${GPU_CHECK_TEST_JOBS:-$(( JOBS > 8 ? 8 : JOBS ))}
-PY=$(command -v python3 || true)
+SUMMARY_PY="$HERE/gpu_check_summary.py"
 
 export PYTHONUNBUFFERED=1
 export TRITON_CACHE_DIR="$BUILD/triton-cache"
@@ -52,8 +64,32 @@ left() {
   (( n < 30 )) && n=30
   echo "$n"
 }
+# status_of RC OK T WHAT: a phase's result from its exit status RC: OK for 0, timed out after T s
+# for timeout's 124 and 137, else "failed (WHAT RC)".
+status_of() {
+  case $1 in
+    0) echo "$2" ;;
+    124|137) echo "timed out after ${3}s" ;;
+    *) echo "failed ($4 $1)" ;;
+  esac
+}
 
 cd "$ROOT" || exit 2
+
+# ---- python and system packages (scripts/common.sh) -----------------------------------------
+# tj_select_python exits when no python fits: run it in a subshell, so that a failure still ends
+# in a summary (with python3 as is, as far as it gets).
+selection=$( (tj_lock && tj_select_python && printf 'TJ_PYTHON=%s\n' "$TJ_PYTHON") 2>&1 )
+printf '%s\n' "$selection" | grep -v '^TJ_PYTHON=' | tee -a "$BUILD_LOG"
+TJ_PYTHON=$(printf '%s\n' "$selection" | sed -n 's/^TJ_PYTHON=//p')
+if [[ -z $TJ_PYTHON ]]; then
+  TJ_PYTHON=$(command -v python3 || true)
+  log "no python with triton found: going on with ${TJ_PYTHON:-no python3 at all} (kernels cannot compile)"
+fi
+PY=${TJ_PYTHON:-python3}
+# The benchmark scripts' python (their default is python3).
+export PYTHON=${PYTHON:-$PY}
+tj_ensure_system_packages 2>&1 | tee -a "$BUILD_LOG"
 
 # ---- environment ----------------------------------------------------------------------------
 DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
@@ -61,17 +97,7 @@ GPU_LIST=$(nvidia-smi -L 2>/dev/null || echo "nvidia-smi failed or is missing: n
 GPU_INFO=$(nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader 2>/dev/null ||
            echo "unavailable")
 CUDA_DRIVER=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -1)
-PY_VERSIONS=$("${PY:-python3}" - <<'EOF' 2>&1
-import sys
-print("python", sys.version.split()[0], sys.executable)
-for name in ("triton", "torch", "pybind11"):
-    try:
-        module = __import__(name)
-        print(name, getattr(module, "__version__", "?"))
-    except Exception as e:  # noqa: BLE001
-        print(name, "not importable:", type(e).__name__, e)
-EOF
-)
+PY_VERSIONS=$("$PY" "$SUMMARY_PY" versions 2>&1)
 TOOL_VERSIONS=$(
   echo "cmake $(cmake --version 2>/dev/null | head -1 | awk '{print $3}')"
   echo "ninja $(ninja --version 2>/dev/null || echo none)"
@@ -89,39 +115,44 @@ TOOL_VERSIONS=$(
   echo "== tools:"; echo "$TOOL_VERSIONS"
 } | tee -a "$BUILD_LOG"
 
-# ---- configure and build --------------------------------------------------------------------
-CMAKE_ARGS=(-S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release)
-[[ -n "$PY" ]] && CMAKE_ARGS+=(-DPython3_EXECUTABLE="$PY")
-command -v ninja >/dev/null 2>&1 && [[ ! -f "$BUILD/CMakeCache.txt" || -f "$BUILD/build.ninja" ]] && CMAKE_ARGS+=(-G Ninja)
+# ---- configure and build (arguments from scripts/common.sh) --------------------------------
 if [[ -f "$ROOT/.carry/nlohmann/json.hpp" ]]; then
-  CMAKE_ARGS+=(-DTRITON_JIT_BUILD_TOOLS=ON -DTRITON_JIT_NLOHMANN_JSON_INCLUDE_DIR="$ROOT/.carry")
+  TOOLS_ARGS=(-DTRITON_JIT_BUILD_TOOLS=ON -DTRITON_JIT_NLOHMANN_JSON_INCLUDE_DIR="$ROOT/.carry")
   TOOLS_NOTE="on (nlohmann/json.hpp from .carry)"
 else
-  CMAKE_ARGS+=(-DTRITON_JIT_BUILD_TOOLS=OFF)
+  TOOLS_ARGS=(-DTRITON_JIT_BUILD_TOOLS=OFF)
   TOOLS_NOTE="off (no .carry/nlohmann/json.hpp)"
 fi
+# configure [cmake args...]: with the time left, keeping 300 s for the rest.
+configure() { timeout "$(left 300)" cmake "${TJ_CMAKE_ARGS[@]}" "${TOOLS_ARGS[@]}" "$@" >>"$BUILD_LOG" 2>&1; }
 
 CONFIGURE_STATUS=ok
 BENCH_NOTE="configured"
-log "configure: cmake ${CMAKE_ARGS[*]}"
-if ! timeout "$(left 300)" cmake "${CMAKE_ARGS[@]}" >>"$BUILD_LOG" 2>&1; then
-  # bench/ is written by others and may be mid-change: a broken bench must not hide the tests.
-  log "configure failed; retrying with -DTRITON_JIT_BUILD_BENCHMARKS=OFF"
-  tail -30 "$BUILD_LOG"
-  BENCH_NOTE="not built (configure failed with benchmarks on)"
-  if ! timeout "$(left 300)" cmake "${CMAKE_ARGS[@]}" -DTRITON_JIT_BUILD_BENCHMARKS=OFF >>"$BUILD_LOG" 2>&1; then
-    CONFIGURE_STATUS=failed
-    log "configure failed again"
-    tail -40 "$BUILD_LOG"
+if ! tj_configure_args "$BUILD" >>"$BUILD_LOG" 2>&1; then
+  CONFIGURE_STATUS=failed
+  log "configure: not run"
+  tail -5 "$BUILD_LOG"
+else
+  log "configure: cmake ${TJ_CMAKE_ARGS[*]} ${TOOLS_ARGS[*]}"
+  if ! configure; then
+    # bench/ is written by others and may be mid-change: a broken bench must not hide the tests.
+    log "configure failed; retrying with -DTRITON_JIT_BUILD_BENCHMARKS=OFF"
+    tail -30 "$BUILD_LOG"
+    BENCH_NOTE="not built (configure failed with benchmarks on)"
+    if ! configure -DTRITON_JIT_BUILD_BENCHMARKS=OFF; then
+      CONFIGURE_STATUS=failed
+      log "configure failed again"
+      tail -40 "$BUILD_LOG"
+    fi
   fi
 fi
 
 BUILD_STATUS=skipped
 if [[ $CONFIGURE_STATUS == ok ]]; then
   log "build: $JOBS jobs"
-  KEEP_GOING=()
-  [[ -f "$BUILD/build.ninja" ]] && KEEP_GOING=(-- -k 0) || KEEP_GOING=(-- -k)
-  if timeout "$(left 240)" cmake --build "$BUILD" -j "$JOBS" "${KEEP_GOING[@]}" >>"$BUILD_LOG" 2>&1; then
+  tj_build_args "$BUILD"
+  if [[ -f "$BUILD/build.ninja" ]]; then KEEP_GOING=(-- -k 0); else KEEP_GOING=(-- -k); fi
+  if timeout "$(left 240)" cmake "${TJ_BUILD_ARGS[@]}" "${KEEP_GOING[@]}" >>"$BUILD_LOG" 2>&1; then
     BUILD_STATUS=ok
   else
     BUILD_STATUS=failed
@@ -139,16 +170,12 @@ if [[ $CONFIGURE_STATUS == ok ]]; then
   log "ctest: all tests, $TEST_JOBS at a time, at most ${T}s"
   (cd "$BUILD" && timeout --kill-after=15 "$T" ctest --output-on-failure -j "$TEST_JOBS" --timeout 300 \
       --output-junit "$BUILD/ctest-junit.xml") 2>&1 | tee "$CTEST_LOG"
-  rc=$?
-  case $rc in
-    0) CTEST_STATUS=passed ;;
-    124|137) CTEST_STATUS="timed out after ${T}s" ;;
-    *) CTEST_STATUS="failed (ctest exit $rc)" ;;
-  esac
+  rc=${PIPESTATUS[0]}
+  CTEST_STATUS=$(status_of "$rc" passed "$T" "ctest exit")
   log "ctest: $CTEST_STATUS"
 fi
 
-# ---- benchmark ------------------------------------------------------------------------------
+# ---- benchmarks -----------------------------------------------------------------------------
 BENCHES=",${GPU_CHECK_BENCH:-launch,torch,startup},"
 BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist or launch is not in GPU_CHECK_BENCH"
 : >"$BENCH_LOG"
@@ -156,12 +183,8 @@ if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES =
   T=$(left 10)
   log "benchmark: bench/run-gpu-bench.sh $BUILD $OUT (at most ${T}s)"
   timeout --kill-after=10 "$T" bash "$ROOT/bench/run-gpu-bench.sh" "$BUILD" "$OUT" 2>&1 | tee "$BENCH_LOG"
-  rc=$?
-  case $rc in
-    0) BENCH_STATUS="ran" ;;
-    124|137) BENCH_STATUS="timed out after ${T}s" ;;
-    *) BENCH_STATUS="failed (exit $rc)" ;;
-  esac
+  rc=${PIPESTATUS[0]}
+  BENCH_STATUS=$(status_of "$rc" ran "$T" exit)
   log "benchmark: $BENCH_STATUS"
 fi
 # The torch operators' benchmark (OUT/torch_bench.md, OUT/ops_latency.png), when it exists.
@@ -170,11 +193,7 @@ if [[ -f "$ROOT/bench/torch/run-torch-bench.sh" && $CONFIGURE_STATUS == ok && $B
   log "torch benchmark: bench/torch/run-torch-bench.sh $BUILD $OUT (at most ${T}s)"
   timeout --kill-after=10 "$T" bash "$ROOT/bench/torch/run-torch-bench.sh" "$BUILD" "$OUT" 2>&1 | tee -a "$BENCH_LOG"
   rc=${PIPESTATUS[0]}
-  case $rc in
-    0) TORCH_BENCH_STATUS="ran" ;;
-    124|137) TORCH_BENCH_STATUS="timed out after ${T}s" ;;
-    *) TORCH_BENCH_STATUS="failed (exit $rc)" ;;
-  esac
+  TORCH_BENCH_STATUS=$(status_of "$rc" ran "$T" exit)
   BENCH_STATUS="$BENCH_STATUS; torch operators: $TORCH_BENCH_STATUS"
   log "torch benchmark: $TORCH_BENCH_STATUS"
 fi
@@ -186,134 +205,29 @@ if [[ $CONFIGURE_STATUS == ok && $BENCHES == *,startup,* ]]; then
   log "startup benchmark: bench/first_launch.py and bench/run-prepare-bench.sh (at most ${T}s)"
   (
     echo "### Time from process start to the first completed launch"; echo
-    timeout --kill-after=10 "$(( T * 2 / 5 ))" "${PY:-python3}" "$ROOT/bench/first_launch.py" "$BUILD" --reps 7 \
+    timeout --kill-after=10 "$(( T * 2 / 5 ))" "$PY" "$ROOT/bench/first_launch.py" "$BUILD" --reps 7 \
       --markdown "$OUT/first_launch.part" >/dev/null && cat "$OUT/first_launch.part"
     echo; echo "### prepare() of 32 specializations, parallel against serial"; echo; echo '```'
     timeout --kill-after=10 "$(( T * 3 / 5 ))" bash "$ROOT/bench/run-prepare-bench.sh" "$BUILD" 32
     echo '```'
   ) >"$OUT/startup_bench.md" 2>>"$BENCH_LOG"
   rm -f "$OUT/first_launch.part"
-  cat "$OUT/startup_bench.md" | tee -a "$BENCH_LOG"
+  tee -a "$BENCH_LOG" <"$OUT/startup_bench.md"
   BENCH_STATUS="$BENCH_STATUS; startup: ran"
 fi
 
-# ---- summary --------------------------------------------------------------------------------
-export GC_DATE="$DATE" GC_GPU_LIST="$GPU_LIST" GC_GPU_INFO="$GPU_INFO" GC_CUDA_DRIVER="${CUDA_DRIVER:-?}"
-export GC_PY_VERSIONS="$PY_VERSIONS" GC_TOOL_VERSIONS="$TOOL_VERSIONS" GC_CONFIGURE="$CONFIGURE_STATUS"
-export GC_BUILD="$BUILD_STATUS" GC_CTEST="$CTEST_STATUS" GC_BENCH="$BENCH_STATUS" GC_BENCH_NOTE="$BENCH_NOTE"
-export GC_TOOLS="$TOOLS_NOTE" GC_ELAPSED=$(( SECONDS - START_S )) GC_OUT="$OUT" GC_BUILD_DIR="$BUILD"
-"${PY:-python3}" - >"$SUMMARY" <<'EOF'
-import glob, os, re
-import xml.etree.ElementTree as ET
-
-e = os.environ
-out, build = e["GC_OUT"], e["GC_BUILD_DIR"]
-ctest_log = open(os.path.join(out, "ctest.log"), errors="replace").read()
-
-# One line per finished test: "12/40 Test #7: name ....   Passed    1.23 sec"
-results = {}
-for line in ctest_log.splitlines():
-    # Names may hold spaces ("... # GetParam() = ..."); the dots pad up to the status.
-    m = re.match(r"^\s*\d+/\d+ Test\s+#\d+: (.*?)\s*\.*\s*\**(Passed|Failed|Skipped|Not Run|Timeout|Disabled|"
-                 r"Exception.*?|[A-Z][A-Za-z ]*?)\s+[\d.]+ sec\s*$", line)
-    if m:
-        results[m.group(1)] = m.group(2).strip()
-counts = {"passed": 0, "failed": 0, "skipped": 0}
-failed, skipped = [], []
-for name, status in results.items():
-    if status == "Passed":
-        counts["passed"] += 1
-    elif status in ("Skipped", "Not Run"):
-        counts["skipped"] += 1
-        skipped.append(name)
-    else:
-        counts["failed"] += 1
-        failed.append(f"{name} ({status})")
-total_line = re.search(r"^\d+% tests passed, \d+ tests? failed out of \d+.*$", ctest_log, re.M)
-
-# Lines the GPU tests print about what they saw (shared memory, scratch sizes, expected errors),
-# and skip reasons, from the JUnit file's captured output.
-notes, skip_reasons = [], {}
-junit = os.path.join(build, "ctest-junit.xml")
-if os.path.exists(junit):
-    try:
-        for case in ET.parse(junit).getroot().iter("testcase"):
-            name = case.get("name", "")
-            text = "".join((n.text or "") for n in case.iter("system-out"))
-            for line in text.splitlines():
-                s = line.strip()
-                if re.match(r"^(matmul |scale_shift_2d_kernel|graph of |LaunchConfigError as expected|ArchitectureMismatchError as expected)", s):
-                    notes.append(f"{name}: {s}")
-                if name in skipped and s and not s.startswith("[") and "Skipped" not in s and name not in skip_reasons:
-                    if "no CUDA GPU" in s or "need" in s or "allows" in s:
-                        skip_reasons[name] = s
-    except ET.ParseError as exc:
-        notes.append(f"(could not parse {junit}: {exc})")
-
-print("# libtriton_jit GPU check\n")
-print(f"- date: {e['GC_DATE']}")
-print(f"- device: {e['GC_GPU_LIST'].strip()}")
-print(f"- name, driver, compute capability, memory: {e['GC_GPU_INFO'].strip()}; CUDA (driver) {e['GC_CUDA_DRIVER']}")
-for line in (e["GC_PY_VERSIONS"] + "\n" + e["GC_TOOL_VERSIONS"]).splitlines():
-    if line.strip():
-        print(f"- {line.strip()}")
-print(f"- command-line tool: {e['GC_TOOLS']}; benchmarks: {e['GC_BENCH_NOTE']}")
-print(f"- configure: {e['GC_CONFIGURE']}, build: {e['GC_BUILD']}, ctest: {e['GC_CTEST']}, "
-      f"elapsed {e['GC_ELAPSED']} s\n")
-
-if e["GC_BUILD"] == "failed":
-    lines = [l.rstrip() for l in open(os.path.join(out, "build.log"), errors="replace")]
-    errs = [l for l in lines if l.startswith("FAILED:") or ": error:" in l or "CMake Error" in l]
-    print("## Build errors (build kept going; what built was tested)\n")
-    print("```")
-    print("\n".join(errs[:20]) or "(see build.log)")
-    print("```\n")
-
-print("## Tests\n")
-print(f"**{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped** "
-      f"({len(results)} finished)" + (f" — ctest: `{total_line.group(0)}`" if total_line else ""))
-gpu = {k: v for k, v in results.items() if k.startswith("gpu.")}
-if gpu:
-    gp = sum(v == "Passed" for v in gpu.values())
-    gs = sum(v in ("Skipped", "Not Run") for v in gpu.values())
-    print(f"\nGPU tests (gpu.*): {gp} passed, {len(gpu) - gp - gs} failed, {gs} skipped")
-if failed:
-    print("\nFailed:\n")
-    for f in failed:
-        print(f"- {f}")
-if skipped:
-    print("\nSkipped:\n")
-    by_reason = {}
-    for s in skipped:
-        by_reason.setdefault(skip_reasons.get(s, "(reason not captured)"), []).append(s)
-    for reason, names in by_reason.items():
-        print(f"- {len(names)} test(s), {reason}: {', '.join(names)}")
-if notes:
-    print("\nWhat the GPU tests saw:\n")
-    for n in notes:
-        print(f"- {n}")
-
-print("\n## Benchmark\n")
-print(f"{e['GC_BENCH']}\n")
-tables = [p for p in sorted(glob.glob(os.path.join(out, "*.md"))) if os.path.basename(p) != "summary.md"]
-shown = False
-for p in tables:
-    print(f"From {os.path.basename(p)}:\n")
-    print(open(p, errors="replace").read().strip() + "\n")
-    shown = True
-if not shown:
-    bench_log = os.path.join(out, "bench.log")
-    rows = [l.rstrip() for l in open(bench_log, errors="replace")] if os.path.exists(bench_log) else []
-    rows = [l for l in rows if l.lstrip().startswith("|")]
-    if rows:
-        print("\n".join(rows))
-    else:
-        print("(no benchmark table produced)")
-EOF
+# ---- summary (scripts/gpu_check_summary.py) -------------------------------------------------
+: >"$SUMMARY"
+"$PY" "$SUMMARY_PY" write --out "$OUT" --build-dir "$BUILD" --summary "$SUMMARY" \
+  --date "$DATE" --gpu-list "$GPU_LIST" --gpu-info "$GPU_INFO" --cuda-driver "${CUDA_DRIVER:-?}" \
+  --python-versions "$PY_VERSIONS" --tool-versions "$TOOL_VERSIONS" --tools "$TOOLS_NOTE" \
+  --bench-note "$BENCH_NOTE" --configure "$CONFIGURE_STATUS" --build "$BUILD_STATUS" \
+  --ctest "$CTEST_STATUS" --bench "$BENCH_STATUS" --elapsed "$(( SECONDS - START_S ))" ||
+  log "summary: scripts/gpu_check_summary.py failed"
 
 echo
 cat "$SUMMARY"
-log "done; files in $OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
+log "done; files in $OUT: $(cd "$OUT" && printf '%s ' *)"
 if [[ $CONFIGURE_STATUS == ok && $BUILD_STATUS == ok && $CTEST_STATUS == passed ]]; then
   exit 0
 fi

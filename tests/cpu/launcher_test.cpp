@@ -23,7 +23,8 @@ class FakeLaunch : public testing::Test {
     triton_jit::set_scratch_allocator(nullptr);
     fake::uninstall();
   }
-  static const fake::Launch& only_launch() {
+  // A copy: a reference into fake::state().launches dangles once a later launch grows the vector.
+  static fake::Launch only_launch() {
     EXPECT_EQ(fake::state().launches.size(), 1u);
     return fake::state().launches.back();
   }
@@ -51,7 +52,7 @@ TEST_F(FakeLaunch, AddKernelParameters) {
   triton_jit::LaunchConfig c = test::config(3);
   c.stream = stream(0x5);
   add()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 1024);
-  const fake::Launch& l = only_launch();
+  const fake::Launch l = only_launch();
   EXPECT_FALSE(l.ex);
   EXPECT_EQ(l.kernel, "add_kernel");
   EXPECT_EQ(l.grid[0], 3u);
@@ -91,7 +92,7 @@ TEST_F(FakeLaunch, CompiledKernelIsReusedByTheLaunch) {
 
 TEST_F(FakeLaunch, IntegerOneIsCompiledIn) {
   add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1, 1024);
-  const fake::Launch& l = only_launch();
+  const fake::Launch l = only_launch();
   ASSERT_EQ(l.sizes(), (std::vector<size_t>{8, 8, 8, 8, 8}));
   EXPECT_EQ(l.u64(2), 0x300000u);
   EXPECT_EQ(l.u64(3), 0u);
@@ -162,7 +163,7 @@ TEST_F(FakeLaunch, NoneForAnnotatedParameters) {
   auto& fn = TritonJitFunction::get(test::kernel("annotated.py"), "annotated_kernel");
   // kptr: "*kfp32" given None is a null pointer.
   fn(test::config(), device_ptr(0x1000), 10, 1.0, true, device_ptr(0x2000), nullptr, 3, 64);
-  const fake::Launch& l = only_launch();
+  const fake::Launch l = only_launch();
   // out_ptr, n (i64), scale, flag (u1), src_ptr, kptr, count (u64), scratch x2
   ASSERT_EQ(l.sizes(), (std::vector<size_t>{8, 8, 4, 1, 8, 8, 8, 8, 8}));
   EXPECT_EQ(l.as<int64_t>(1), 10);
@@ -184,7 +185,7 @@ TEST_F(FakeLaunch, NoneForAnnotatedParameters) {
 TEST_F(FakeLaunch, TrailingDefaultsOmitted) {
   auto& fn = TritonJitFunction::get(test::kernel("defaults.py"), "defaults_kernel");
   fn(test::config(), device_ptr(0x4000), 100);
-  const fake::Launch& l = only_launch();
+  const fake::Launch l = only_launch();
   // x_ptr, n, scale (default 2), then scratch; BLOCK, MODE, EXTRA, ALPHA, FLAG and one (= 1) are
   // compiled in.
   ASSERT_EQ(l.sizes(), (std::vector<size_t>{8, 4, 4, 8, 8}));
@@ -240,7 +241,7 @@ TEST_F(FakeLaunch, ClusterLaunchForTwoCtas) {
   triton_jit::LaunchConfig c = test::config(5, 4, 3, 2);
   c.stream = stream(0x77);
   add()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
-  const fake::Launch& l = only_launch();
+  const fake::Launch l = only_launch();
   EXPECT_TRUE(l.ex);
   EXPECT_EQ(l.grid[0], 10u);  // programs x CTAs per cluster
   EXPECT_EQ(l.grid[1], 1u);
@@ -331,7 +332,7 @@ TEST_F(FakeLaunch, GlobalScratchAllocatedPerLaunch) {
   c.grid = triton_jit::Grid(3, 2);
   c.stream = stream(0x99);
   fn(c, device_ptr(0x1000), 4096, 128);
-  const fake::Launch& l = only_launch();
+  const fake::Launch l = only_launch();
   ASSERT_EQ(fake::state().allocs.size(), 1u);
   EXPECT_EQ(fake::state().allocs[0].bytes, static_cast<size_t>(6 * per_program));
   EXPECT_EQ(fake::state().allocs[0].stream, stream(0x99));

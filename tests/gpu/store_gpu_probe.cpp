@@ -1,4 +1,4 @@
-// A process of its own for the GPU store tests (test_store.cpp): launches FILE:scaled_add
+// A process of its own for the GPU store tests (store_test.cpp): launches FILE:scaled_add
 // (out = x + 2y) on the GPU, checks the result on the host and prints
 //   correct=1 compiles=0 index_hits=1 pack_hits=0 python_used=0
 // or `error=...` (exit 3). FILE need not exist when a pack (TRITON_JIT_PACKS) holds the kernel.

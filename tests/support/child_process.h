@@ -1,6 +1,6 @@
 #pragma once
 // Runs a command in a fresh process and reads the KEY=VALUE words it printed: how the store
-// tests see what another process needed to launch (tests/cpu/store_test.cpp, tests/gpu/test_store.cpp).
+// tests see what another process needed to launch (tests/cpu/store_test.cpp, tests/gpu/store_test.cpp).
 
 #include <sys/wait.h>
 

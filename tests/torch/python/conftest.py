@@ -1,6 +1,6 @@
 """Shared setup of the triton_jit_ops pytest suite.
 
-ctest runs it with TRITON_JIT_OPS_LIBRARY (the built library), PYTHONPATH (<repo>/python) and
+ctest runs it with TRITON_JIT_OPS_LIBRARY (the built library), PYTHONPATH (<repo>/torch/python) and
 TRITON_CACHE_DIR (the build's own cache) set; run by hand, the package finds a build itself.
 """
 import os
@@ -10,7 +10,7 @@ import pytest
 import torch
 
 # Run by hand from a checkout without PYTHONPATH: use the package of this checkout.
-_PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "python"))
+_PYTHON_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "torch", "python"))
 if _PYTHON_DIR not in sys.path:
     sys.path.insert(0, _PYTHON_DIR)
 

@@ -8,6 +8,8 @@ import torch
 
 import triton_jit_ops
 
+# The specification the library is checked against; which operators it builds is TRITON_JIT_OPS in
+# torch/ops/CMakeLists.txt, and test_registered_operators checks the two agree.
 EXPECTED_SCHEMAS = {
     "add": "triton_jit_ops::add(Tensor a, Tensor b, *, Scalar alpha=1) -> Tensor",
     "sum": "triton_jit_ops::sum(Tensor x, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
@@ -41,7 +43,13 @@ def test_matmul_has_autograd_kernel():
     assert torch._C._dispatch_has_kernel_for_dispatch_key("triton_jit_ops::matmul", "Autograd")
 
 
-@pytest.mark.parametrize("name", ["add", "sum", "softmax", "matmul"])
+def test_registered_operators():
+    # The namespace holds exactly the expected operators, and the package exposes each of them.
+    assert triton_jit_ops.OPS == tuple(sorted(EXPECTED_SCHEMAS))
+    assert triton_jit_ops.registered_ops() == triton_jit_ops.OPS
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_SCHEMAS))
 def test_wrappers(name):
     fn = getattr(triton_jit_ops, name)
     assert callable(fn)
@@ -88,5 +96,5 @@ def test_kernel_files_beside_library():
         pytest.skip("library registered by someone else")
     kernels = os.path.join(os.path.dirname(os.path.realpath(triton_jit_ops.library_path)), "triton_jit_kernels")
     assert os.path.isdir(kernels), f"{kernels} is missing: the operators cannot find their Triton kernels"
-    for name in ("add", "sum", "softmax", "matmul"):
+    for name in triton_jit_ops.OPS:
         assert os.path.isfile(os.path.join(kernels, f"{name}.py")), f"{name}.py missing in {kernels}"

@@ -161,6 +161,9 @@ at::Tensor add_meta(const at::Tensor& a, const at::Tensor& b, const c10::Scalar&
 }  // namespace
 }  // namespace triton_jit::ops
 
+// The schema; TORCH_LIBRARY in register.cpp owns the namespace.
+TORCH_LIBRARY_FRAGMENT(triton_jit_ops, m) { m.def("add(Tensor a, Tensor b, *, Scalar alpha=1) -> Tensor"); }
+
 TORCH_LIBRARY_IMPL(triton_jit_ops, CUDA, m) { m.impl("add", &triton_jit::ops::add_cuda); }
 
 TORCH_LIBRARY_IMPL(triton_jit_ops, Meta, m) { m.impl("add", &triton_jit::ops::add_meta); }

@@ -168,6 +168,11 @@ at::Tensor matmul_autograd(const at::Tensor& a, const at::Tensor& b, bool ta, bo
 }  // namespace
 }  // namespace triton_jit::ops
 
+// The schema; TORCH_LIBRARY in register.cpp owns the namespace.
+TORCH_LIBRARY_FRAGMENT(triton_jit_ops, m) {
+  m.def("matmul(Tensor a, Tensor b, bool transpose_a=False, bool transpose_b=False) -> Tensor");
+}
+
 TORCH_LIBRARY_IMPL(triton_jit_ops, CUDA, m) { m.impl("matmul", &triton_jit::ops::matmul_cuda); }
 
 TORCH_LIBRARY_IMPL(triton_jit_ops, Meta, m) { m.impl("matmul", &triton_jit::ops::matmul_meta); }

@@ -1,9 +1,7 @@
-// The operators' schemas. Implementations register per dispatch key in each operator's file.
+// The operators' namespace. Each operator's file defines its schema (TORCH_LIBRARY_FRAGMENT) and
+// registers its implementations per dispatch key (TORCH_LIBRARY_IMPL); which operators are built
+// is the list TRITON_JIT_OPS in torch/ops/CMakeLists.txt. Owning the namespace here keeps a
+// second library that claims triton_jit_ops an error at load time.
 #include <torch/library.h>
 
-TORCH_LIBRARY(triton_jit_ops, m) {
-  m.def("add(Tensor a, Tensor b, *, Scalar alpha=1) -> Tensor");
-  m.def("sum(Tensor x, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
-  m.def("softmax(Tensor x, int dim) -> Tensor");
-  m.def("matmul(Tensor a, Tensor b, bool transpose_a=False, bool transpose_b=False) -> Tensor");
-}
+TORCH_LIBRARY(triton_jit_ops, m) {}

@@ -95,6 +95,9 @@ at::Tensor softmax_meta(const at::Tensor& x, int64_t dim) {
 }  // namespace
 }  // namespace triton_jit::ops
 
+// The schema; TORCH_LIBRARY in register.cpp owns the namespace.
+TORCH_LIBRARY_FRAGMENT(triton_jit_ops, m) { m.def("softmax(Tensor x, int dim) -> Tensor"); }
+
 TORCH_LIBRARY_IMPL(triton_jit_ops, CUDA, m) { m.impl("softmax", &triton_jit::ops::softmax_cuda); }
 
 TORCH_LIBRARY_IMPL(triton_jit_ops, Meta, m) { m.impl("softmax", &triton_jit::ops::softmax_meta); }

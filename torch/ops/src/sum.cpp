@@ -208,6 +208,11 @@ at::Tensor sum_meta(const at::Tensor& x, at::OptionalIntArrayRef dim, bool keepd
 }  // namespace
 }  // namespace triton_jit::ops
 
+// The schema; TORCH_LIBRARY in register.cpp owns the namespace.
+TORCH_LIBRARY_FRAGMENT(triton_jit_ops, m) {
+  m.def("sum(Tensor x, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+}
+
 TORCH_LIBRARY_IMPL(triton_jit_ops, CUDA, m) { m.impl("sum", &triton_jit::ops::sum_cuda); }
 
 TORCH_LIBRARY_IMPL(triton_jit_ops, Meta, m) { m.impl("sum", &triton_jit::ops::sum_meta); }

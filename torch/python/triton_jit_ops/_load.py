@@ -7,7 +7,7 @@ Where the library is looked for, first match wins:
    never a silent fallback to another build;
 2. beside this package: ``<package>/libtriton_jit_ops.so`` or ``<package>/lib/libtriton_jit_ops.so``
    (an installed layout that ships the library with the Python files);
-3. the build trees of the source checkout this package sits in (``<repo>/python/triton_jit_ops``):
+3. the build trees of the source checkout this package sits in (``<repo>/torch/python/triton_jit_ops``):
    ``<repo>/build/torch/ops/``, then every other ``<repo>/build*/torch/ops/``, newest first.
 
 The Triton kernel files must sit beside the library in ``triton_jit_kernels/`` (the build and the
@@ -18,13 +18,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import torch
 
 ENV_VAR = "TRITON_JIT_OPS_LIBRARY"
 NAMESPACE = "triton_jit_ops"
-OPS = ("add", "sum", "softmax", "matmul")
 
 if sys.platform == "darwin":
     LIBRARY_NAME = "libtriton_jit_ops.dylib"
@@ -34,19 +33,34 @@ else:
     LIBRARY_NAME = "libtriton_jit_ops.so"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
-_REPO_DIR = _PACKAGE_DIR.parent.parent
+_REPO_DIR = _PACKAGE_DIR.parents[2]  # <repo>/torch/python/triton_jit_ops
 
 _loaded_path: Optional[str] = None
 
 
+def registered_ops() -> Tuple[str, ...]:
+    """The names of the operators with a schema in the ``triton_jit_ops`` namespace, sorted.
+
+    The library decides which operators exist (``TRITON_JIT_OPS`` in torch/ops/CMakeLists.txt);
+    this asks the dispatcher what this process has registered, so nothing here lists them again.
+    """
+    prefix = f"{NAMESPACE}::"
+    names = set()
+    for qualname in torch._C._dispatch_get_all_op_names():
+        if not qualname.startswith(prefix):
+            continue
+        name, _, overload = qualname[len(prefix):].partition(".")
+        try:
+            torch._C._dispatch_find_schema_or_throw(prefix + name, overload)
+        except Exception:  # kernels registered for a name that has no schema
+            continue
+        names.add(name)
+    return tuple(sorted(names))
+
+
 def _registered() -> bool:
     """Whether the operators are already registered in this process (loaded by someone else)."""
-    try:
-        for op in OPS:
-            torch._C._dispatch_find_schema_or_throw(f"{NAMESPACE}::{op}", "")
-        return True
-    except Exception:  # no such schema: not loaded
-        return False
+    return bool(registered_ops())
 
 
 def candidate_paths() -> List[Path]:

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -113,6 +114,20 @@ TEST(TorchOpsSchema, AllRegistered) {
     EXPECT_FALSE(handle(name).hasKernelForDispatchKey(c10::DispatchKey::CPU)) << name;
   }
   EXPECT_TRUE(handle("triton_jit_ops::matmul").hasKernelForDispatchKey(c10::DispatchKey::Autograd));
+
+  // The namespace holds exactly the operators torch/ops/CMakeLists.txt builds (TRITON_JIT_OPS),
+  // and the table above covers each of them.
+  std::set<std::string> built, registered, listed;
+  std::istringstream names(TRITON_JIT_OPS_BUILT);
+  for (std::string name; std::getline(names, name, ',');) built.insert("triton_jit_ops::" + name);
+  for (const c10::OperatorName& op : c10::Dispatcher::singleton().getAllOpNames()) {
+    if (op.name.rfind("triton_jit_ops::", 0) == 0 && c10::Dispatcher::singleton().findSchema(op)) {
+      registered.insert(op.name);
+    }
+  }
+  for (const auto& entry : expected) listed.insert(entry.first);
+  EXPECT_EQ(registered, built);
+  EXPECT_EQ(listed, built);
 }
 
 TEST(TorchOpsSchema, UnknownOperatorIsAnError) {

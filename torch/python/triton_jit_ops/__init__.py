@@ -2,27 +2,28 @@
 ``@triton.jit`` kernels from C++ through libtriton_jit.
 
 Importing this package loads the operator library (see :mod:`triton_jit_ops._load` for where it is
-looked for; ``TRITON_JIT_OPS_LIBRARY`` overrides the search) and so registers
-``torch.ops.triton_jit_ops.{add,sum,softmax,matmul}``. The functions here are thin wrappers over
-those operators: they work with eager CUDA tensors, with meta and fake tensors (shape
-propagation, ``torch.compile``), and raise ``RuntimeError`` for tensors on other devices.
+looked for; ``TRITON_JIT_OPS_LIBRARY`` overrides the search) and so registers the operators
+``torch.ops.triton_jit_ops.<name>`` for each name in :data:`OPS` (the library decides which:
+``TRITON_JIT_OPS`` in torch/ops/CMakeLists.txt). The functions here are thin wrappers over those
+operators: they work with eager CUDA tensors, with meta and fake tensors (shape propagation,
+``torch.compile``), and raise ``RuntimeError`` for tensors on other devices.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence, Tuple, Union
 
 import torch
 
-from ._load import ENV_VAR, LIBRARY_NAME, candidate_paths, find_library, load_library
-
-__all__ = ["add", "sum", "softmax", "matmul", "library_path", "load_library", "find_library",
-           "candidate_paths", "ENV_VAR", "LIBRARY_NAME", "ops"]
+from ._load import ENV_VAR, LIBRARY_NAME, NAMESPACE, candidate_paths, find_library, load_library, registered_ops
 
 #: The path of the loaded library.
 library_path: str = load_library()
 
 #: ``torch.ops.triton_jit_ops``, the operator namespace.
 ops = torch.ops.triton_jit_ops
+
+#: The names of the operators the loaded library registered, sorted; each is also a function here.
+OPS: Tuple[str, ...] = registered_ops()
 
 # The resolved overloads: calling one skips the overload lookup an OpOverloadPacket does per call.
 _add = ops.add.default
@@ -100,3 +101,26 @@ def matmul(a: torch.Tensor, b: torch.Tensor, transpose_a: bool = False,
         RuntimeError: tensors not on CUDA, inner dimensions that differ, mismatched dtypes.
     """
     return _matmul(a, b, transpose_a, transpose_b)
+
+
+def _plain_wrapper(name: str):
+    """``triton_jit_ops.<name>`` for an operator without a hand-written wrapper above: its default
+    overload, called with the schema's arguments."""
+    overload = getattr(ops, name).default
+
+    def call(*args, **kwargs):
+        return overload(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``torch.ops.{NAMESPACE}.{name}``: ``{overload._schema}``."
+    return call
+
+
+for _name in OPS:
+    _fn = globals().get(_name)
+    if not (callable(_fn) and getattr(_fn, "__module__", None) == __name__):
+        globals()[_name] = _plain_wrapper(_name)
+del _name, _fn
+
+__all__ = [*OPS, "OPS", "library_path", "load_library", "find_library", "registered_ops", "candidate_paths",
+           "ENV_VAR", "LIBRARY_NAME", "ops"]
