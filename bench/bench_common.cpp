@@ -1,4 +1,3 @@
-#include "../tests/support/launch_metadata.h"
 #include "bench_common.h"
 
 #include <chrono>
@@ -6,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "../tests/support/launch_metadata.h"
 #include "fake_driver.h"
 
 #ifndef TRITON_JIT_BENCH_KERNELS_DIR
@@ -49,9 +49,7 @@ const KernelInfo& compile_with(const triton_jit::TritonJitFunction& fn, const Ar
 
 std::string kernels_file() { return std::string(TRITON_JIT_BENCH_KERNELS_DIR) + "/launch_kernels.py"; }
 
-AddArgs add_args() {
-  return AddArgs{fake_device_buffer(0), fake_device_buffer(1), fake_device_buffer(2), 4096};
-}
+AddArgs add_args() { return AddArgs{fake_device_buffer(0), fake_device_buffer(1), fake_device_buffer(2), 4096}; }
 
 ManyArgs many_args() {
   ManyArgs a{};
@@ -139,7 +137,7 @@ Kernels setup_fake_runtime() {
         "many_args_kernel: unexpected parameter count");
   int add_sizes[32], many_sizes[32];
   for (int i = 0; i < 32; ++i) add_sizes[i] = many_sizes[i] = 8;
-  add_sizes[3] = 4;                              // n
+  add_sizes[3] = 4;                                // n
   for (int i = 5; i < 14; ++i) many_sizes[i] = 4;  // n, o0..o3, a0..a3
 
   triton_jit::cuda::set_driver_for_testing(&recording_driver(ra.num_params));
@@ -157,8 +155,8 @@ Kernels setup_fake_runtime() {
   std::fprintf(stderr,
                "[bench] checked: cached launches pass cuLaunchKernel the raw baseline's %d and %d parameters "
                "(scratch params: %zu); cubin %zu bytes, %d warps, %d bytes shared\n",
-               ra.num_params, rm.num_params, triton_jit::test::launch_metadata(add_info).scratch_params.size(), add_info.cubin.size(),
-               add_info.num_warps, add_info.shared);
+               ra.num_params, rm.num_params, triton_jit::test::launch_metadata(add_info).scratch_params.size(),
+               add_info.cubin.size(), add_info.num_warps, add_info.shared);
   return k;
 }
 

@@ -57,8 +57,8 @@ inline void launch_add(const triton_jit::TritonJitFunction& fn, const AddArgs& a
   fn(one_program(), a.x, a.y, a.out, a.n, AddArgs::kBlock);
 }
 inline void launch_many(const triton_jit::TritonJitFunction& fn, const ManyArgs& a) {
-  fn(one_program(), a.x[0], a.x[1], a.x[2], a.x[3], a.out, a.n, a.o[0], a.o[1], a.o[2], a.o[3], a.a[0], a.a[1],
-     a.a[2], a.a[3], ManyArgs::kBlock);
+  fn(one_program(), a.x[0], a.x[1], a.x[2], a.x[3], a.out, a.n, a.o[0], a.o[1], a.o[2], a.o[3], a.a[0], a.a[1], a.a[2],
+     a.a[3], ManyArgs::kBlock);
 }
 
 // The floor: a parameter array packed once, as the runtime packs it (one 8-byte slot per runtime

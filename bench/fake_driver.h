@@ -28,7 +28,7 @@ struct RecordedLaunch {
   unsigned block[3] = {0, 0, 0};
   unsigned shared = 0;
   CUstream stream = nullptr;
-  int num_params = 0;       // how many entries of kernelParams the caller said it passed (see below)
+  int num_params = 0;        // how many entries of kernelParams the caller said it passed (see below)
   uint64_t values[80] = {};  // first 8 bytes behind each kernelParams entry
 };
 const triton_jit::cuda::DriverApi& recording_driver(int expected_params);

@@ -88,12 +88,12 @@ class CounterGroup {
 
 // The measured regions: extern "C" and never inlined, so --toggle-collect can name them.
 extern "C" {
-__attribute__((noinline)) void tjb_region_launch_add(const triton_jit::TritonJitFunction* fn,
-                                                     const tjb::AddArgs* a, long n) {
+__attribute__((noinline)) void tjb_region_launch_add(const triton_jit::TritonJitFunction* fn, const tjb::AddArgs* a,
+                                                     long n) {
   for (long i = 0; i < n; ++i) tjb::launch_add(*fn, *a);
 }
-__attribute__((noinline)) void tjb_region_launch_many(const triton_jit::TritonJitFunction* fn,
-                                                      const tjb::ManyArgs* a, long n) {
+__attribute__((noinline)) void tjb_region_launch_many(const triton_jit::TritonJitFunction* fn, const tjb::ManyArgs* a,
+                                                      long n) {
   for (long i = 0; i < n; ++i) tjb::launch_many(*fn, *a);
 }
 __attribute__((noinline)) void tjb_region_raw_add(const tjb::RawLaunch* raw, long n) {
@@ -137,16 +137,16 @@ int main(int argc, char** argv) {
     const triton_jit::ArgValue add_values[] = {triton_jit::to_arg(aa.x), triton_jit::to_arg(aa.y),
                                                triton_jit::to_arg(aa.out), triton_jit::to_arg(aa.n),
                                                triton_jit::to_arg(tjb::AddArgs::kBlock)};
-    const tjb::RawLaunch raw_add =
-        tjb::raw_add(aa, k.add->compile(tjb::one_program(), {add_values, 5}), tjb::fake_function());
+    const tjb::RawLaunch raw_add = tjb::raw_add(aa, k.add->compile(tjb::one_program(), {add_values, 5}),
+                                                tjb::fake_function());
     const triton_jit::ArgValue many_values[] = {
         triton_jit::to_arg(ma.x[0]), triton_jit::to_arg(ma.x[1]), triton_jit::to_arg(ma.x[2]),
         triton_jit::to_arg(ma.x[3]), triton_jit::to_arg(ma.out),  triton_jit::to_arg(ma.n),
         triton_jit::to_arg(ma.o[0]), triton_jit::to_arg(ma.o[1]), triton_jit::to_arg(ma.o[2]),
         triton_jit::to_arg(ma.o[3]), triton_jit::to_arg(ma.a[0]), triton_jit::to_arg(ma.a[1]),
         triton_jit::to_arg(ma.a[2]), triton_jit::to_arg(ma.a[3]), triton_jit::to_arg(tjb::ManyArgs::kBlock)};
-    const tjb::RawLaunch raw_many =
-        tjb::raw_many(ma, k.many->compile(tjb::one_program(), {many_values, 15}), tjb::fake_function());
+    const tjb::RawLaunch raw_many = tjb::raw_many(ma, k.many->compile(tjb::one_program(), {many_values, 15}),
+                                                  tjb::fake_function());
 
     // Warm-up outside the regions: thread-local device cache, first-touch of everything.
     for (int i = 0; i < 100; ++i) {
@@ -179,20 +179,19 @@ int main(int argc, char** argv) {
     CALLGRIND_STOP_INSTRUMENTATION;
 
     std::printf("launches per region: %ld, rounds: %d (best round shown)\n", n, rounds);
-    std::printf("wall ns/launch (meaningless under valgrind): add %.1f, many %.1f, raw4 %.1f, raw14 %.1f\n",
-                best_ns[0], best_ns[1], best_ns[2], best_ns[3]);
+    std::printf("wall ns/launch (meaningless under valgrind): add %.1f, many %.1f, raw4 %.1f, raw14 %.1f\n", best_ns[0],
+                best_ns[1], best_ns[2], best_ns[3]);
     if (counters.ok()) {
       std::printf("user-space cycles/launch (perf): add %.1f, many %.1f, raw4 %.1f, raw14 %.1f\n", best_cycles[0],
                   best_cycles[1], best_cycles[2], best_cycles[3]);
-      std::printf("user-space instructions/launch (perf): add %.1f, many %.1f, raw4 %.1f, raw14 %.1f\n",
-                  best_instr[0], best_instr[1], best_instr[2], best_instr[3]);
+      std::printf("user-space instructions/launch (perf): add %.1f, many %.1f, raw4 %.1f, raw14 %.1f\n", best_instr[0],
+                  best_instr[1], best_instr[2], best_instr[3]);
     } else {
       std::printf("cycles/launch: not available (perf_event_open refused)\n");
     }
     const triton_jit::Stats s = k.add->stats();
-    std::printf("add_kernel cache: hits %llu, misses %llu, compiles %llu\n",
-                static_cast<unsigned long long>(s.hits), static_cast<unsigned long long>(s.misses),
-                static_cast<unsigned long long>(s.compiles));
+    std::printf("add_kernel cache: hits %llu, misses %llu, compiles %llu\n", static_cast<unsigned long long>(s.hits),
+                static_cast<unsigned long long>(s.misses), static_cast<unsigned long long>(s.compiles));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_launch_callgrind: %s\n", e.what());
     return 1;

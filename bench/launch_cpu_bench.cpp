@@ -45,8 +45,8 @@ void timed(benchmark::State& state, Body&& body) {
   const uint64_t before = tjb::thread_allocations();
   for (auto _ : state) body();
   const uint64_t allocs = tjb::thread_allocations() - before;
-  state.counters["allocs_per_launch"] =
-      benchmark::Counter(static_cast<double>(allocs), benchmark::Counter::kAvgIterations);
+  state.counters["allocs_per_launch"] = benchmark::Counter(static_cast<double>(allocs),
+                                                           benchmark::Counter::kAvgIterations);
 }
 
 void BM_CachedLaunch_Add(benchmark::State& state) {
@@ -74,9 +74,7 @@ void BM_CachedLaunchSpan_Add(benchmark::State& state) {
 // The floor: the same fake cuLaunchKernel through the same kind of table, parameters prepacked.
 void BM_RawDriverLaunch(benchmark::State& state, const tjb::RawLaunch* raw) {
   const triton_jit::cuda::DriverApi& d = triton_jit::cuda::driver();  // the installed fake
-  timed(state, [&] {
-    benchmark::DoNotOptimize((*raw)(d));
-  });
+  timed(state, [&] { benchmark::DoNotOptimize((*raw)(d)); });
 }
 
 struct Result {
@@ -154,9 +152,8 @@ void print_summary(std::FILE* out, const std::map<std::string, Result>& results)
     auto it = results.find(k);
     return it == results.end() ? nullptr : &it->second;
   };
-  std::fprintf(out,
-               "\nSummary: fake driver, ns per launch (CPU time; real time in parentheses); raw = the same fake "
-               "cuLaunchKernel called with prepacked params\n\n");
+  std::fprintf(out, "\nSummary: fake driver, ns per launch (CPU time; real time in parentheses); raw = the same fake "
+                    "cuLaunchKernel called with prepacked params\n\n");
   std::fprintf(out, "| kernel | libtriton_jit ns | raw cuLaunchKernel ns | overhead ns | ratio | allocs/launch |\n");
   std::fprintf(out, "|---|---:|---:|---:|---:|---:|\n");
   struct Row {
@@ -179,8 +176,7 @@ void print_summary(std::FILE* out, const std::map<std::string, Result>& results)
       continue;
     }
     std::fprintf(out, "| %s | %.1f (%.1f) | %.1f (%.1f) | %.1f | %.0fx | %.3g |\n", row.label, o->cpu_ns, o->real_ns,
-                 r->cpu_ns, r->real_ns, o->cpu_ns - r->cpu_ns, r->cpu_ns > 0 ? o->cpu_ns / r->cpu_ns : 0.0,
-                 o->allocs);
+                 r->cpu_ns, r->real_ns, o->cpu_ns - r->cpu_ns, r->cpu_ns > 0 ? o->cpu_ns / r->cpu_ns : 0.0, o->allocs);
   }
   if (const Result* o = find("cached_launch/add_kernel")) {
     const bool ok = o->cpu_ns <= kTargetNs && o->allocs == 0;
@@ -211,9 +207,9 @@ int main(int argc, char** argv) {
   g_many_args = tjb::many_args();
   {
     const triton_jit::LaunchConfig c = tjb::one_program();
-    const triton_jit::ArgValue add_values[] = {
-        triton_jit::to_arg(g_add_args.x), triton_jit::to_arg(g_add_args.y), triton_jit::to_arg(g_add_args.out),
-        triton_jit::to_arg(g_add_args.n), triton_jit::to_arg(tjb::AddArgs::kBlock)};
+    const triton_jit::ArgValue add_values[] = {triton_jit::to_arg(g_add_args.x), triton_jit::to_arg(g_add_args.y),
+                                               triton_jit::to_arg(g_add_args.out), triton_jit::to_arg(g_add_args.n),
+                                               triton_jit::to_arg(tjb::AddArgs::kBlock)};
     g_raw_add = tjb::raw_add(g_add_args, g_kernels.add->compile(c, {add_values, 5}), tjb::fake_function());
     const tjb::ManyArgs& m = g_many_args;
     const triton_jit::ArgValue many_values[] = {
@@ -242,7 +238,8 @@ int main(int argc, char** argv) {
   if (g_format == "json") {
     inner = std::make_unique<benchmark::JSONReporter>();
   } else {
-    if (g_format != "console") std::fprintf(stderr, "launch_cpu_bench: format '%s' not supported here; console\n", g_format.c_str());
+    if (g_format != "console")
+      std::fprintf(stderr, "launch_cpu_bench: format '%s' not supported here; console\n", g_format.c_str());
     inner = std::make_unique<benchmark::ConsoleReporter>(
         isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_ColorTabular : benchmark::ConsoleReporter::OO_Tabular);
   }

@@ -72,9 +72,7 @@ struct RawDriver {
 };
 RawDriver g_cu;
 
-[[noreturn]] void fail(const std::string& what) {
-  throw std::runtime_error(what);
-}
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
 
 void check_rt(cudaError_t e, const char* what) {
   if (e != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
@@ -177,7 +175,8 @@ void run_case(Case& c, int launches, int batch, Ours&& ours) {
     const CUdeviceptr null = 0;
     packed.push(&null, sizeof null);
   }
-  if (triton_jit::test::launch_metadata(info).global_scratch_size > 0 || triton_jit::test::launch_metadata(info).profile_scratch_size > 0) {
+  if (triton_jit::test::launch_metadata(info).global_scratch_size > 0 ||
+      triton_jit::test::launch_metadata(info).profile_scratch_size > 0) {
     fail(c.label + ": the kernel needs scratch memory; the raw loop would pass null");
   }
 
@@ -227,7 +226,8 @@ void check_add_results(const Case& c, const float* d_x, const float* d_y, float*
   check_rt(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   check_rt(cudaMemcpy(out.data(), d_out, block * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
   for (int i = 0; i < block; ++i) {
-    if (out[i] != x[i] + y[i]) fail("add_kernel launched through libtriton_jit computed a wrong result at " + std::to_string(i));
+    if (out[i] != x[i] + y[i])
+      fail("add_kernel launched through libtriton_jit computed a wrong result at " + std::to_string(i));
   }
 }
 
@@ -341,17 +341,16 @@ int main(int argc, char** argv) {
     Case many;
     many.label = "many_args_kernel";
     many.fn = &TritonJitFunction::get(file, "many_args_kernel");
-    many.args = {to_arg(buf[0]), to_arg(buf[1]), to_arg(buf[2]), to_arg(buf[3]), to_arg(buf[4]),
-                 to_arg(int32_t{n}), to_arg(0), to_arg(2), to_arg(3), to_arg(5),
-                 to_arg(0.5f), to_arg(1.5f), to_arg(2.5f), to_arg(3.5f), to_arg(1024)};
+    many.args = {to_arg(buf[0]),     to_arg(buf[1]), to_arg(buf[2]), to_arg(buf[3]), to_arg(buf[4]),
+                 to_arg(int32_t{n}), to_arg(0),      to_arg(2),      to_arg(3),      to_arg(5),
+                 to_arg(0.5f),       to_arg(1.5f),   to_arg(2.5f),   to_arg(3.5f),   to_arg(1024)};
     many.expected_runtime_params = 14;
 
     const auto c0 = std::chrono::steady_clock::now();
     add.fn->launch(one_program(), ArgSpan{add.args.data(), add.args.size()});  // compile + load
     many.fn->launch(one_program(), ArgSpan{many.args.data(), many.args.size()});
     check_rt(cudaDeviceSynchronize(), "first launches");
-    const double compile_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
+    const double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count();
     check_add_results(add, buf[0], buf[1], buf[5], 1024);
 
     const TritonJitFunction& add_fn = *add.fn;
@@ -364,9 +363,8 @@ int main(int argc, char** argv) {
     const int32_t size = n;
     run_case(add, opt.launches, opt.batch, [&] { add_fn(one_program(), x, y, add_out, size, 1024); });
     const TritonJitFunction& many_fn = *many.fn;
-    run_case(many, opt.launches, opt.batch, [&] {
-      many_fn(one_program(), x, y, z, w, o, size, 0, 2, 3, 5, 0.5f, 1.5f, 2.5f, 3.5f, 1024);
-    });
+    run_case(many, opt.launches, opt.batch,
+             [&] { many_fn(one_program(), x, y, z, w, o, size, 0, 2, 3, 5, 0.5f, 1.5f, 2.5f, 3.5f, 1024); });
     Case* cases[] = {&add, &many};
 
     const std::string triton = triton_jit::triton_version();
@@ -391,7 +389,8 @@ int main(int argc, char** argv) {
       CUcontext ctx = nullptr;
       const auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < kCalls; ++i) g_cu.CtxGetCurrent(&ctx);
-      const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / kCalls;
+      const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() /
+                        kCalls;
       std::snprintf(line, sizeof line, "\ncuCtxGetCurrent alone: %.1f ns per call\n", ns);
       md << line;
     }
@@ -401,8 +400,8 @@ int main(int argc, char** argv) {
     std::ostringstream js;
     js << "{\n  \"device\": \"" << json_escape(prop.name) << "\",\n  \"arch\": \"sm_" << prop.major << prop.minor
        << "\",\n  \"driver_version\": " << driver_version << ",\n  \"triton_version\": \"" << json_escape(triton)
-       << "\",\n  \"date\": \"" << today() << "\",\n  \"launches\": " << opt.launches << ",\n  \"batch\": "
-       << opt.batch << ",\n  \"rows\": [\n";
+       << "\",\n  \"date\": \"" << today() << "\",\n  \"launches\": " << opt.launches << ",\n  \"batch\": " << opt.batch
+       << ",\n  \"rows\": [\n";
     for (size_t i = 0; i < 2; ++i) {
       const Case* c = cases[i];
       std::snprintf(line, sizeof line,

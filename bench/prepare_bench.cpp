@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
             if (static_cast<int>(requests.size()) == count) break;
             triton_jit::LaunchConfig config;
             config.num_warps = warps;
-            requests.push_back(triton_jit::request(fn, config, a, b, c, 1024, 1024, 1024, 1024, 1024, 1024, bm, bn, bk));
+            requests.push_back(
+                triton_jit::request(fn, config, a, b, c, 1024, 1024, 1024, 1024, 1024, 1024, bm, bn, bk));
           }
         }
       }

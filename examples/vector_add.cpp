@@ -30,8 +30,7 @@ bool gpu_present() {
 int run() {
   using triton_jit::LaunchConfig;
   auto& add = triton_jit::TritonJitFunction::get(EXAMPLE_KERNELS_DIR "/vector_add.py", "add_kernel");
-  std::printf("%s in %s, parameters:\n%s", add.name().c_str(), add.path().c_str(),
-              add.signature().to_string().c_str());
+  std::printf("%s in %s, parameters:\n%s", add.name().c_str(), add.path().c_str(), add.signature().to_string().c_str());
 
   const int n = 98432;
   const LaunchConfig config{{(n + kBlock - 1) / kBlock}, /*num_warps=*/4};
@@ -44,8 +43,8 @@ int run() {
     const triton_jit::KernelInfo& k = add.compile(config, fake, fake, fake, n, kBlock);
     std::printf("would launch %s [%s] for %s: grid (%lld, 1, 1), %d warps x %d threads, %d bytes shared memory, "
                 "%zu-byte cubin\n",
-                k.name.c_str(), spec.signature().c_str(), k.target.str().c_str(),
-                static_cast<long long>(config.grid.x), k.num_warps, k.target.warp_size, k.shared, k.cubin.size());
+                k.name.c_str(), spec.signature().c_str(), k.target.str().c_str(), static_cast<long long>(config.grid.x),
+                k.num_warps, k.target.warp_size, k.shared, k.cubin.size());
     return 0;
   }
 
@@ -57,7 +56,8 @@ int run() {
   float *dx, *dy, *dout;
   const size_t bytes = n * sizeof(float);
   if (cudaMalloc(&dx, bytes) || cudaMalloc(&dy, bytes) || cudaMalloc(&dout, bytes) ||
-      cudaMemcpy(dx, x.data(), bytes, cudaMemcpyHostToDevice) || cudaMemcpy(dy, y.data(), bytes, cudaMemcpyHostToDevice)) {
+      cudaMemcpy(dx, x.data(), bytes, cudaMemcpyHostToDevice) ||
+      cudaMemcpy(dy, y.data(), bytes, cudaMemcpyHostToDevice)) {
     std::fprintf(stderr, "CUDA memory setup failed\n");
     return 1;
   }

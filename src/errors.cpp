@@ -11,9 +11,8 @@ KernelLookupError::KernelLookupError(const std::string& message, std::string pat
 ArgumentError::ArgumentError(const std::string& message, std::string function, std::string parameter)
     : Error(message), function_(std::move(function)), parameter_(std::move(parameter)) {}
 
-CompileError::CompileError(const std::string& message, std::string function, std::string signature,
-                           std::string key, std::string file, int line, std::string python_type,
-                           std::string traceback)
+CompileError::CompileError(const std::string& message, std::string function, std::string signature, std::string key,
+                           std::string file, int line, std::string python_type, std::string traceback)
     : Error(message),
       function_(std::move(function)),
       signature_(std::move(signature)),
@@ -30,10 +29,7 @@ CudaError::CudaError(const std::string& message, int code) : Error(message), cod
 
 MissingKernelError::MissingKernelError(const std::string& message, std::string function, std::string key,
                                        std::string manifest_line)
-    : Error(message),
-      function_(std::move(function)),
-      key_(std::move(key)),
-      manifest_line_(std::move(manifest_line)) {}
+    : Error(message), function_(std::move(function)), key_(std::move(key)), manifest_line_(std::move(manifest_line)) {}
 
 PackError::PackError(const std::string& message, std::string path) : Error(message), path_(std::move(path)) {}
 

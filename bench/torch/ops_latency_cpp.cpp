@@ -100,11 +100,16 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--lib") lib = next();
-    else if (a == "--kernels") kernels = next();
-    else if (a == "--calls") calls = std::stoi(next());
-    else if (a == "--batch") batch = std::stoi(next());
-    else if (a == "--json") json = next();
+    if (a == "--lib")
+      lib = next();
+    else if (a == "--kernels")
+      kernels = next();
+    else if (a == "--calls")
+      calls = std::stoi(next());
+    else if (a == "--batch")
+      batch = std::stoi(next());
+    else if (a == "--json")
+      json = next();
     else {
       std::cerr << "usage: ops_latency_cpp [--lib FILE] [--kernels DIR] [--calls N] [--batch N] [--json FILE]\n";
       return 2;

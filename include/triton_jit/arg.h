@@ -30,14 +30,11 @@ class ArgValue {
 
   static constexpr ArgValue none() noexcept { return ArgValue(); }
   static constexpr ArgValue boolean(bool v) noexcept { return ArgValue(Kind::Bool, v ? 1u : 0u); }
-  static constexpr ArgValue integer(int64_t v) noexcept {
-    return ArgValue(Kind::Int, static_cast<uint64_t>(v));
-  }
+  static constexpr ArgValue integer(int64_t v) noexcept { return ArgValue(Kind::Int, static_cast<uint64_t>(v)); }
   // Values that fit int64 are stored as Int so a value means the same whatever its C++ type.
   static constexpr ArgValue unsigned_integer(uint64_t v) noexcept {
-    return v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-               ? ArgValue(Kind::Int, v)
-               : ArgValue(Kind::UInt, v);
+    return v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? ArgValue(Kind::Int, v)
+                                                                           : ArgValue(Kind::UInt, v);
   }
   static ArgValue floating(double v) noexcept {
     uint64_t bits;
@@ -105,10 +102,10 @@ template <typename T>
 struct pointee_dtype {
   static constexpr bool known = false;
 };
-#define TRITON_JIT_POINTEE(T, D)           \
-  template <>                              \
-  struct pointee_dtype<T> {                \
-    static constexpr bool known = true;    \
+#define TRITON_JIT_POINTEE(T, D)             \
+  template <>                                \
+  struct pointee_dtype<T> {                  \
+    static constexpr bool known = true;      \
     static constexpr DType value = DType::D; \
   }
 TRITON_JIT_POINTEE(bool, u1);
@@ -131,9 +128,8 @@ struct pointee_dtype<unsigned long long>
     : pointee_dtype<std::conditional_t<sizeof(long long) == 8, uint64_t, uint32_t>> {};
 
 template <typename T>
-inline constexpr bool is_char_type_v =
-    std::is_same_v<T, char> || std::is_same_v<T, wchar_t> || std::is_same_v<T, char16_t> ||
-    std::is_same_v<T, char32_t>;
+inline constexpr bool is_char_type_v = std::is_same_v<T, char> || std::is_same_v<T, wchar_t> ||
+                                       std::is_same_v<T, char16_t> || std::is_same_v<T, char32_t>;
 
 }  // namespace detail
 

@@ -22,8 +22,8 @@ enum class DType : uint8_t {
   bf16,
   fp32,
   fp64,
-  fp8e4nv,   // float8_e4m3fn
-  fp8e5,     // float8_e5m2
+  fp8e4nv,  // float8_e4m3fn
+  fp8e5,    // float8_e5m2
   fp8e4b15,
   fp8e4b8,   // float8_e4m3fnuz
   fp8e5b16,  // float8_e5m2fnuz

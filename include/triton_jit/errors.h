@@ -17,8 +17,7 @@ class TRITON_JIT_API Error : public std::runtime_error {
 // The file, the function, or a @triton.jit function in it could not be found or imported.
 class TRITON_JIT_API KernelLookupError : public Error {
  public:
-  KernelLookupError(const std::string& message, std::string path, std::string function,
-                    std::string traceback = {});
+  KernelLookupError(const std::string& message, std::string path, std::string function, std::string traceback = {});
   const std::string& path() const noexcept { return path_; }
   const std::string& function() const noexcept { return function_; }
   // Python traceback when the file failed to import; empty otherwise.
@@ -105,8 +104,7 @@ class TRITON_JIT_API LaunchConfigError : public Error {
 // graph. The message names the function, the key and the pack-manifest line that would add it.
 class TRITON_JIT_API MissingKernelError : public Error {
  public:
-  MissingKernelError(const std::string& message, std::string function, std::string key,
-                     std::string manifest_line);
+  MissingKernelError(const std::string& message, std::string function, std::string key, std::string manifest_line);
   const std::string& function() const noexcept { return function_; }
   // The whole kernel key, as CompileError::key().
   const std::string& key() const noexcept { return key_; }

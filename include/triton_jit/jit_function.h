@@ -10,10 +10,10 @@
 #include "triton_jit/export.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/target.h"
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
 #include "triton_jit/stats.h"
+#include "triton_jit/target.h"
 
 namespace triton_jit {
 
@@ -84,9 +84,9 @@ class TRITON_JIT_API TritonJitFunction {
   // compiles; the kernel is stored in the persistent index, not kept in memory.
   KernelInfo compile(const CompileRequest& request) const;
 
-  [[deprecated("use compile(CompileRequest{signature, num_warps, num_stages, num_ctas, options, target})")]]
-  KernelInfo compile_signature(std::string_view signature, int num_warps, int num_stages, int num_ctas,
-                               const Target& target, const CompileOptions* options = nullptr) const {
+  [[deprecated("use compile(CompileRequest{signature, num_warps, num_stages, num_ctas, options, target})")]] KernelInfo
+  compile_signature(std::string_view signature, int num_warps, int num_stages, int num_ctas, const Target& target,
+                    const CompileOptions* options = nullptr) const {
     return compile(CompileRequest{std::string(signature), num_warps, num_stages, num_ctas,
                                   options != nullptr ? *options : CompileOptions{}, target});
   }

@@ -28,7 +28,8 @@ struct Grid {
   Grid() = default;
   template <typename X, typename Y = int, typename Z = int,
             typename = std::enable_if_t<std::is_integral_v<X> && std::is_integral_v<Y> && std::is_integral_v<Z>>>
-  Grid(X gx, Y gy = 1, Z gz = 1) : x(static_cast<int64_t>(gx)), y(static_cast<int64_t>(gy)), z(static_cast<int64_t>(gz)) {}
+  Grid(X gx, Y gy = 1, Z gz = 1)
+      : x(static_cast<int64_t>(gx)), y(static_cast<int64_t>(gy)), z(static_cast<int64_t>(gz)) {}
 };
 
 // Compile options beyond num_warps/num_stages/num_ctas (e.g. "maxnreg", "enable_fp_fusion",

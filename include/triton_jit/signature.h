@@ -19,7 +19,7 @@ struct TRITON_JIT_API DefaultValue {
   double float_value = 0;
   bool bool_value = false;
   std::string string_value;
-  std::string repr;          // Python's repr of the default
+  std::string repr;           // Python's repr of the default
   bool representable = true;  // false: no C++ form (see above)
 
   ArgValue to_arg() const;  // views string_value: valid while this object lives

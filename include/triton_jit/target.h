@@ -15,9 +15,7 @@ struct TRITON_JIT_API Target {
   std::string str() const;  // "cuda:90"
   // Parses "cuda:90" (warp size 32 implied) or "cuda:90:32"; throws triton_jit::Error otherwise.
   static Target parse(const std::string& text);
-  bool operator==(const Target& o) const {
-    return backend == o.backend && arch == o.arch && warp_size == o.warp_size;
-  }
+  bool operator==(const Target& o) const { return backend == o.backend && arch == o.arch && warp_size == o.warp_size; }
 };
 
 }  // namespace triton_jit

@@ -104,8 +104,7 @@ LoadedFunction load_function(const std::string& path, const std::string& name) {
       throw KernelLookupError("cannot get Triton function '" + name + "': " + message, path, name, tb);
     }
     PythonFailure f = describe(e);
-    throw KernelLookupError("cannot get Triton function '" + name + "' from " + path + ": " + f.type + ": " +
-                                f.message,
+    throw KernelLookupError("cannot get Triton function '" + name + "' from " + path + ": " + f.type + ": " + f.message,
                             path, name, f.traceback);
   }
 }
@@ -154,12 +153,12 @@ CompileResult to_compiled(const py::dict& r, const StaticSignature& signature, c
                           const std::string& key) {
   CompileResult c;
   detail::CompiledKernel& k = c.kernel;
-#define TRITON_JIT_TAKE_FIELD(P, field, kind)                                                          \
-  if (!r.contains(#field)) {                                                                          \
-    throw PythonError(std::string("the bridge's compile result has no field '") + #field +            \
+#define TRITON_JIT_TAKE_FIELD(P, field, kind)                                                                  \
+  if (!r.contains(#field)) {                                                                                   \
+    throw PythonError(std::string("the bridge's compile result has no field '") + #field +                     \
                           "' (src/kernel/kernel_fields.h lists the fields triton_jit_bridge.compile returns)", \
-                      "");                                                                            \
-  }                                                                                                   \
+                      "");                                                                                     \
+  }                                                                                                            \
   take(r[#field], TRITON_JIT_KERNEL_PART(k, P).field);
   TRITON_JIT_KERNEL_FIELDS(TRITON_JIT_TAKE_FIELD)
 #undef TRITON_JIT_TAKE_FIELD
@@ -181,8 +180,8 @@ CompileError to_compile_error(const py::tuple& d, const StaticSignature& signatu
   std::string file = d[2].cast<std::string>();
   int line = d[3].cast<int>();
   std::string tb = d[4].cast<std::string>();
-  return CompileError("compiling " + signature.function + " [" + spec_text + "] for " + target.str() +
-                          " failed at " + file + ":" + std::to_string(line) + ": " + type + ": " + message,
+  return CompileError("compiling " + signature.function + " [" + spec_text + "] for " + target.str() + " failed at " +
+                          file + ":" + std::to_string(line) + ": " + type + ": " + message,
                       signature.function, spec_text, key, file, line, type, tb);
 }
 

@@ -63,7 +63,6 @@ GilGuard::GilGuard() {
 
 GilGuard::~GilGuard() { PyGILState_Release(state_); }
 
-
 PythonFailure describe(py::error_already_set& e) {
   PythonFailure f;
   f.type = py::str(e.type().attr("__name__"));
@@ -86,8 +85,8 @@ py::module_& bridge() {
       py::module_::import("triton");
     } catch (py::error_already_set& e) {
       PythonFailure f = describe(e);
-      throw PythonError("the embedded Python (" + py::str(sys.attr("executable")).cast<std::string>() +
-                            ", version " + py::str(sys.attr("version")).cast<std::string>().substr(0, 6) +
+      throw PythonError("the embedded Python (" + py::str(sys.attr("executable")).cast<std::string>() + ", version " +
+                            py::str(sys.attr("version")).cast<std::string>().substr(0, 6) +
                             ") cannot import triton: " + f.type + ": " + f.message +
                             ". Install triton (3.4 or newer) there, or set TRITON_JIT_PYTHON to a python that has it.",
                         f.traceback);

@@ -1,13 +1,12 @@
 #include "cuda/driver_api.h"
 
-#include "cuda/device.h"
-
 #include <dlfcn.h>
 
 #include <atomic>
 #include <mutex>
 #include <string>
 
+#include "cuda/device.h"
 #include "triton_jit/errors.h"
 
 namespace triton_jit::cuda {
@@ -77,8 +76,8 @@ const LoadedDriver& loaded_driver() {
       const char* text = nullptr;
       a.GetErrorName(d.init_result, &name);
       a.GetErrorString(d.init_result, &text);
-      d.error = std::string("the CUDA driver failed to initialize: cuInit returned ") + (name ? name : "?") +
-                " (" + (text ? text : "?") + ")" +
+      d.error = std::string("the CUDA driver failed to initialize: cuInit returned ") + (name ? name : "?") + " (" +
+                (text ? text : "?") + ")" +
                 (d.init_result == CUDA_ERROR_NO_DEVICE ? "; this machine has no CUDA device" : "");
     }
     return d;

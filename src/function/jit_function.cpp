@@ -43,7 +43,8 @@ Specialization TritonJitFunction::specialize(const LaunchConfig& config, ArgSpan
   const Target target = Resolver::default_target();
   SpecKey key;
   ArgStorage storage;
-  const ArgValue* full = state_->bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(), nullptr);
+  const ArgValue* full = state_->bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(),
+                                             nullptr);
   return state_->describe(key, full, config, target);
 }
 
@@ -51,7 +52,8 @@ const KernelInfo& TritonJitFunction::compile(const LaunchConfig& config, ArgSpan
   const Target target = Resolver::default_target();
   SpecKey key;
   ArgStorage storage;
-  const ArgValue* full = state_->bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(), nullptr);
+  const ArgValue* full = state_->bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(),
+                                             nullptr);
   const KernelEntry* entry = state_->table.find(key, full);
   if (entry != nullptr) {
     detail::count_hit(state_->hit_slot, state_->hits);

@@ -53,9 +53,8 @@ namespace {
 // The static signature of `name` in `path` without Python when a pack or the index has it;
 // else through Python (and then recorded in the index for the next process). `source` is the
 // file as read now; none when there is no file, which only a pack can make up for.
-StaticSignature read_static_signature(std::string_view requested_path, const std::string& path,
-                                      const std::string& name, const std::optional<detail::FileDependency>& source,
-                                      bridge::PyHandle* function) {
+StaticSignature read_static_signature(std::string_view requested_path, const std::string& path, const std::string& name,
+                                      const std::optional<detail::FileDependency>& source, bridge::PyHandle* function) {
   if (auto s = PackRegistry::instance().find_signature(path, name, source ? source->sha256 : "")) return *s;
   if (!source) {
     throw KernelLookupError("cannot get Triton function '" + name + "': no such file: " + std::string(requested_path) +
@@ -92,8 +91,8 @@ TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_vie
   if (TritonJitFunction* known = detail::find_function(id)) return *known;
   // Read and hashed once: the hash matches packs, and the record validates stored signatures.
   // A deployment may ship packs without the kernels' sources.
-  const std::optional<detail::FileDependency> source =
-      file_exists ? detail::describe_file(id.first, true) : std::nullopt;
+  const std::optional<detail::FileDependency> source = file_exists ? detail::describe_file(id.first, true)
+                                                                   : std::nullopt;
   // Python runs without the registry lock: a host Python thread holding the GIL may be waiting
   // for that lock. The GIL serializes loads anyway; a lost race discards its copy below.
   bridge::PyHandle function;

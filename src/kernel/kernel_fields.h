@@ -28,23 +28,23 @@ struct LaunchMetadata {
 // and pack record format (in this order: docs/FORMATS.md) and KernelInfo::to_json are all
 // generated from this list. X(part, field, kind): part Info is KernelInfo, Launch is
 // LaunchMetadata; kind names how the field is encoded.
-#define TRITON_JIT_KERNEL_FIELDS(X)              \
-  X(Info, name, String)                          \
-  X(Info, target, Target)                        \
-  X(Info, cubin, Bytes)                          \
-  X(Info, num_warps, Int)                        \
-  X(Info, num_ctas, Int)                         \
-  X(Info, shared, Int)                           \
-  X(Launch, cluster_dims, Int3)                  \
-  X(Launch, global_scratch_size, Int64)          \
-  X(Launch, global_scratch_align, Int64)         \
-  X(Launch, profile_scratch_size, Int64)         \
-  X(Launch, profile_scratch_align, Int64)        \
-  X(Launch, launch_pdl, Bool)                    \
-  X(Launch, launch_cooperative_grid, Bool)       \
-  X(Launch, scratch_params, StringList)          \
-  X(Info, hash, String)                          \
-  X(Info, triton_version, String)                \
+#define TRITON_JIT_KERNEL_FIELDS(X)        \
+  X(Info, name, String)                    \
+  X(Info, target, Target)                  \
+  X(Info, cubin, Bytes)                    \
+  X(Info, num_warps, Int)                  \
+  X(Info, num_ctas, Int)                   \
+  X(Info, shared, Int)                     \
+  X(Launch, cluster_dims, Int3)            \
+  X(Launch, global_scratch_size, Int64)    \
+  X(Launch, global_scratch_align, Int64)   \
+  X(Launch, profile_scratch_size, Int64)   \
+  X(Launch, profile_scratch_align, Int64)  \
+  X(Launch, launch_pdl, Bool)              \
+  X(Launch, launch_cooperative_grid, Bool) \
+  X(Launch, scratch_params, StringList)    \
+  X(Info, hash, String)                    \
+  X(Info, triton_version, String)          \
   X(Launch, metadata_json, Json)
 
 // A kernel with all its fields, as the runtime passes it between the bridge, the store and the

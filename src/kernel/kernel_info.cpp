@@ -20,7 +20,9 @@ namespace {
 class JsonObject {
  public:
   void String(const char* key, std::string_view v) { raw(key, quoted(v)); }
-  void Bytes(const char* key, const std::string& v) { raw((std::string(key) + "_size").c_str(), std::to_string(v.size())); }
+  void Bytes(const char* key, const std::string& v) {
+    raw((std::string(key) + "_size").c_str(), std::to_string(v.size()));
+  }
   void Int(const char* key, int v) { raw(key, std::to_string(v)); }
   void Int64(const char* key, int64_t v) { raw(key, std::to_string(v)); }
   void Bool(const char* key, bool v) { raw(key, v ? "true" : "false"); }

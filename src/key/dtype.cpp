@@ -5,12 +5,17 @@
 namespace triton_jit {
 namespace {
 
+// A table laid out by hand.
+// clang-format off
 constexpr std::string_view kNames[kNumDTypes] = {
     "u1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp16", "bf16", "fp32", "fp64",
     "fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16",
 };
+// clang-format on
 
 // Aliases Triton's type_canonicalisation_dict accepts, beside the canonical names.
+// A table laid out by hand.
+// clang-format off
 constexpr std::pair<std::string_view, DType> kAliases[] = {
     {"bool", DType::u1},          {"int1", DType::u1},         {"uint1", DType::u1},
     {"i1", DType::u1},            {"int8", DType::i8},         {"int16", DType::i16},
@@ -23,6 +28,7 @@ constexpr std::pair<std::string_view, DType> kAliases[] = {
     {"float8e4b15", DType::fp8e4b15},  {"float8e4b8", DType::fp8e4b8}, {"float8_e4m3fnuz", DType::fp8e4b8},
     {"float8e5b16", DType::fp8e5b16},  {"float8_e5m2fnuz", DType::fp8e5b16},
 };
+// clang-format on
 
 }  // namespace
 

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "triton_jit/launch_config.h"
-#include "triton_jit/target.h"
 #include "triton_jit/specialization.h"
+#include "triton_jit/target.h"
 
 namespace triton_jit::detail {
 
@@ -15,7 +15,7 @@ struct KernelKey {
   int num_warps = kDefaultNumWarps;
   int num_stages = kDefaultNumStages;
   int num_ctas = kDefaultNumCtas;
-  std::string options;    // "name=value;..." sorted by name (options_text)
+  std::string options;  // "name=value;..." sorted by name (options_text)
   Target target;
 
   std::string text() const;

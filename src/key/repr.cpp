@@ -1,10 +1,10 @@
 #include "key/repr.h"
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <charconv>
-#include <cstdint>
 #include <cstring>
 
 namespace triton_jit::detail {
@@ -32,7 +32,8 @@ std::string python_float_repr(double value) {
     } else if (static_cast<int>(digits.size()) <= exponent + 1) {
       out = digits + std::string(static_cast<size_t>(exponent + 1) - digits.size(), '0') + ".0";
     } else {
-      out = digits.substr(0, static_cast<size_t>(exponent + 1)) + "." + digits.substr(static_cast<size_t>(exponent + 1));
+      out = digits.substr(0, static_cast<size_t>(exponent + 1)) + "." +
+            digits.substr(static_cast<size_t>(exponent + 1));
     }
   } else {
     out = digits.substr(0, 1);
@@ -50,11 +51,11 @@ namespace {
 // space), Zl, Zp, Cs and Co. Unassigned code points (Cn) are taken as printable.
 bool is_unicode_nonprintable(uint32_t c) {
   static constexpr uint32_t kRanges[][2] = {
-      {0x80, 0xa0},       {0xad, 0xad},       {0x600, 0x605},     {0x61c, 0x61c},     {0x6dd, 0x6dd},
-      {0x70f, 0x70f},     {0x890, 0x891},     {0x8e2, 0x8e2},     {0x1680, 0x1680},   {0x180e, 0x180e},
-      {0x2000, 0x200f},   {0x2028, 0x202f},   {0x205f, 0x2064},   {0x2066, 0x206f},   {0x3000, 0x3000},
-      {0xd800, 0xf8ff},   {0xfeff, 0xfeff},   {0xfff9, 0xfffb},   {0x110bd, 0x110bd}, {0x110cd, 0x110cd},
-      {0x13430, 0x1343f}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001}, {0xe0020, 0xe007f},
+      {0x80, 0xa0},        {0xad, 0xad},       {0x600, 0x605},     {0x61c, 0x61c},     {0x6dd, 0x6dd},
+      {0x70f, 0x70f},      {0x890, 0x891},     {0x8e2, 0x8e2},     {0x1680, 0x1680},   {0x180e, 0x180e},
+      {0x2000, 0x200f},    {0x2028, 0x202f},   {0x205f, 0x2064},   {0x2066, 0x206f},   {0x3000, 0x3000},
+      {0xd800, 0xf8ff},    {0xfeff, 0xfeff},   {0xfff9, 0xfffb},   {0x110bd, 0x110bd}, {0x110cd, 0x110cd},
+      {0x13430, 0x1343f},  {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001}, {0xe0020, 0xe007f},
       {0xf0000, 0x10ffff},
   };
   for (const auto& r : kRanges) {

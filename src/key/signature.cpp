@@ -21,7 +21,8 @@ std::string StaticSignature::to_string() const {
     if (p.default_value) out += " = " + p.default_value->repr;
     std::string flags;
     if (p.do_not_specialize) flags += "do_not_specialize";
-    if (p.do_not_specialize_on_alignment) flags += std::string(flags.empty() ? "" : ", ") + "do_not_specialize_on_alignment";
+    if (p.do_not_specialize_on_alignment)
+      flags += std::string(flags.empty() ? "" : ", ") + "do_not_specialize_on_alignment";
     if (!flags.empty()) out += "  [" + flags + "]";
     out += '\n';
   }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <cstdint>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -48,10 +48,10 @@ struct ParamRule {
   uint16_t hint_other = 0;
   uint16_t pointer_flags = 0;  // kind Pointer and the const bit, ready to or into a code
   bool is_constexpr = false;
-  bool specialize = true;   // !do_not_specialize
-  bool align = true;        // !do_not_specialize_on_alignment
+  bool specialize = true;  // !do_not_specialize
+  bool align = true;       // !do_not_specialize_on_alignment
   bool is_const = false;
-  bool annotated = false;   // annotation names a Triton type
+  bool annotated = false;                // annotation names a Triton type
   bool annotated_unspecialized = false;  // u1, fp*, bf*: never specialized
   TypeKind annotated_kind = TypeKind::Scalar;
   DType annotated_dtype = DType::i32;
@@ -63,9 +63,9 @@ ParamRule make_rule(const ParamInfo& param);
 // Why an argument cannot be specialized; the caller turns it into an ArgumentError.
 enum class ArgProblem : uint8_t {
   None,
-  PointerForConstexpr,   // a device pointer given to a constexpr parameter
-  StringForRuntime,      // a string given to a runtime parameter
-  KindForAnnotation,     // a value that the annotated type cannot hold
+  PointerForConstexpr,  // a device pointer given to a constexpr parameter
+  StringForRuntime,     // a string given to a runtime parameter
+  KindForAnnotation,    // a value that the annotated type cannot hold
 };
 
 uint64_t hash_string(std::string_view s);
@@ -120,9 +120,9 @@ inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCo
     case K::UInt: {
       // Typed by value: i32 if it fits, else i64, else u64.
       const int64_t v = arg.as_int();
-      sub = static_cast<uint8_t>(kind == K::UInt ? DType::u64
+      sub = static_cast<uint8_t>(kind == K::UInt                      ? DType::u64
                                  : (v >= INT32_MIN && v <= INT32_MAX) ? DType::i32
-                                                                       : DType::i64);
+                                                                      : DType::i64);
       if (rule.specialize) {
         if (kind == K::Int && v == 1) {
           constexpr_one = true;
@@ -136,15 +136,9 @@ inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCo
       tkind = TypeKind::Constexpr;
       sub = static_cast<uint8_t>(K::None);
       break;
-    case K::Bool:
-      sub = static_cast<uint8_t>(DType::u1);
-      break;
-    case K::Float:
-      sub = static_cast<uint8_t>(DType::fp32);
-      break;
-    case K::String:
-      *problem = ArgProblem::StringForRuntime;
-      return false;
+    case K::Bool: sub = static_cast<uint8_t>(DType::u1); break;
+    case K::Float: sub = static_cast<uint8_t>(DType::fp32); break;
+    case K::String: *problem = ArgProblem::StringForRuntime; return false;
   }
 
   if (!rule.annotated) {
@@ -234,8 +228,7 @@ inline bool fast_specialize(const ParamRule& rule, const ArgValue& arg, uint16_t
       *code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(K::None), false, Hint::None);
       *payload = 0;
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 

@@ -23,7 +23,9 @@ bool unrepr_string(const std::string& repr, std::string* out) {
       case 'n': *out += '\n'; break;
       case 't': *out += '\t'; break;
       case 'r': *out += '\r'; break;
-      case '\\': case '\'': case '"': *out += c; break;
+      case '\\':
+      case '\'':
+      case '"': *out += c; break;
       case 'x':
         if (i + 3 >= repr.size()) return false;
         *out += static_cast<char>(std::strtol(repr.substr(i + 1, 2).c_str(), nullptr, 16));
@@ -89,9 +91,9 @@ SyntheticArgs synthesize_args(const StaticSignature& signature, const Specializa
     const bool ok = p.type == "constexpr" ? constexpr_arg(p.value_repr, &out, &arg) : runtime_arg(p, &arg);
     if (!ok) {
       const std::string item = p.type == "constexpr" ? p.value_repr : p.type;
-      throw ArgumentError(signature.function + ": no argument of parameter '" + signature.params[i].name +
-                              "' specializes as " + item,
-                          signature.function, signature.params[i].name);
+      throw ArgumentError(
+          signature.function + ": no argument of parameter '" + signature.params[i].name + "' specializes as " + item,
+          signature.function, signature.params[i].name);
     }
     out.values.push_back(arg);
   }

@@ -34,11 +34,11 @@ struct FunctionState {
   std::string name;
   std::string source_sha256;  // of the file when get() read it; empty when the file is absent
   StaticSignature signature;
-  std::mutex python_mutex;       // guards py_function, imported on the first compile
+  std::mutex python_mutex;  // guards py_function, imported on the first compile
   bridge::PyHandle py_function;
   std::vector<ParamRule> rules;
-  std::vector<ArgValue> defaults;        // views into signature's default values
-  std::vector<bool> default_usable;      // a default C++ can pass exists
+  std::vector<ArgValue> defaults;    // views into signature's default values
+  std::vector<bool> default_usable;  // a default C++ can pass exists
   KernelTable table;
 
   // The miss path's state (resolve/resolver.cpp).
@@ -85,12 +85,8 @@ struct FunctionState {
       case ArgProblem::StringForRuntime:
         what = "is a runtime parameter; a string can only be passed to a tl.constexpr parameter";
         break;
-      case ArgProblem::KindForAnnotation:
-        what = "is annotated '" + p.annotation + "' and cannot take a " + kind;
-        break;
-      case ArgProblem::None:
-        what = "was rejected";
-        break;
+      case ArgProblem::KindForAnnotation: what = "is annotated '" + p.annotation + "' and cannot take a " + kind; break;
+      case ArgProblem::None: what = "was rejected"; break;
     }
     throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) + ") " + what,
                         signature.function, p.name);
@@ -98,8 +94,8 @@ struct FunctionState {
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail_config(const LaunchConfig& c) const {
     throw ArgumentError(signature.function + ": invalid launch options num_warps=" + std::to_string(c.num_warps) +
-                            ", num_stages=" + std::to_string(c.num_stages) + ", num_ctas=" +
-                            std::to_string(c.num_ctas) +
+                            ", num_stages=" + std::to_string(c.num_stages) +
+                            ", num_ctas=" + std::to_string(c.num_ctas) +
                             " (num_warps must be a power of two in 1..64, num_stages in 0..255, num_ctas in 1..16)",
                         signature.function, "");
   }
@@ -116,8 +112,8 @@ struct FunctionState {
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail_none_scalar(uint32_t index, const ParamCode& code) const {
     const ParamInfo& p = signature.params[index];
-    throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) +
-                            ") has type " + type_string(code) + " and cannot be None; pass a value",
+    throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) + ") has type " +
+                            type_string(code) + " and cannot be None; pass a value",
                         signature.function, p.name);
   }
 
@@ -141,8 +137,8 @@ struct FunctionState {
   // also packs the runtime arguments into `packed` in the same pass. Returns the argument array
   // to use from here on.
   template <bool kPack>
-  const ArgValue* bind(const LaunchConfig& c, ArgSpan args, int arch, int warp_size, SpecKey* key,
-                       ArgValue* storage, PackedParams* packed) const {
+  const ArgValue* bind(const LaunchConfig& c, ArgSpan args, int arch, int warp_size, SpecKey* key, ArgValue* storage,
+                       PackedParams* packed) const {
     const uint32_t n = static_cast<uint32_t>(rules.size());
     const ArgValue* full = args.data;
     if (args.size != n) {

@@ -42,10 +42,9 @@ CUfunction KernelEntry::load(CUcontext context, const cuda::DeviceInfo& device, 
         std::to_string(device.arch) + ".");
   }
   if (info_.shared > device.max_shared_optin) {
-    throw LaunchConfigError(where + " needs " + std::to_string(info_.shared) +
-                            " bytes of shared memory but the device allows at most " +
-                            std::to_string(device.max_shared_optin) +
-                            " per block; use smaller blocks or fewer num_stages.");
+    throw LaunchConfigError(
+        where + " needs " + std::to_string(info_.shared) + " bytes of shared memory but the device allows at most " +
+        std::to_string(device.max_shared_optin) + " per block; use smaller blocks or fewer num_stages.");
   }
   if (n == kMaxContexts) {
     throw CudaError(where + ": more than " + std::to_string(kMaxContexts) + " CUDA contexts launched this kernel",
@@ -72,7 +71,8 @@ CUfunction KernelEntry::load(CUcontext context, const cuda::DeviceInfo& device, 
   };
   // Above 48 KiB a block must opt in to dynamic shared memory, as Triton's own loader does.
   if (info_.shared > 49152) {
-    if ((r = d.FuncSetCacheConfig(function, CU_FUNC_CACHE_PREFER_SHARED)) != CUDA_SUCCESS) fail(r, "cuFuncSetCacheConfig");
+    if ((r = d.FuncSetCacheConfig(function, CU_FUNC_CACHE_PREFER_SHARED)) != CUDA_SUCCESS)
+      fail(r, "cuFuncSetCacheConfig");
     int shared_static = 0;
     if ((r = d.FuncGetAttribute(&shared_static, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)) != CUDA_SUCCESS) {
       fail(r, "cuFuncGetAttribute");

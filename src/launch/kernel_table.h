@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cuda/device.h"
-#include "key/spec_key.h"
 #include "kernel/kernel_fields.h"
+#include "key/spec_key.h"
 
 namespace triton_jit::detail {
 
@@ -28,9 +28,7 @@ class KernelEntry {
   uint32_t key_size() const noexcept { return static_cast<uint32_t>(key_.size()); }
   uint64_t hash() const noexcept { return hash_; }
   // String constexprs are keyed by hash; a hit compares the characters too.
-  bool strings_match(const ArgValue* args) const noexcept {
-    return strings_.empty() || strings_match_slow(args);
-  }
+  bool strings_match(const ArgValue* args) const noexcept { return strings_.empty() || strings_match_slow(args); }
   // What users see (compile() returns it) and what the launcher reads.
   const KernelInfo& info() const noexcept { return info_; }
   const LaunchMetadata& launch() const noexcept { return launch_; }
@@ -78,7 +76,8 @@ class KernelTable {
       const Slot& s = t->slots[i];
       const KernelEntry* e = s.entry.load(std::memory_order_acquire);
       if (e == nullptr) return nullptr;
-      if (s.hash.load(std::memory_order_relaxed) == key.hash && key.equals(e->key_words(), e->key_size()) && e->strings_match(args)) {
+      if (s.hash.load(std::memory_order_relaxed) == key.hash && key.equals(e->key_words(), e->key_size()) &&
+          e->strings_match(args)) {
         return e;
       }
     }

@@ -49,16 +49,16 @@ uint16_t to_bf16_bits(double value) {
 namespace {
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_grid(const char* fn, const LaunchConfig& c, int num_ctas,
-                                                      const cuda::DeviceInfo& d) {
+                                                       const cuda::DeviceInfo& d) {
   throw LaunchConfigError(std::string(fn) + ": grid (" + std::to_string(c.grid.x) + ", " + std::to_string(c.grid.y) +
                           ", " + std::to_string(c.grid.z) + ") with num_ctas=" + std::to_string(num_ctas) +
-                          " is outside the limits of device " + std::to_string(d.ordinal) + " (x <= " +
-                          std::to_string(d.max_grid[0]) + " blocks, y <= " + std::to_string(d.max_grid[1]) +
+                          " is outside the limits of device " + std::to_string(d.ordinal) +
+                          " (x <= " + std::to_string(d.max_grid[0]) + " blocks, y <= " + std::to_string(d.max_grid[1]) +
                           ", z <= " + std::to_string(d.max_grid[2]) + ", none negative)");
 }
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_launch(CUresult r, const char* fn, const KernelEntry& e,
-                                                        const LaunchConfig& c) {
+                                                         const LaunchConfig& c) {
   std::string context = std::string("launching ") + fn + " (kernel " + e.info().name + ", grid " +
                         std::to_string(c.grid.x) + "x" + std::to_string(c.grid.y) + "x" + std::to_string(c.grid.z) +
                         ", " + std::to_string(e.info().num_warps) + " warps, " + std::to_string(e.info().shared) +

@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "cuda/device.h"
-#include "launch/kernel_table.h"
 #include "key/spec_key.h"
+#include "launch/kernel_table.h"
 #include "triton_jit/launch_config.h"
 
 namespace triton_jit::detail {

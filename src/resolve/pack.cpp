@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-
 #include <mutex>
 
 #include "cuda/device.h"

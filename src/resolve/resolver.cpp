@@ -60,9 +60,7 @@ std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, c
     case CannotCompile::NoSource:
       reason = "the kernel's source file " + fn.path + " is not there to compile from";
       break;
-    case CannotCompile::NoPython:
-      reason = "it cannot be compiled here: " + detail;
-      break;
+    case CannotCompile::NoPython: reason = "it cannot be compiled here: " + detail; break;
     case CannotCompile::Capturing:
       reason = "the launch is being captured into a CUDA graph, where compiling is not allowed. Call "
                "triton_jit::prepare() with this specialization before capturing";
@@ -73,10 +71,9 @@ std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, c
   const std::string near = PackRegistry::instance().explain_miss(fn.path, fn.name, fn.source_sha256, key);
   const std::string line = key.manifest_line(fn.path, fn.name);
   throw MissingKernelError(
-      "no kernel for " + fn.signature.function + " [" + key.signature + "] num_warps=" +
-          std::to_string(key.num_warps) + " num_stages=" + std::to_string(key.num_stages) +
-          " num_ctas=" + std::to_string(key.num_ctas) + (key.options.empty() ? "" : " options " + key.options) +
-          " for " + key.target.str() + ": it is in no " +
+      "no kernel for " + fn.signature.function + " [" + key.signature + "] num_warps=" + std::to_string(key.num_warps) +
+          " num_stages=" + std::to_string(key.num_stages) + " num_ctas=" + std::to_string(key.num_ctas) +
+          (key.options.empty() ? "" : " options " + key.options) + " for " + key.target.str() + ": it is in no " +
           (packs.empty() ? "loaded pack (none is loaded)" : "loaded pack (" + packs + ")") +
           (near.empty() ? "" : " (" + near + ")") + " and not in the kernel cache, and " + reason +
           ". To ship it, add this line to a pack manifest and run `triton-jit pack`:\n  " + line,
@@ -116,7 +113,8 @@ const KernelEntry* insert(FunctionState& fn, const SpecKey& key, const ArgValue*
 Found find_ready(Job& job) {
   if ((job.entry = job.fn->table.find(job.key, job.args)) != nullptr) return Found::Memory;
   Found found = Found::Nowhere;
-  if (auto kernel = find_stored(*job.fn, job.kernel_key, &found)) job.entry = insert(*job.fn, job.key, job.args, *kernel);
+  if (auto kernel = find_stored(*job.fn, job.kernel_key, &found))
+    job.entry = insert(*job.fn, job.key, job.args, *kernel);
   return found;
 }
 
@@ -164,8 +162,8 @@ bridge::CompileResult compile_here(FunctionState& fn, const Specialization& spec
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f", ms);
-    log_line("compiled " + fn.signature.function + " [" + spec.signature() + "] num_warps=" +
-             std::to_string(spec.num_warps) + " num_stages=" + std::to_string(spec.num_stages) +
+    log_line("compiled " + fn.signature.function + " [" + spec.signature() +
+             "] num_warps=" + std::to_string(spec.num_warps) + " num_stages=" + std::to_string(spec.num_stages) +
              " num_ctas=" + std::to_string(spec.num_ctas) + " for " + target.str() + " in " + buf + " ms");
   }
   return compiled;
@@ -379,8 +377,8 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
     config.num_stages = r.num_stages;
     config.num_ctas = r.num_ctas;
     config.options = job.options;
-    job.args = fn.bind<false>(config, ArgSpan{item->args.values.data(), item->args.values.size()},
-                              job.target.arch, job.target.warp_size, &job.key, item->storage.data(), nullptr);
+    job.args = fn.bind<false>(config, ArgSpan{item->args.values.data(), item->args.values.size()}, job.target.arch,
+                              job.target.warp_size, &job.key, item->storage.data(), nullptr);
     describe_job(job, config);
     if (job.spec.signature() != parsed.signature()) {
       throw ArgumentError(fn.signature.function + ": no call specializes as '" + r.signature +
@@ -434,10 +432,10 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
     log_line(buf);
   }
   if (!errors.empty()) {
-    const std::string more = errors.size() > 1 ? " (" + std::to_string(errors.size() - 1) + " more of the " +
-                                                     std::to_string(to_compile.size()) +
-                                                     " compiles failed too; the others are ready)"
-                                               : "";
+    const std::string more = errors.size() > 1
+                                 ? " (" + std::to_string(errors.size() - 1) + " more of the " +
+                                       std::to_string(to_compile.size()) + " compiles failed too; the others are ready)"
+                                 : "";
     try {
       std::rethrow_exception(errors.front());
     } catch (const CompileError& e) {
@@ -449,8 +447,8 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
     out->clear();
     for (size_t i = 0; i < requests.size(); ++i) {
       const BatchItem& served = *items[first_of[i]];
-      out->push_back(ResolvedKernel{served.function, served.job.entry, served.job.kernel_key,
-                                    served.job.fn->source_sha256});
+      out->push_back(
+          ResolvedKernel{served.function, served.job.entry, served.job.kernel_key, served.job.fn->source_sha256});
     }
   }
   return report;

@@ -68,8 +68,8 @@ class BinaryReader {
  private:
   std::string_view take(size_t n) {
     if (n > data_.size() - pos_) {
-      throw FormatError{"truncated: needs " + std::to_string(n) + " bytes at offset " + std::to_string(pos_) +
-                        " of " + std::to_string(data_.size())};
+      throw FormatError{"truncated: needs " + std::to_string(n) + " bytes at offset " + std::to_string(pos_) + " of " +
+                        std::to_string(data_.size())};
     }
     std::string_view v = data_.substr(pos_, n);
     pos_ += n;

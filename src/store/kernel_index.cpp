@@ -30,8 +30,7 @@ std::string default_directory() {
 }
 
 int64_t now_unix() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 const char* state_name(DependencyState s) {
@@ -101,8 +100,8 @@ void KernelIndex::write(const std::string& dir, const std::string& file, const s
   }
 }
 
-std::optional<KernelRecord> KernelIndex::load(const std::string& path, const std::string& name,
-                                              const KernelKey& key, std::string* stale) {
+std::optional<KernelRecord> KernelIndex::load(const std::string& path, const std::string& name, const KernelKey& key,
+                                              std::string* stale) {
   const std::string dir = directory();
   if (dir.empty()) return std::nullopt;
   const std::string file = kernel_file(dir, kernel_id(path, name, key));

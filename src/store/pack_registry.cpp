@@ -99,7 +99,7 @@ std::optional<StaticSignature> PackRegistry::find_signature(const std::string& p
 }
 
 std::optional<CompiledKernel> PackRegistry::find_kernel(const std::string& path, const std::string& name,
-                                                    const std::string& source_sha256, const KernelKey& key) {
+                                                        const std::string& source_sha256, const KernelKey& key) {
   const std::string text = key.text();
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& p : packs_) {

@@ -26,7 +26,7 @@ class PackRegistry {
   std::optional<StaticSignature> find_signature(const std::string& path, const std::string& name,
                                                 const std::string& source_sha256);
   std::optional<CompiledKernel> find_kernel(const std::string& path, const std::string& name,
-                                        const std::string& source_sha256, const KernelKey& key);
+                                            const std::string& source_sha256, const KernelKey& key);
   // Why no loaded pack serves `key` although a pack holds something close (another target,
   // another version of the file); empty when no pack comes close.
   std::string explain_miss(const std::string& path, const std::string& name, const std::string& source_sha256,

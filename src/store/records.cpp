@@ -6,7 +6,6 @@
 
 namespace triton_jit::detail {
 
-
 std::optional<FileDependency> describe_file(const std::string& path, bool required) {
   auto stamp = stat_file(path);
   if (!stamp) return std::nullopt;

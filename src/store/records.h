@@ -10,8 +10,8 @@
 #include "store/binary_io.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
-#include "triton_jit/target.h"
 #include "triton_jit/signature.h"
+#include "triton_jit/target.h"
 
 namespace triton_jit::detail {
 

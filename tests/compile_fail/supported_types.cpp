@@ -2,12 +2,21 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+
 #include "triton_jit/triton_jit.h"
 void f(float* a, const int32_t* b, triton_jit::TypedPtr c, std::optional<int> d, std::string s) {
-  (void)triton_jit::to_arg(a); (void)triton_jit::to_arg(b); (void)triton_jit::to_arg(c);
-  (void)triton_jit::to_arg(d); (void)triton_jit::to_arg(s); (void)triton_jit::to_arg("lit");
-  (void)triton_jit::to_arg(nullptr); (void)triton_jit::to_arg(std::nullopt); (void)triton_jit::to_arg(1.5);
-  (void)triton_jit::to_arg(uint64_t{1} << 63); (void)triton_jit::to_arg(true); (void)triton_jit::to_arg(int8_t{3});
+  (void)triton_jit::to_arg(a);
+  (void)triton_jit::to_arg(b);
+  (void)triton_jit::to_arg(c);
+  (void)triton_jit::to_arg(d);
+  (void)triton_jit::to_arg(s);
+  (void)triton_jit::to_arg("lit");
+  (void)triton_jit::to_arg(nullptr);
+  (void)triton_jit::to_arg(std::nullopt);
+  (void)triton_jit::to_arg(1.5);
+  (void)triton_jit::to_arg(uint64_t{1} << 63);
+  (void)triton_jit::to_arg(true);
+  (void)triton_jit::to_arg(int8_t{3});
 }
 
 // A call with every kind at once, string literals included.

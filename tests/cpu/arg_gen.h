@@ -26,11 +26,14 @@ class ArgGenerator {
     using triton_jit::ArgValue;
     constexpr int64_t i32max = std::numeric_limits<int32_t>::max(), i32min = std::numeric_limits<int32_t>::min();
     constexpr int64_t i64max = std::numeric_limits<int64_t>::max(), i64min = std::numeric_limits<int64_t>::min();
+    // A table laid out by hand.
+    // clang-format off
     static const int64_t kEdges[] = {0,           1,           -1,          2,          15,         16,
                                      17,          31,          32,          -15,        -16,        -17,
                                      48,          1024,        i32max,      i32max - 15, i32min,    i32min + 16,
                                      i32max + 1,  i32min - 1,  i32min - 16, i32max + 17, 1ll << 32, (1ll << 32) + 1,
                                      i64max,      i64max - 15, i64min,     i64min + 1, i64min + 16};
+    // clang-format on
     static const uint64_t kUnsignedEdges[] = {1ull << 63, (1ull << 63) + 1, (1ull << 63) + 16,
                                               std::numeric_limits<uint64_t>::max(),
                                               std::numeric_limits<uint64_t>::max() - 15};
@@ -52,11 +55,14 @@ class ArgGenerator {
 
   double float_value() {
     const double inf = std::numeric_limits<double>::infinity();
+    // A table laid out by hand.
+    // clang-format off
     static const double kSpecials[] = {0.0,     -0.0,   1.0,     -1.0,    0.5,       1.5,      2.0,     1e20,
                                        1e-5,    1e16,   1e15,    1e-4,    1e-3,      0.1,      1.0 / 3, 123456789.0,
                                        1e22,    1e23,   5e-324,  2.2250738585072014e-308, 1.7976931348623157e308,
                                        inf,     -inf,   std::nan(""), 9007199254740993.0, 1e300, -1e-300,
                                        123.456, 1e100, 0.3,     2.5e-7,  4.35,      1e21,     1e-7};
+    // clang-format on
     switch (pick(6)) {
       case 0: return kSpecials[pick(std::size(kSpecials))];
       case 1: {  // any bit pattern: subnormals, NaN payloads, huge and tiny values
@@ -96,12 +102,30 @@ class ArgGenerator {
 
   // Strings whose Python repr is ASCII or printable UTF-8 (see python_repr_test for the rest).
   triton_jit::ArgValue string() {
-    static const char* const kFixed[] = {"",        "fast",     "a'b",        "a\"b",     "both'\"",
-                                         "back\\slash", "new\nline", "tab\there", "cr\r",     "\x01" "ctrl",
-                                         "del\x7f",  "esc\x1b",  "\xc3\xa9t\xc3\xa9", "\xe4\xb8\xad\xe6\x96\x87",
-                                         "emoji \xf0\x9f\x98\x80", "\\n", "'", "\"", "''\"\"", "  spaces  "};
-    static const char* const kPool[] = {"a", "Z", "0", " ", "'", "\"", "\\", "\n", "\t", "\r", "\x1b", "\x7f",
-                                        "\x01", "\xc3\xa9", "\xf0\x9f\x98\x80", "~", "{", "%"};
+    static const char* const kFixed[] = {"",
+                                         "fast",
+                                         "a'b",
+                                         "a\"b",
+                                         "both'\"",
+                                         "back\\slash",
+                                         "new\nline",
+                                         "tab\there",
+                                         "cr\r",
+                                         "\x01"
+                                         "ctrl",
+                                         "del\x7f",
+                                         "esc\x1b",
+                                         "\xc3\xa9t\xc3\xa9",
+                                         "\xe4\xb8\xad\xe6\x96\x87",
+                                         "emoji \xf0\x9f\x98\x80",
+                                         "\\n",
+                                         "'",
+                                         "\"",
+                                         "''\"\"",
+                                         "  spaces  "};
+    static const char* const kPool[] = {
+        "a", "Z", "0", " ", "'", "\"", "\\", "\n", "\t", "\r", "\x1b", "\x7f", "\x01", "\xc3\xa9", "\xf0\x9f\x98\x80",
+        "~", "{", "%"};
     std::string s;
     if (pick(3) == 0) {
       s = kFixed[pick(std::size(kFixed))];
@@ -116,7 +140,8 @@ class ArgGenerator {
 
   triton_jit::ArgValue constexpr_value() {
     switch (pick(6)) {
-      case 0: case 1: return integer();
+      case 0:
+      case 1: return integer();
       case 2: return triton_jit::ArgValue::boolean(pick(2));
       case 3: return floating();
       case 4: return triton_jit::ArgValue::none();
@@ -151,7 +176,8 @@ class ArgGenerator {
       case 0: return ArgValue::boolean(pick(2));
       case 1: return ArgValue::none();
       case 2: return floating();
-      case 3: case 4: return pointer();
+      case 3:
+      case 4: return pointer();
       default: return integer();
     }
   }

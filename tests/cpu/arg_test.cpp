@@ -2,13 +2,13 @@
 // plain value types of launch_config.h.
 #include <gtest/gtest.h>
 
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <limits>
-#include <variant>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "triton_jit/triton_jit.h"
 

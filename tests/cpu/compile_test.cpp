@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "support/launch_metadata.h"
 #include "cubin_reader.h"
+#include "support/launch_metadata.h"
 #include "test_util.h"
 
 using triton_jit::KernelInfo;
@@ -29,7 +29,10 @@ TEST(Compile, AddKernelForSm90) {
   const auto args = add_args(1000, 1024);
   const KernelInfo& k = add().compile(test::config(), test::span(args));
   ASSERT_GE(k.cubin.size(), 64u);
-  EXPECT_EQ(k.cubin.compare(0, 4, "\x7f" "ELF"), 0);
+  EXPECT_EQ(k.cubin.compare(0, 4,
+                            "\x7f"
+                            "ELF"),
+            0);
   ASSERT_TRUE(cubin::is_elf64(bytes(k), k.cubin.size()));
   EXPECT_EQ(cubin::machine(bytes(k)), cubin::kEmCuda);
   EXPECT_EQ(cubin::sm_version(bytes(k)), 90);
@@ -44,14 +47,16 @@ TEST(Compile, AddKernelForSm90) {
   EXPECT_EQ(k.target.arch, 90);
   EXPECT_EQ(k.target.warp_size, 32);
   EXPECT_EQ(k.target.str(), "cuda:90");
-  EXPECT_EQ(triton_jit::test::launch_metadata(k).scratch_params, (std::vector<std::string>{"global_scratch", "profile_scratch"}));
+  EXPECT_EQ(triton_jit::test::launch_metadata(k).scratch_params,
+            (std::vector<std::string>{"global_scratch", "profile_scratch"}));
   EXPECT_EQ(triton_jit::test::launch_metadata(k).global_scratch_size, 0);
   EXPECT_FALSE(triton_jit::test::launch_metadata(k).launch_pdl);
   EXPECT_FALSE(triton_jit::test::launch_metadata(k).launch_cooperative_grid);
   EXPECT_EQ(k.hash.size(), 64u);  // sha256 hex
   EXPECT_EQ(k.triton_version, triton_jit::triton_version());
   EXPECT_EQ(k.triton_version.rfind("3.", 0), 0u);
-  EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(k).metadata_json, "\"num_warps\": 4")) << triton_jit::test::launch_metadata(k).metadata_json;
+  EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(k).metadata_json, "\"num_warps\": 4"))
+      << triton_jit::test::launch_metadata(k).metadata_json;
   EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(k).metadata_json, "\"hash\": \"" + k.hash + "\""));
 
   // The kernel takes what the launcher will pass: three pointers, the i32 size, then one pointer
@@ -88,25 +93,28 @@ TEST(Compile, SignatureGivesTheSameKernelAsArguments) {
   // n = 1000 is not divisible by 16: "i32" without ":16".
   const auto args = add_args(1000, 1024);
   const KernelInfo& from_args = add().compile(test::config(), test::span(args));
-  const KernelInfo from_signature =
-      add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, {}, Target{}});
+  const KernelInfo from_signature = add().compile(
+      triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, {}, Target{}});
   EXPECT_EQ(from_signature.hash, from_args.hash);
   EXPECT_EQ(from_signature.cubin, from_args.cubin);
   EXPECT_EQ(from_signature.name, from_args.name);
 
-  const KernelInfo divisible = add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32:16,1024", 4, 3, 1, {}, Target{}});
+  const KernelInfo divisible = add().compile(
+      triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32:16,1024", 4, 3, 1, {}, Target{}});
   EXPECT_NE(divisible.hash, from_args.hash);
   const auto args16 = add_args(1024, 1024);
   EXPECT_EQ(add().compile(test::config(), test::span(args16)).hash, divisible.hash);
 
-  const KernelInfo unaligned = add().compile(triton_jit::CompileRequest{"*fp32,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, {}, Target{}});
+  const KernelInfo unaligned = add().compile(
+      triton_jit::CompileRequest{"*fp32,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, {}, Target{}});
   EXPECT_NE(unaligned.hash, from_args.hash);
 }
 
 TEST(Compile, SignatureWithConstexprOne) {
   const auto args = add_args(1, 128);
   const KernelInfo& from_args = add().compile(test::config(), test::span(args));
-  EXPECT_EQ(add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,1,128", 4, 3, 1, {}, Target{}}).hash, from_args.hash);
+  EXPECT_EQ(add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,1,128", 4, 3, 1, {}, Target{}}).hash,
+            from_args.hash);
   // The size is a constant: the kernel takes only the pointers and the scratch pointers.
   const auto params = cubin::kernel_params(from_args.cubin, from_args.name);
   ASSERT_TRUE(params.has_value());
@@ -129,7 +137,10 @@ TEST(Compile, AnnotatedScalarsAndDefaults) {
   const auto dargs = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 100);
   const KernelInfo& d = defaults.compile(test::config(), test::span(dargs));
   EXPECT_EQ(d.name, "defaults_kernel");
-  EXPECT_EQ(defaults.compile(triton_jit::CompileRequest{"*fp32:16,i32,128,'fast',None,1.5,True,i32,1", 4, 3, 1, {}, Target{}}).hash, d.hash);
+  EXPECT_EQ(
+      defaults.compile(triton_jit::CompileRequest{"*fp32:16,i32,128,'fast',None,1.5,True,i32,1", 4, 3, 1, {}, Target{}})
+          .hash,
+      d.hash);
 }
 
 TEST(Compile, GlobalScratchIsReported) {
@@ -149,9 +160,11 @@ TEST(Compile, CompileOptionsChangeTheKernel) {
   const KernelInfo& no_fusion = add().compile(c, test::span(args));
   EXPECT_NE(&plain, &no_fusion);
   EXPECT_NE(plain.hash, no_fusion.hash);
-  EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(no_fusion).metadata_json, "\"enable_fp_fusion\": false")) << triton_jit::test::launch_metadata(no_fusion).metadata_json;
-  EXPECT_EQ(add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,64", 4, 3, 1, options, Target{}}).hash,
-            no_fusion.hash);
+  EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(no_fusion).metadata_json, "\"enable_fp_fusion\": false"))
+      << triton_jit::test::launch_metadata(no_fusion).metadata_json;
+  EXPECT_EQ(
+      add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,64", 4, 3, 1, options, Target{}}).hash,
+      no_fusion.hash);
 }
 
 TEST(Compile, ExplicitTarget) {

@@ -35,7 +35,12 @@ inline T read(const unsigned char* p) {
 }
 
 inline bool is_elf64(const unsigned char* image, size_t size) {
-  return size >= 64 && std::memcmp(image, "\x7f" "ELF", 4) == 0 && image[4] == 2;
+  return size >= 64 &&
+         std::memcmp(image,
+                     "\x7f"
+                     "ELF",
+                     4) == 0 &&
+         image[4] == 2;
 }
 
 inline uint16_t machine(const unsigned char* image) { return read<uint16_t>(image + 0x12); }

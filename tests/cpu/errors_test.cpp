@@ -52,8 +52,8 @@ TEST(LookupErrors, MissingFunctionListsTheAvailableOnes) {
 
 TEST(LookupErrors, NotAJitFunction) {
   for (const char* name : {"NOT_A_KERNEL", "plain_function"}) {
-    const auto e =
-        expect_throw<KernelLookupError>([&] { TritonJitFunction::get(test::kernel("mixed_module.py"), name); });
+    const auto e = expect_throw<KernelLookupError>(
+        [&] { TritonJitFunction::get(test::kernel("mixed_module.py"), name); });
     EXPECT_TRUE(test::contains(e.what(), name)) << e.what();
     EXPECT_TRUE(test::contains(e.what(), "not a @triton.jit function")) << e.what();
     EXPECT_TRUE(test::contains(e.what(), std::string(name) == "NOT_A_KERNEL" ? "int" : "function")) << e.what();
@@ -147,11 +147,14 @@ TEST(ArgumentErrors, InvalidLaunchOptions) {
 }
 
 TEST(ArgumentErrors, BadSignatureString) {
-  const auto e = expect_throw<ArgumentError>(
-      [] { add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32", 4, 3, 1, {}, triton_jit::Target{}}); });
+  const auto e = expect_throw<ArgumentError>([] {
+    add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32", 4, 3, 1, {}, triton_jit::Target{}});
+  });
   EXPECT_TRUE(test::contains(e.what(), "4 items")) << e.what();
-  const auto f = expect_throw<ArgumentError>(
-      [] { add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,*fp32", 4, 3, 1, {}, triton_jit::Target{}}); });
+  const auto f = expect_throw<ArgumentError>([] {
+    add().compile(
+        triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,*fp32", 4, 3, 1, {}, triton_jit::Target{}});
+  });
   EXPECT_EQ(f.parameter(), "BLOCK_SIZE");
 }
 

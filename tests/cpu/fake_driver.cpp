@@ -21,7 +21,7 @@ struct Function {
 };
 
 std::mutex g_mutex;
-std::deque<Module> g_modules;      // addresses stay valid: handles point into them
+std::deque<Module> g_modules;  // addresses stay valid: handles point into them
 std::deque<Function> g_functions;
 std::atomic<uintptr_t> g_next_context{0x10000};
 CUdeviceptr g_next_alloc = 0xd0000000;

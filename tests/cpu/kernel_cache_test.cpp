@@ -12,8 +12,8 @@
 
 #include "test_util.h"
 
-using triton_jit::Stats;
 using triton_jit::KernelInfo;
+using triton_jit::Stats;
 using triton_jit::TritonJitFunction;
 
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "support/launch_metadata.h"
 #include "fake_driver.h"
+#include "support/launch_metadata.h"
 #include "test_util.h"
 
 using triton_jit::TritonJitFunction;
@@ -137,12 +137,12 @@ TEST_F(FakeLaunch, ScalarAnnotationsPacking) {
   EXPECT_EQ(ls[1].as<uint16_t>(1), 0x2E66);  // fp16 0.1 (nearest: 0.0999755859375)
   EXPECT_EQ(ls[1].as<uint16_t>(2), 0x3F81);  // bf16 1 + 3/256: truncated, as Triton's pack_bf16
   EXPECT_EQ(ls[1].as<uint32_t>(3), float_bits(0.1f));
-  EXPECT_EQ(ls[1].as<double>(4), 3.0);       // an int given to an fp64 parameter
+  EXPECT_EQ(ls[1].as<double>(4), 3.0);  // an int given to an fp64 parameter
   EXPECT_EQ(ls[1].u64(6), 0u);
   EXPECT_EQ(ls[1].u64(7), 7u);
 
-  EXPECT_EQ(ls[2].as<uint16_t>(1), 0x7BFF);  // fp16 max
-  EXPECT_EQ(ls[2].as<uint16_t>(2), 0x3F80);  // bf16 1 + 1/256: a tie, to even (down)
+  EXPECT_EQ(ls[2].as<uint16_t>(1), 0x7BFF);       // fp16 max
+  EXPECT_EQ(ls[2].as<uint16_t>(2), 0x3F80);       // bf16 1 + 1/256: a tie, to even (down)
   EXPECT_EQ(ls[2].as<uint32_t>(3), 0xFF800000u);  // -1e39 overflows fp32: -inf
   EXPECT_EQ(ls[2].as<double>(4), 1e300);
   EXPECT_EQ(ls[2].u64(6), 0u);
@@ -326,7 +326,8 @@ TEST_F(FakeLaunch, NoCurrentContextUsesThePrimaryOne) {
 TEST_F(FakeLaunch, GlobalScratchAllocatedPerLaunch) {
   auto& fn = TritonJitFunction::get(test::kernel("scratch.py"), "descriptor_kernel");
   const auto args = test::args(device_ptr(0x1000), 4096, 128);
-  const int64_t per_program = triton_jit::test::launch_metadata(fn.compile(test::config(), test::span(args))).global_scratch_size;
+  const int64_t per_program =
+      triton_jit::test::launch_metadata(fn.compile(test::config(), test::span(args))).global_scratch_size;
   ASSERT_GT(per_program, 0);
   triton_jit::LaunchConfig c = test::config();
   c.grid = triton_jit::Grid(3, 2);
@@ -376,8 +377,10 @@ TEST_F(FakeLaunch, UserScratchAllocator) {
   fn(c, device_ptr(0x1000), 4096, 128);
   EXPECT_TRUE(fake::state().allocs.empty());
   ASSERT_EQ(allocator->allocated.size(), 1u);
-  EXPECT_EQ(allocator->allocated[0].bytes, static_cast<size_t>(4 * triton_jit::test::launch_metadata(k).global_scratch_size));
-  EXPECT_EQ(allocator->allocated[0].alignment, static_cast<size_t>(triton_jit::test::launch_metadata(k).global_scratch_align));
+  EXPECT_EQ(allocator->allocated[0].bytes,
+            static_cast<size_t>(4 * triton_jit::test::launch_metadata(k).global_scratch_size));
+  EXPECT_EQ(allocator->allocated[0].alignment,
+            static_cast<size_t>(triton_jit::test::launch_metadata(k).global_scratch_align));
   EXPECT_EQ(allocator->allocated[0].stream, stream(0x42));
   EXPECT_EQ(only_launch().u64(2), 0xabc000u);
   ASSERT_EQ(allocator->freed.size(), 1u);

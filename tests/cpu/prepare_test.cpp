@@ -43,7 +43,7 @@ TEST_F(PrepareTest, CompilesInParallelProcessesThenLaunchesOnlyHit) {
   ::testing::internal::CaptureStderr();
   const triton_jit::PrepareReport r = triton_jit::prepare(add_requests(fn, {32, 64, 128, 256, 64}), options);
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");  // quiet
-  EXPECT_EQ(r.requested, 4u);  // the repeated 64 counts once
+  EXPECT_EQ(r.requested, 4u);                               // the repeated 64 counts once
   EXPECT_EQ(r.compiled, 4u);
   EXPECT_EQ(r.workers, 2);
   EXPECT_EQ(fn.stats().compiles, 4u);

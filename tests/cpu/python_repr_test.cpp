@@ -56,11 +56,14 @@ void expect_float_reprs(const std::vector<double>& values) {
 
 TEST(PythonFloatRepr, Specials) {
   const double inf = std::numeric_limits<double>::infinity();
+  // A table laid out by hand.
+  // clang-format off
   expect_float_reprs({0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 1e20, 1e-5, 1e-4, 1e-3, 1e15, 1e16, 1e17, 1e21, 1e22, 1e23,
                       0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 123456789.0, 1234567890123456.0, 12345678901234567.0, 5e-324,
                       1e-323, 2.2250738585072014e-308, 2.225073858507201e-308, 1.7976931348623157e308, inf, -inf,
                       std::nan(""), -std::nan(""), 9007199254740993.0, 100.0, 1e100, 123.456, 4.35, 0.000123,
                       99999999999999990.0, 9999999999999998.0, 0.30000000000000004});
+  // clang-format on
 }
 
 TEST(PythonFloatRepr, RandomDoubles) {
@@ -75,8 +78,9 @@ TEST(PythonFloatRepr, RandomDoubles) {
         break;
       }
       case 1: v = std::uniform_real_distribution<double>(-1e6, 1e6)(rng); break;
-      case 2: v = static_cast<double>(static_cast<int64_t>(rng() % 2000001) - 1000000) *
-                  std::pow(10.0, static_cast<double>(static_cast<int>(rng() % 61) - 30));
+      case 2:
+        v = static_cast<double>(static_cast<int64_t>(rng() % 2000001) - 1000000) *
+            std::pow(10.0, static_cast<double>(static_cast<int>(rng() % 61) - 30));
         break;
       default:
         v = std::ldexp(std::uniform_real_distribution<double>(0.5, 1.0)(rng), static_cast<int>(rng() % 2100) - 1074);
@@ -105,15 +109,35 @@ void expect_str_reprs(const std::vector<std::string>& values) {
 }
 
 TEST(PythonStrRepr, TrickyStrings) {
+  // A table laid out by hand.
+  // clang-format off
   expect_str_reprs({"", "abc", "it's", "say \"hi\"", "both ' and \"", "back\\slash", "\\", "'", "\"", "''", "\"\"",
                     "new\nline", "tab\there", "cr\rlf\n", std::string("nul\0byte", 8), "\x01\x02\x1f", "\x7f",
                     "esc\x1b[0m", "caf\xc3\xa9", "\xe4\xb8\xad\xe6\x96\x87", "\xf0\x9f\x98\x80 emoji",
                     "combining e\xcc\x81", "  spaces  ", "{format} %s", "a'b\"c\\d\ne"});
+  // clang-format on
 }
 
 TEST(PythonStrRepr, RandomStrings) {
-  static const char* const kPool[] = {"a", "Z", "0", " ", "'", "\"", "\\", "\n", "\t", "\r", "\x1b", "\x7f",
-                                      "\x01", "\x1f", "\xc3\xa9", "\xce\xbb", "\xf0\x9f\x98\x80", "~", "`"};
+  static const char* const kPool[] = {"a",
+                                      "Z",
+                                      "0",
+                                      " ",
+                                      "'",
+                                      "\"",
+                                      "\\",
+                                      "\n",
+                                      "\t",
+                                      "\r",
+                                      "\x1b",
+                                      "\x7f",
+                                      "\x01",
+                                      "\x1f",
+                                      "\xc3\xa9",
+                                      "\xce\xbb",
+                                      "\xf0\x9f\x98\x80",
+                                      "~",
+                                      "`"};
   std::mt19937_64 rng(7);
   std::vector<std::string> values;
   for (int i = 0; i < 3000; ++i) {
@@ -128,9 +152,12 @@ TEST(PythonStrRepr, RandomStrings) {
 // Beyond ASCII, Python escapes what str.isprintable() rejects (separators, format and control
 // characters, private use) and prints the rest as it is.
 TEST(PythonStrRepr, NonPrintableUnicodeIsEscaped) {
+  // A table laid out by hand.
+  // clang-format off
   expect_str_reprs({"ideo\xe3\x80\x80sp", "pua\xee\x80\x80", "tag\xf3\xa0\x80\x81", "ogham\xe1\x9a\x80",
                     "caf\xc3\xa9", "\xe4\xb8\xad\xe6\x96\x87", "\xf0\x9f\x98\x80", "nb\xc2\xa0sp", "nel\xc2\x85", "ls\xe2\x80\xa8", "zw\xe2\x80\x8bsp", "bom\xef\xbb\xbf",
                     "shy\xc2\xad"});
+  // clang-format on
 }
 
 }  // namespace

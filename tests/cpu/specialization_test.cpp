@@ -78,9 +78,9 @@ TEST(Specialization, PointerElementTypes) {
   EXPECT_EQ(signature_of(add(), test::args(reinterpret_cast<const double*>(a), reinterpret_cast<const int8_t*>(a),
                                            reinterpret_cast<const uint64_t*>(a), 16, 64)),
             "*fp64:16,*i8:16,*u64:16,i32:16,64");
-  EXPECT_EQ(signature_of(add(), test::args(reinterpret_cast<const bool*>(a),
-                                           TypedPtr{reinterpret_cast<void*>(a), DType::bf16},
-                                           TypedPtr{reinterpret_cast<void*>(a + 8), DType::fp8e4nv}, 16, 64)),
+  EXPECT_EQ(signature_of(add(),
+                         test::args(reinterpret_cast<const bool*>(a), TypedPtr{reinterpret_cast<void*>(a), DType::bf16},
+                                    TypedPtr{reinterpret_cast<void*>(a + 8), DType::fp8e4nv}, 16, 64)),
             "*u1:16,*bf16:16,*fp8e4nv,i32:16,64");
 }
 
@@ -105,10 +105,9 @@ TEST(Specialization, AnnotatedTypesWin) {
   const uintptr_t a = 0x40000;
   // out_ptr: "*fp16" given a float*: the annotation's type; n: i64 given 1: i64 with hint 1;
   // scale: fp32 given an int; flag: u1 given an int; src_ptr: const -> *k; kptr: "*kfp32".
-  const auto s = fn.specialize(test::config(),
-                               test::span(test::args(reinterpret_cast<const float*>(a), 1, 3, 7,
-                                                     reinterpret_cast<const int16_t*>(a + 2),
-                                                     reinterpret_cast<const float*>(a), 32, 64)));
+  const auto s = fn.specialize(test::config(), test::span(test::args(reinterpret_cast<const float*>(a), 1, 3, 7,
+                                                                     reinterpret_cast<const int16_t*>(a + 2),
+                                                                     reinterpret_cast<const float*>(a), 32, 64)));
   EXPECT_EQ(s.triton_repr(), "[('*fp16', 'D'), ('i64', 1), ('fp32', None), ('u1', None), ('*ki16', ''), "
                              "('*kfp32', 'D'), ('u64', 'D'), ('constexpr', 64)]");
   EXPECT_EQ(s.params[1].hint, ParamSpecialization::Hint::EqualsOne);

@@ -7,9 +7,9 @@
 #include <iostream>
 #include <string>
 
-#include "support/launch_metadata.h"
 #include "fake_driver.h"
 #include "store/sha256.h"
+#include "support/launch_metadata.h"
 #include "triton_jit/triton_jit.h"
 
 int main(int argc, char** argv) {
@@ -43,9 +43,9 @@ int main(int argc, char** argv) {
     const triton_jit::Stats s = fn.stats();
     std::cout << "compiles=" << s.compiles << " index_hits=" << s.index_hits << " pack_hits=" << s.pack_hits
               << " launches=" << fake::state().launches.size() << " python_used=" << triton_jit::python_used()
-              << " cubin_sha256=" << triton_jit::detail::sha256_hex(info.cubin)
-              << " metadata_sha256=" << triton_jit::detail::sha256_hex(triton_jit::test::launch_metadata(info).metadata_json) << " kernel=" << info.name
-              << std::endl;
+              << " cubin_sha256=" << triton_jit::detail::sha256_hex(info.cubin) << " metadata_sha256="
+              << triton_jit::detail::sha256_hex(triton_jit::test::launch_metadata(info).metadata_json)
+              << " kernel=" << info.name << std::endl;
   } catch (const triton_jit::MissingKernelError& e) {
     std::cout << "error=MissingKernelError: " << e.what() << "\nmanifest_line=" << e.manifest_line()
               << "\npython_used=" << triton_jit::python_used() << std::endl;

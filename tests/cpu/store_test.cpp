@@ -36,9 +36,8 @@ std::string read_text(const fs::path& path) {
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() /
-            ("triton_jit_store_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = fs::temp_directory_path() / ("triton_jit_store_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_ / "src");
     for (const char* f : {"scaled_add.py", "store_helpers.py"}) {
@@ -212,8 +211,8 @@ class PackTest : public StoreTest {
     const auto req = triton_jit::request(fn, config, reinterpret_cast<const float*>(0x10000),
                                          reinterpret_cast<const float*>(0x20000), reinterpret_cast<float*>(0x30000),
                                          1000, 256);
-    write_text(root_ / "manifest.txt", "# kernels of the store tests\n\nsrc/scaled_add.py:scaled_add " +
-                                           req.signature + " num_warps=4 " + extra + "  # the probe's launch\n");
+    write_text(root_ / "manifest.txt", "# kernels of the store tests\n\nsrc/scaled_add.py:scaled_add " + req.signature +
+                                           " num_warps=4 " + extra + "  # the probe's launch\n");
     const std::string pack = (root_ / "kernels.tjp").string();
     triton_jit::PrepareOptions quiet;
     quiet.progress = triton_jit::Progress::Never;
@@ -272,8 +271,7 @@ TEST_F(PackTest, APackForAnotherArchitectureIsSkippedWithAMessage) {
   // With Python: a warning, then the kernel compiles just in time for the (fake) sm_90 device.
   const Probe jit = run("", "--pack '" + pack + "'", empty_cache());
   ASSERT_EQ(jit.status, 0) << jit.output;
-  EXPECT_NE(jit.output.find("holds kernels for sm_80 only, but the device is sm_90"), std::string::npos)
-      << jit.output;
+  EXPECT_NE(jit.output.find("holds kernels for sm_80 only, but the device is sm_90"), std::string::npos) << jit.output;
   EXPECT_EQ(jit["pack_hits"], "0");
   EXPECT_EQ(jit["compiles"], "1");
   // Without Python: the error says the pack has it for sm_80.

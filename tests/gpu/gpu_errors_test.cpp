@@ -53,8 +53,8 @@ TEST_F(GpuErrors, GridOverDeviceLimitsIsLaunchConfigError) {
       triton_jit::Grid(-1),
   };
   for (const triton_jit::Grid& g : bad_grids) {
-    const std::string where = "grid (" + std::to_string(g.x) + ", " + std::to_string(g.y) + ", " +
-                              std::to_string(g.z) + ")";
+    const std::string where = "grid (" + std::to_string(g.x) + ", " + std::to_string(g.y) + ", " + std::to_string(g.z) +
+                              ")";
     SCOPED_TRACE(where);
     LaunchConfig config;
     config.grid = g;

@@ -26,14 +26,14 @@ namespace gpu_test {
 inline std::string kernel_path(const char* file) { return std::string(TRITON_JIT_GPU_KERNELS_DIR) + "/" + file; }
 
 // Throws with the expression, place and CUDA's own words: usable in constructors and threads.
-#define CUDA_CHECK(expr)                                                                                       \
-  do {                                                                                                         \
-    const cudaError_t cuda_check_status_ = (expr);                                                            \
-    if (cuda_check_status_ != cudaSuccess) {                                                                  \
-      throw std::runtime_error(std::string(#expr) + " failed at " + __FILE__ + ":" + std::to_string(__LINE__) + \
-                               ": " + cudaGetErrorName(cuda_check_status_) + " (" +                             \
-                               cudaGetErrorString(cuda_check_status_) + ")");                                 \
-    }                                                                                                          \
+#define CUDA_CHECK(expr)                                                                                               \
+  do {                                                                                                                 \
+    const cudaError_t cuda_check_status_ = (expr);                                                                     \
+    if (cuda_check_status_ != cudaSuccess) {                                                                           \
+      throw std::runtime_error(std::string(#expr) + " failed at " + __FILE__ + ":" + std::to_string(__LINE__) + ": " + \
+                               cudaGetErrorName(cuda_check_status_) + " (" + cudaGetErrorString(cuda_check_status_) +  \
+                               ")");                                                                                   \
+    }                                                                                                                  \
   } while (0)
 
 // Whether a CUDA GPU can be used, and if not why. The CUDA runtime loads the driver at run
@@ -160,13 +160,13 @@ inline uint16_t double_to_half(double v) {
   if (std::isnan(v)) return 0x7e00u;
   const uint16_t sign = std::signbit(v) ? 0x8000u : 0;
   double a = std::fabs(v);
-  if (a >= 65520.0) return sign | 0x7c00u;  // rounds to infinity
-  if (a < std::ldexp(1.0, -14)) {           // subnormal range: multiples of 2^-24
+  if (a >= 65520.0) return sign | 0x7c00u;                     // rounds to infinity
+  if (a < std::ldexp(1.0, -14)) {                              // subnormal range: multiples of 2^-24
     const double q = std::nearbyint(a * std::ldexp(1.0, 24));  // default rounding: to nearest even
     return sign | static_cast<uint16_t>(q);
   }
   int e = 0;
-  const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  const double m = std::frexp(a, &e);            // a = m * 2^e, m in [0.5, 1)
   double q = std::nearbyint(std::ldexp(m, 11));  // 11 significant bits
   if (q == 2048.0) {
     q = 1024.0;

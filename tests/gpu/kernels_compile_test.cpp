@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "support/launch_metadata.h"
 #include "gpu_test_util.h"
+#include "support/launch_metadata.h"
 
 namespace {
 
@@ -16,9 +16,9 @@ using triton_jit::ArgValue;
 using triton_jit::DType;
 using triton_jit::KernelInfo;
 using triton_jit::LaunchConfig;
+using triton_jit::to_arg;
 using triton_jit::TritonJitFunction;
 using triton_jit::TypedPtr;
-using triton_jit::to_arg;
 
 // No memory behind these: compiling reads only the addresses' alignment.
 const float* fake_f32(uintptr_t offset_bytes = 0) {
@@ -34,9 +34,21 @@ class KernelsCompileForSm90 : public ::testing::Test {
 KernelInfo compile_matmul(int bm, int bn, int bk, int stages) {
   auto& mm = TritonJitFunction::get(kernel_path("matmul.py"), "matmul_kernel");
   const int M = 300, N = 272, K = 208;
-  const ArgValue args[] = {to_arg(TypedPtr{fake_f32(), DType::fp16}), to_arg(TypedPtr{fake_f32(), DType::fp16}),
-                           to_arg(fake_f32()), to_arg(M), to_arg(N), to_arg(K), to_arg(K), to_arg(1), to_arg(N),
-                           to_arg(1), to_arg(N), to_arg(1), to_arg(bm), to_arg(bn), to_arg(bk)};
+  const ArgValue args[] = {to_arg(TypedPtr{fake_f32(), DType::fp16}),
+                           to_arg(TypedPtr{fake_f32(), DType::fp16}),
+                           to_arg(fake_f32()),
+                           to_arg(M),
+                           to_arg(N),
+                           to_arg(K),
+                           to_arg(K),
+                           to_arg(1),
+                           to_arg(N),
+                           to_arg(1),
+                           to_arg(N),
+                           to_arg(1),
+                           to_arg(bm),
+                           to_arg(bn),
+                           to_arg(bk)};
   return mm.compile(LaunchConfig{{cdiv(M, bm), cdiv(N, bn)}, 8, stages}, ArgSpan{args, 15});
 }
 
@@ -53,8 +65,8 @@ TEST_F(KernelsCompileForSm90, MatmulTileOverHopperSharedMemoryLimit) {
 
 TEST_F(KernelsCompileForSm90, DeviceTensorDescriptorNeedsGlobalScratch) {
   auto& fn = TritonJitFunction::get(kernel_path("tensor_descriptor.py"), "scale_shift_2d_kernel");
-  const ArgValue args[] = {to_arg(fake_f32()), to_arg(fake_f32()), to_arg(300), to_arg(200), to_arg(2.5f),
-                           to_arg(-1.25f), to_arg(64), to_arg(32)};
+  const ArgValue args[] = {to_arg(fake_f32()), to_arg(fake_f32()), to_arg(300), to_arg(200),
+                           to_arg(2.5f),       to_arg(-1.25f),     to_arg(64),  to_arg(32)};
   const KernelInfo& info = fn.compile(LaunchConfig{{5, 7}, 4}, ArgSpan{args, 8});
   EXPECT_GT(triton_jit::test::launch_metadata(info).global_scratch_size, 0);
   EXPECT_GE(triton_jit::test::launch_metadata(info).global_scratch_align, 1);
@@ -85,8 +97,7 @@ TEST_F(KernelsCompileForSm90, MisalignedPointerDropsDivisibility) {
 
 TEST_F(KernelsCompileForSm90, RowSoftmax) {
   auto& softmax = TritonJitFunction::get(kernel_path("softmax.py"), "softmax_kernel");
-  const ArgValue args[] = {to_arg(fake_f32()), to_arg(fake_f32()), to_arg(800), to_arg(789), to_arg(781),
-                           to_arg(1024)};
+  const ArgValue args[] = {to_arg(fake_f32()), to_arg(fake_f32()), to_arg(800), to_arg(789), to_arg(781), to_arg(1024)};
   const KernelInfo& info = softmax.compile(LaunchConfig{{37}, 4}, ArgSpan{args, 6});
   EXPECT_FALSE(info.cubin.empty());
 }

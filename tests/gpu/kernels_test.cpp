@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "support/launch_metadata.h"
 #include "gpu_test_util.h"
+#include "support/launch_metadata.h"
 
 namespace {
 
@@ -22,9 +22,9 @@ using triton_jit::ArgValue;
 using triton_jit::DType;
 using triton_jit::KernelInfo;
 using triton_jit::LaunchConfig;
+using triton_jit::to_arg;
 using triton_jit::TritonJitFunction;
 using triton_jit::TypedPtr;
-using triton_jit::to_arg;
 
 // ---------------------------------------------------------------------------------------------
 // Row softmax: odd row length, padded strides (different for input and output), 37 rows.
@@ -132,10 +132,21 @@ TEST_F(GpuKernels, MatmulTileNeedsMoreThan48KiBSharedMemory) {
 
   auto& mm = TritonJitFunction::get(kernel_path("matmul.py"), "matmul_kernel");
   constexpr int BM = 128, BN = 128, BK = 64;
-  const ArgValue args[] = {to_arg(TypedPtr{da.get(), DType::fp16}), to_arg(TypedPtr{db.get(), DType::fp16}),
-                           to_arg(dc.get()), to_arg(p.M), to_arg(p.N), to_arg(p.K),
-                           to_arg(p.K), to_arg(1), to_arg(p.N), to_arg(1), to_arg(p.N), to_arg(1),
-                           to_arg(BM), to_arg(BN), to_arg(BK)};
+  const ArgValue args[] = {to_arg(TypedPtr{da.get(), DType::fp16}),
+                           to_arg(TypedPtr{db.get(), DType::fp16}),
+                           to_arg(dc.get()),
+                           to_arg(p.M),
+                           to_arg(p.N),
+                           to_arg(p.K),
+                           to_arg(p.K),
+                           to_arg(1),
+                           to_arg(p.N),
+                           to_arg(1),
+                           to_arg(p.N),
+                           to_arg(1),
+                           to_arg(BM),
+                           to_arg(BN),
+                           to_arg(BK)};
   const ArgSpan span{args, sizeof args / sizeof args[0]};
   for (int stages : {3, 4}) {
     SCOPED_TRACE("num_stages=" + std::to_string(stages));
@@ -165,9 +176,21 @@ TEST_F(GpuKernels, MatmulTileOverSharedMemoryLimitIsLaunchConfigError) {
   DeviceBuffer<uint16_t> da(static_cast<size_t>(M) * K), db(static_cast<size_t>(K) * N);
   DeviceBuffer<float> dc(static_cast<size_t>(M) * N);
   auto& mm = TritonJitFunction::get(kernel_path("matmul.py"), "matmul_kernel");
-  const ArgValue args[] = {to_arg(TypedPtr{da.get(), DType::fp16}), to_arg(TypedPtr{db.get(), DType::fp16}),
-                           to_arg(dc.get()), to_arg(M), to_arg(N), to_arg(K), to_arg(K), to_arg(1), to_arg(N),
-                           to_arg(1), to_arg(N), to_arg(1), to_arg(128), to_arg(256), to_arg(64)};
+  const ArgValue args[] = {to_arg(TypedPtr{da.get(), DType::fp16}),
+                           to_arg(TypedPtr{db.get(), DType::fp16}),
+                           to_arg(dc.get()),
+                           to_arg(M),
+                           to_arg(N),
+                           to_arg(K),
+                           to_arg(K),
+                           to_arg(1),
+                           to_arg(N),
+                           to_arg(1),
+                           to_arg(N),
+                           to_arg(1),
+                           to_arg(128),
+                           to_arg(256),
+                           to_arg(64)};
   const ArgSpan span{args, sizeof args / sizeof args[0]};
   const LaunchConfig config{{cdiv(M, 128), cdiv(N, 256)}, 8, 5};
   const KernelInfo& info = mm.compile(config, span);
@@ -241,8 +264,10 @@ struct ScratchProblem {
   LaunchConfig config() const { return LaunchConfig{{cdiv(M, BM), cdiv(N, BN)}, 4}; }
   int64_t programs() const { return static_cast<int64_t>(cdiv(M, BM) * cdiv(N, BN)); }
   std::vector<ArgValue> args(float* out = nullptr) const {
-    return {to_arg(din.get()), to_arg(out ? out : dout.get()), to_arg(M), to_arg(N), to_arg(scale), to_arg(shift),
-            to_arg(BM), to_arg(BN)};
+    return {to_arg(din.get()), to_arg(out ? out : dout.get()),
+            to_arg(M),         to_arg(N),
+            to_arg(scale),     to_arg(shift),
+            to_arg(BM),        to_arg(BN)};
   }
   void check(const std::vector<float>& out, const std::string& what) const {
     Mismatches bad(what);
@@ -267,10 +292,12 @@ TEST_F(GpuKernels, DeviceTensorDescriptorNeedsGlobalScratch) {
   const ArgSpan span{args.data(), args.size()};
   const KernelInfo& info = fn.compile(p.config(), span);
   std::printf("scale_shift_2d_kernel: global_scratch_size=%lld align=%lld, scratch params:",
-              static_cast<long long>(triton_jit::test::launch_metadata(info).global_scratch_size), static_cast<long long>(triton_jit::test::launch_metadata(info).global_scratch_align));
+              static_cast<long long>(triton_jit::test::launch_metadata(info).global_scratch_size),
+              static_cast<long long>(triton_jit::test::launch_metadata(info).global_scratch_align));
   for (const auto& s : triton_jit::test::launch_metadata(info).scratch_params) std::printf(" %s", s.c_str());
   std::printf("\n");
-  ASSERT_GT(triton_jit::test::launch_metadata(info).global_scratch_size, 0) << "the kernel should need global scratch for its TMA descriptors";
+  ASSERT_GT(triton_jit::test::launch_metadata(info).global_scratch_size, 0)
+      << "the kernel should need global scratch for its TMA descriptors";
   fn.launch(p.config(), span);
   CUDA_CHECK(cudaDeviceSynchronize());
   p.check(p.dout.download(), "scale_shift_2d_kernel (default scratch allocator)");
@@ -321,8 +348,10 @@ TEST_F(GpuKernels, DeviceTensorDescriptorWithUserScratchAllocator) {
   CUDA_CHECK(cudaStreamSynchronize(stream));
   EXPECT_EQ(allocator->allocations.load(), 1);
   EXPECT_EQ(allocator->deallocations.load(), 1);
-  EXPECT_EQ(allocator->last_bytes, static_cast<size_t>(p.programs() * triton_jit::test::launch_metadata(info).global_scratch_size));
-  EXPECT_EQ(allocator->last_alignment, static_cast<size_t>(triton_jit::test::launch_metadata(info).global_scratch_align));
+  EXPECT_EQ(allocator->last_bytes,
+            static_cast<size_t>(p.programs() * triton_jit::test::launch_metadata(info).global_scratch_size));
+  EXPECT_EQ(allocator->last_alignment,
+            static_cast<size_t>(triton_jit::test::launch_metadata(info).global_scratch_align));
   EXPECT_EQ(allocator->last_stream, stream);
   p.check(p.dout.download(), "scale_shift_2d_kernel (user scratch allocator)");
   CUDA_CHECK(cudaStreamDestroy(stream));

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "support/launch_metadata.h"
 #include "gpu_test_util.h"
+#include "support/launch_metadata.h"
 
 namespace {
 
@@ -19,8 +19,8 @@ using triton_jit::ArgValue;
 using triton_jit::CompileOptions;
 using triton_jit::KernelInfo;
 using triton_jit::LaunchConfig;
-using triton_jit::TritonJitFunction;
 using triton_jit::to_arg;
+using triton_jit::TritonJitFunction;
 
 class GpuLaunchArgs : public GpuTest {};
 
@@ -86,8 +86,8 @@ TEST_F(GpuLaunchArgs, ThreeDimensionalGrids) {
   auto& fn = TritonJitFunction::get(kernel_path("scalars.py"), "grid_ids_kernel");
   const int max_y = device_attribute(cudaDevAttrMaxGridDimY);
   const int max_z = device_attribute(cudaDevAttrMaxGridDimZ);
-  const triton_jit::Grid grids[] = {triton_jit::Grid(37, 19, 5), triton_jit::Grid(70001),
-                                    triton_jit::Grid(3, max_y, 1), triton_jit::Grid(2, 3, max_z)};
+  const triton_jit::Grid grids[] = {triton_jit::Grid(37, 19, 5), triton_jit::Grid(70001), triton_jit::Grid(3, max_y, 1),
+                                    triton_jit::Grid(2, 3, max_z)};
   for (const triton_jit::Grid& g : grids) {
     const size_t programs = static_cast<size_t>(g.x * g.y * g.z);
     SCOPED_TRACE("grid (" + std::to_string(g.x) + ", " + std::to_string(g.y) + ", " + std::to_string(g.z) + ")");

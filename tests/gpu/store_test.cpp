@@ -21,9 +21,8 @@ class StoreGpuTest : public gpu_test::GpuTest {
   void SetUp() override {
     GpuTest::SetUp();
     if (IsSkipped()) return;
-    root_ = fs::temp_directory_path() /
-            ("triton_jit_gpu_store_" + std::to_string(::getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    root_ = fs::temp_directory_path() / ("triton_jit_gpu_store_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     fs::create_directories(root_ / "src");
     for (const char* f : {"scaled_add.py", "store_helpers.py"}) {

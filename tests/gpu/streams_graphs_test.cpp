@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "support/launch_metadata.h"
 #include "gpu_test_util.h"
+#include "support/launch_metadata.h"
 
 namespace {
 
@@ -21,10 +21,10 @@ class GpuGraphs : public GpuTest {};
 class GpuCache : public GpuTest {};
 using triton_jit::ArgSpan;
 using triton_jit::ArgValue;
-using triton_jit::Stats;
 using triton_jit::LaunchConfig;
-using triton_jit::TritonJitFunction;
+using triton_jit::Stats;
 using triton_jit::to_arg;
+using triton_jit::TritonJitFunction;
 
 // Integer-valued inputs keep every sum exact, so results compare with ==.
 std::vector<float> small_integers(size_t n, int lo, int hi, std::mt19937_64& rng) {
@@ -237,14 +237,13 @@ TEST_F(GpuGraphs, GraphCaptureOfKernelNeedingGlobalScratch) {
   StreamGuard stream;
   const LaunchConfig config{{cdiv(M, BM), cdiv(N, BN)}, 4, 3, 1, stream.s};
   // b = 2a + 1, then c = 2b + 1 = 4a + 3: the second kernel reads what the first wrote.
-  auto step = [&](const float* in, float* out) {
-    fn(config, in, out, M, N, 2.0f, 1.0f, BM, BN);
-  };
+  auto step = [&](const float* in, float* out) { fn(config, in, out, M, N, 2.0f, 1.0f, BM, BN); };
   step(da.get(), db.get());  // warm-up
   CUDA_CHECK(cudaStreamSynchronize(stream.s));
   const ArgValue args[] = {to_arg(da.get()), to_arg(db.get()), to_arg(M),  to_arg(N),
                            to_arg(2.0f),     to_arg(1.0f),     to_arg(BM), to_arg(BN)};
-  ASSERT_GT(triton_jit::test::launch_metadata(fn.compile(config, ArgSpan{args, 8})).global_scratch_size, 0) << "the kernel should need global scratch";
+  ASSERT_GT(triton_jit::test::launch_metadata(fn.compile(config, ArgSpan{args, 8})).global_scratch_size, 0)
+      << "the kernel should need global scratch";
   db.poison();
   dc.poison();
 

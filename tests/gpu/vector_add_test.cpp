@@ -75,8 +75,8 @@ class GpuVectorAddTyped : public GpuTest, public ::testing::WithParamInterface<A
 
 // One launch of add_kernel over n elements, each pointer offset by the given element count.
 void run_add(TritonJitFunction& add, DType dt, size_t n, const int offsets[3], std::mt19937_64& rng) {
-  SCOPED_TRACE("n=" + std::to_string(n) + " offsets=(" + std::to_string(offsets[0]) + "," +
-               std::to_string(offsets[1]) + "," + std::to_string(offsets[2]) + ")");
+  SCOPED_TRACE("n=" + std::to_string(n) + " offsets=(" + std::to_string(offsets[0]) + "," + std::to_string(offsets[1]) +
+               "," + std::to_string(offsets[2]) + ")");
   const size_t es = elem_size(dt);
   std::uniform_real_distribution<double> dist(-8.0, 8.0);
   Operand x((n + 3 + kGuard) * es), y((n + 3 + kGuard) * es), out((n + 3 + kGuard) * es);

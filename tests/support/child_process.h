@@ -44,7 +44,8 @@ inline ChildRun run_child(const std::string& command) {
 // that needs Triton fail, so a process that succeeds did not need it.
 inline void write_unimportable_triton(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir / "triton");
-  std::ofstream(dir / "triton" / "__init__.py") << "raise ImportError('triton is deliberately unavailable in this test')\n";
+  std::ofstream(dir / "triton" / "__init__.py")
+      << "raise ImportError('triton is deliberately unavailable in this test')\n";
 }
 
 }  // namespace test_support

@@ -23,9 +23,7 @@ namespace {
 
 // --- the operators, through the dispatcher ---------------------------------------------------
 
-c10::OperatorHandle handle(const char* name) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
-}
+c10::OperatorHandle handle(const char* name) { return c10::Dispatcher::singleton().findSchemaOrThrow(name, ""); }
 
 at::Tensor op_add(const at::Tensor& a, const at::Tensor& b, const c10::Scalar& alpha = 1) {
   static const auto op =
@@ -34,10 +32,10 @@ at::Tensor op_add(const at::Tensor& a, const at::Tensor& b, const c10::Scalar& a
 }
 
 at::Tensor op_sum(const at::Tensor& x, at::OptionalIntArrayRef dim = std::nullopt, bool keepdim = false,
-               std::optional<at::ScalarType> dtype = std::nullopt) {
-  static const auto op = handle("triton_jit_ops::sum")
-                             .typed<at::Tensor(const at::Tensor&, at::OptionalIntArrayRef, bool,
-                                               std::optional<at::ScalarType>)>();
+                  std::optional<at::ScalarType> dtype = std::nullopt) {
+  static const auto op =
+      handle("triton_jit_ops::sum")
+          .typed<at::Tensor(const at::Tensor&, at::OptionalIntArrayRef, bool, std::optional<at::ScalarType>)>();
   return op.call(x, dim, keepdim, dtype);
 }
 
@@ -68,8 +66,8 @@ void expect_error(const std::function<void()>& fn, const std::string& needle) {
   }
 }
 
-#define REQUIRE_CUDA()                                                                  \
-  do {                                                                                  \
+#define REQUIRE_CUDA()                                                                     \
+  do {                                                                                     \
     if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU: the kernels need one"; \
   } while (0)
 
@@ -130,9 +128,7 @@ TEST(TorchOpsSchema, AllRegistered) {
   EXPECT_EQ(listed, built);
 }
 
-TEST(TorchOpsSchema, UnknownOperatorIsAnError) {
-  EXPECT_THROW(handle("triton_jit_ops::no_such_op"), c10::Error);
-}
+TEST(TorchOpsSchema, UnknownOperatorIsAnError) { EXPECT_THROW(handle("triton_jit_ops::no_such_op"), c10::Error); }
 
 // --- Meta kernels: shapes and dtypes (no GPU) -----------------------------------------------
 
@@ -253,8 +249,11 @@ TEST(TorchOpsErrors, UnsupportedDtypes) {
   expect_error([] { op_softmax(at::empty({3, 4}, meta(at::kInt)), 1); }, "float16");
   expect_error([] { op_softmax(at::empty({3, 4}, meta(at::kComplexFloat)), 1); }, "triton_jit_ops::softmax");
   expect_error([] { op_sum(at::empty({3}, meta(at::kComplexFloat))); }, "dtype");
-  expect_error([] { op_matmul(at::empty({3, 4}, meta(at::kInt)), at::empty({4, 5}, meta(at::kInt))); },
-               "triton_jit_ops::matmul");
+  expect_error(
+      [] {
+        op_matmul(at::empty({3, 4}, meta(at::kInt)), at::empty({4, 5}, meta(at::kInt)));
+      },
+      "triton_jit_ops::matmul");
 }
 
 TEST(TorchOpsErrors, MatmulMismatch) {
@@ -289,8 +288,8 @@ TEST(TorchOpsCuda, AddBroadcastAndViews) {
   expect_close(op_add(a, b, -2), at::add(a, b, -2), 1e-5, 1e-5);
   const at::Tensor x = at::randn({40, 30}, cuda());
   expect_close(op_add(x.t(), x.t()), x.t() * 2, 1e-6, 1e-6);
-  expect_close(op_add(x.slice(1, 0, 30, 3), x.slice(1, 1, 30, 3)),
-               at::add(x.slice(1, 0, 30, 3), x.slice(1, 1, 30, 3)), 1e-6, 1e-6);
+  expect_close(op_add(x.slice(1, 0, 30, 3), x.slice(1, 1, 30, 3)), at::add(x.slice(1, 0, 30, 3), x.slice(1, 1, 30, 3)),
+               1e-6, 1e-6);
 }
 
 TEST(TorchOpsCuda, SumEachDim) {
@@ -331,8 +330,8 @@ TEST(TorchOpsCuda, Softmax) {
 
 TEST(TorchOpsCuda, MatmulAcrossDtypesShapesTransposes) {
   REQUIRE_CUDA();
-  const std::vector<std::array<int64_t, 3>> shapes = {{1, 1, 1}, {3, 5, 7}, {33, 17, 65}, {127, 255, 129},
-                                                      {512, 384, 256}, {4, 0, 3}};
+  const std::vector<std::array<int64_t, 3>> shapes = {{1, 1, 1},       {3, 5, 7},       {33, 17, 65},
+                                                      {127, 255, 129}, {512, 384, 256}, {4, 0, 3}};
   for (at::ScalarType t : {at::kFloat, at::kHalf, at::kBFloat16}) {
     for (const auto& [m, k, n] : shapes) {
       const at::Tensor a = (at::randn({m, k}, cuda()) / std::sqrt(static_cast<double>(std::max<int64_t>(k, 1)))).to(t);

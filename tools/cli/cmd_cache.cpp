@@ -47,8 +47,8 @@ int list() {
       std::cout << e.problem << '\n';
       continue;
     }
-    std::cout << e.function_path << ":" << e.function_name << "  [" << e.signature << "]  " << launch_options(e)
-              << "  " << e.target.str() << "  " << e.bytes << " B\n";
+    std::cout << e.function_path << ":" << e.function_name << "  [" << e.signature << "]  " << launch_options(e) << "  "
+              << e.target.str() << "  " << e.bytes << " B\n";
   }
   return 0;
 }

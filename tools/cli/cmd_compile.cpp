@@ -74,8 +74,8 @@ int run_compile(const Options& o) {
   for (const auto& [key, text] : o.compile_options) options.set(key, option_value(text));
 
   const triton_jit::TritonJitFunction& fn = triton_jit::TritonJitFunction::get(o.file, o.function);
-  const triton_jit::KernelInfo info =
-      fn.compile(triton_jit::CompileRequest{o.signature, o.num_warps, o.num_stages, o.num_ctas, options, o.target});
+  const triton_jit::KernelInfo info = fn.compile(
+      triton_jit::CompileRequest{o.signature, o.num_warps, o.num_stages, o.num_ctas, options, o.target});
 
   if (info.name.empty() || info.name.find_first_of("/\\") != std::string::npos || info.name[0] == '.') {
     throw std::runtime_error("the compiled kernel has a name unfit for a file name: '" + info.name + "'");

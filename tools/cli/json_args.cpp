@@ -65,8 +65,7 @@ uint64_t read_address(const json& addr, size_t index) {
       const unsigned long long value = std::strtoull(text.c_str(), &end, 0);
       if (errno == 0 && end != text.c_str() && *end == '\0') return value;
     }
-    throw UsageError(where(index) + ": \"addr\" must be an address such as 4096 or \"0x1000\", got \"" + text +
-                     "\"");
+    throw UsageError(where(index) + ": \"addr\" must be an address such as 4096 or \"0x1000\", got \"" + text + "\"");
   }
   throw UsageError(where(index) + ": \"addr\" must be an address such as 4096 or \"0x1000\", got " + addr.dump());
 }
@@ -117,32 +116,21 @@ JsonArgs::JsonArgs(const std::string& text) {
   for (size_t i = 0; i < doc.size(); ++i) {
     const json& item = doc[i];
     switch (item.type()) {
-      case json::value_t::null:
-        values_.push_back(ArgValue::none());
-        break;
-      case json::value_t::boolean:
-        values_.push_back(ArgValue::boolean(item.get<bool>()));
-        break;
-      case json::value_t::number_integer:
-        values_.push_back(ArgValue::integer(item.get<int64_t>()));
-        break;
-      case json::value_t::number_unsigned:
-        values_.push_back(ArgValue::unsigned_integer(item.get<uint64_t>()));
-        break;
-      case json::value_t::number_float:
-        values_.push_back(ArgValue::floating(item.get<double>()));
-        break;
+      case json::value_t::null: values_.push_back(ArgValue::none()); break;
+      case json::value_t::boolean: values_.push_back(ArgValue::boolean(item.get<bool>())); break;
+      case json::value_t::number_integer: values_.push_back(ArgValue::integer(item.get<int64_t>())); break;
+      case json::value_t::number_unsigned: values_.push_back(ArgValue::unsigned_integer(item.get<uint64_t>())); break;
+      case json::value_t::number_float: values_.push_back(ArgValue::floating(item.get<double>())); break;
       case json::value_t::string:
         strings_.push_back(item.get<std::string>());
         values_.push_back(ArgValue::string(strings_.back()));
         break;
-      case json::value_t::object:
-        values_.push_back(read_pointer(item, i));
-        break;
+      case json::value_t::object: values_.push_back(read_pointer(item, i)); break;
       default:
         throw UsageError(where(i) + ": a JSON " + std::string(item.type_name()) +
                          " is not an argument (tuples are not supported); use a number, true/false, null, "
-                         "a string or " + kPointerForm);
+                         "a string or " +
+                         kPointerForm);
     }
   }
 }

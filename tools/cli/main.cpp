@@ -16,22 +16,13 @@ int main(int argc, char** argv) {
   try {
     const Options o = parse_command_line(argc, argv);
     switch (o.command) {
-      case Command::Help:
-        std::cout << help_text(o.help_topic);
-        return 0;
-      case Command::Version:
-        std::cout << "triton-jit " << TRITON_JIT_VERSION_STRING << '\n';
-        return 0;
-      case Command::Inspect:
-        return run_inspect(o);
-      case Command::Specialize:
-        return run_specialize(o);
-      case Command::Compile:
-        return run_compile(o);
-      case Command::Cache:
-        return run_cache(o);
-      case Command::Pack:
-        return run_pack(o);
+      case Command::Help: std::cout << help_text(o.help_topic); return 0;
+      case Command::Version: std::cout << "triton-jit " << TRITON_JIT_VERSION_STRING << '\n'; return 0;
+      case Command::Inspect: return run_inspect(o);
+      case Command::Specialize: return run_specialize(o);
+      case Command::Compile: return run_compile(o);
+      case Command::Cache: return run_cache(o);
+      case Command::Pack: return run_pack(o);
     }
     return 0;
   } catch (const UsageError& e) {

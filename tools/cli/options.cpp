@@ -21,8 +21,8 @@ constexpr OptionSpec kInspectOptions[] = {
     {"--json", false, false},
 };
 constexpr OptionSpec kSpecializeOptions[] = {
-    {"--args", true, false},      {"--num-warps", true, false}, {"--num-stages", true, false},
-    {"--num-ctas", true, false},  {"--repr", false, false},
+    {"--args", true, false},     {"--num-warps", true, false}, {"--num-stages", true, false},
+    {"--num-ctas", true, false}, {"--repr", false, false},
 };
 constexpr OptionSpec kCompileOptions[] = {
     {"--signature", true, false}, {"--num-warps", true, false}, {"--num-stages", true, false},
@@ -34,7 +34,9 @@ constexpr OptionSpec kCacheOptions[] = {
     {"--older-than", true, false},
 };
 constexpr OptionSpec kPackOptions[] = {
-    {"--out", true, false}, {"--jobs", true, false}, {"--quiet", false, false},
+    {"--out", true, false},
+    {"--jobs", true, false},
+    {"--quiet", false, false},
 };
 
 // What the words after the options are: FILE.py:FUNCTION, or plain words (cache, pack).
@@ -178,7 +180,8 @@ Options parse_command_line(int argc, const char* const* argv) {
     }
     if (!is_verbose(a)) throw UsageError("unknown option '" + std::string(a) + "' (see triton-jit --help)");
   }
-  if (i == argc) throw UsageError("no command given: expected inspect, specialize, compile, cache or pack (see triton-jit --help)");
+  if (i == argc)
+    throw UsageError("no command given: expected inspect, specialize, compile, cache or pack (see triton-jit --help)");
 
   const std::string_view name = argv[i++];
   if (name == "help") {

@@ -47,8 +47,8 @@ struct Options {
   // pack
   std::string manifest;
   std::string out_file;
-  int jobs = 0;         // 0: one per core
-  bool quiet = false;   // no progress bar
+  int jobs = 0;        // 0: one per core
+  bool quiet = false;  // no progress bar
 };
 
 // Parses argv; throws UsageError with a one-line reason.

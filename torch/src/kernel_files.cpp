@@ -1,8 +1,7 @@
 #include "triton_jit/torch/kernel_files.h"
 
-#include <dlfcn.h>
-
 #include <c10/util/Exception.h>
+#include <dlfcn.h>
 
 #include <filesystem>
 

@@ -21,8 +21,7 @@ DType dtype_of(c10::ScalarType type) {
     case c10::ScalarType::UInt16: return DType::u16;
     case c10::ScalarType::UInt32: return DType::u32;
     case c10::ScalarType::UInt64: return DType::u64;
-    default:
-      TORCH_CHECK(false, "triton_jit: tensors of dtype ", type, " cannot be passed to a Triton kernel");
+    default: TORCH_CHECK(false, "triton_jit: tensors of dtype ", type, " cannot be passed to a Triton kernel");
   }
 }
 

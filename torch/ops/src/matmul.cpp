@@ -59,8 +59,8 @@ struct Dims {
 
 // Checks the operands and returns op(a)'s [M, K] and op(b)'s [K, N] sizes.
 Dims check_operands(const at::Tensor& a, const at::Tensor& b, bool ta, bool tb) {
-  TORCH_CHECK(a.dim() == 2 && b.dim() == 2, "triton_jit_ops::matmul: expected 2-D matrices, got a of shape ",
-              a.sizes(), " and b of shape ", b.sizes());
+  TORCH_CHECK(a.dim() == 2 && b.dim() == 2, "triton_jit_ops::matmul: expected 2-D matrices, got a of shape ", a.sizes(),
+              " and b of shape ", b.sizes());
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), "triton_jit_ops::matmul: expected a and b of one dtype, got ",
               a.scalar_type(), " and ", b.scalar_type());
   const auto t = a.scalar_type();
@@ -130,8 +130,8 @@ at::Tensor matmul_meta(const at::Tensor& a, const at::Tensor& b, bool ta, bool t
 
 class MatmulFunction : public ::torch::autograd::Function<MatmulFunction> {
  public:
-  static at::Tensor forward(::torch::autograd::AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b,
-                            bool ta, bool tb) {
+  static at::Tensor forward(::torch::autograd::AutogradContext* ctx, const at::Tensor& a, const at::Tensor& b, bool ta,
+                            bool tb) {
     ctx->save_for_backward({a, b});
     ctx->saved_data["ta"] = ta;
     ctx->saved_data["tb"] = tb;

@@ -38,8 +38,8 @@ Plan make_plan(const at::Tensor& x, at::OptionalIntArrayRef dim, bool keepdim, s
               " (supported: float32, float16, bfloat16, float64, bool and integer types)");
   Plan p;
   // torch.sum: integer and bool inputs sum to int64 unless a dtype is given.
-  p.out_dtype = dtype ? *dtype : (c10::isIntegralType(x.scalar_type(), /*includeBool=*/true) ? c10::kLong
-                                                                                              : x.scalar_type());
+  p.out_dtype = dtype ? *dtype
+                      : (c10::isIntegralType(x.scalar_type(), /*includeBool=*/true) ? c10::kLong : x.scalar_type());
   TORCH_CHECK(elementwise_dtype(p.out_dtype), kOp, ": unsupported result dtype ", p.out_dtype);
   const int64_t ndim = x.dim();
   if (!dim.has_value() || dim->empty()) {
@@ -99,8 +99,7 @@ std::pair<int64_t, int64_t> split_n(int64_t programs, int64_t n, int64_t block_n
 
 // out[m] = sum over n of x[m, n], x contiguous [M, N]; res is the final result (its dtype picks
 // the accumulator), out is res or a partial-sum buffer of a caller's split.
-void reduce_last(const at::Tensor& x, const at::Tensor& out, const at::Tensor& res, int64_t m, int64_t n,
-                 bool first) {
+void reduce_last(const at::Tensor& x, const at::Tensor& out, const at::Tensor& res, int64_t m, int64_t n, bool first) {
   static TritonJitFunction& k = kernel("sum.py", "sum_last_kernel");
   const int64_t block_n = std::min(next_pow2(n), kTile);
   int64_t block_m = std::min(next_pow2(m), std::max<int64_t>(1, kTile / block_n));
@@ -137,8 +136,8 @@ void reduce_mid(const at::Tensor& x, const at::Tensor& out, const at::Tensor& re
     return;
   }
   const at::Tensor partial = at::empty({m, splits, k_size}, x.options().dtype(acc_dtype(res.scalar_type())));
-  torch::launch(k, LaunchConfig{Grid(programs, splits), warps}, x, partial, res, m, n, k_size, chunk, k_blocks,
-                block_n, block_k, first);
+  torch::launch(k, LaunchConfig{Grid(programs, splits), warps}, x, partial, res, m, n, k_size, chunk, k_blocks, block_n,
+                block_k, first);
   reduce_mid(partial, out, res, m, splits, k_size, /*first=*/false);
 }
 
