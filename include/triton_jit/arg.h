@@ -20,11 +20,14 @@ struct TypedPtr {
   DType dtype = DType::u8;
 };
 
-// One argument of a call, tagged with what Python would see: None, bool, int, float, a pointer
-// or a string. This is the dynamic form every call goes through; templates only build it.
+struct TensorDescriptor;
+
+// One argument of a call, tagged with what Python would see: None, bool, int, float, a pointer,
+// a string or a host tensor descriptor. This is the dynamic form every call goes through;
+// templates only build it.
 class ArgValue {
  public:
-  enum class Kind : uint8_t { None, Bool, Int, UInt, Float, Pointer, String };
+  enum class Kind : uint8_t { None, Bool, Int, UInt, Float, Pointer, String, TensorDesc };
 
   constexpr ArgValue() noexcept : kind_(Kind::None), dtype_(DType::u8), len_(0), u_(0) {}
 
@@ -58,6 +61,14 @@ class ArgValue {
     return a;
   }
 
+  // Only the address is kept: the descriptor must outlive the call (tensor_descriptor.h).
+  // `dtype`: the element type of the descriptor's base.
+  static ArgValue tensor_descriptor(const TensorDescriptor* d, DType dtype) noexcept {
+    ArgValue a(Kind::TensorDesc, reinterpret_cast<uintptr_t>(d));
+    a.dtype_ = dtype;
+    return a;
+  }
+
   Kind kind() const noexcept { return kind_; }
   bool as_bool() const noexcept { return u_ != 0; }
   int64_t as_int() const noexcept { return static_cast<int64_t>(u_); }
@@ -68,6 +79,9 @@ class ArgValue {
     return v;
   }
   uint64_t address() const noexcept { return u_; }
+  const TensorDescriptor* as_tensor_descriptor() const noexcept {
+    return reinterpret_cast<const TensorDescriptor*>(static_cast<uintptr_t>(u_));
+  }
   DType dtype() const noexcept { return dtype_; }
   std::string_view as_string() const noexcept {
     return std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(u_)), len_);

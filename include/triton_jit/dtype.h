@@ -31,6 +31,23 @@ enum class DType : uint8_t {
 
 inline constexpr int kNumDTypes = static_cast<int>(DType::fp8e5b16) + 1;
 
+// Bytes per element as stored in memory (a u1 element is a byte, as torch.bool is).
+constexpr int dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::i16:
+    case DType::u16:
+    case DType::fp16:
+    case DType::bf16: return 2;
+    case DType::i32:
+    case DType::u32:
+    case DType::fp32: return 4;
+    case DType::i64:
+    case DType::u64:
+    case DType::fp64: return 8;
+    default: return 1;
+  }
+}
+
 // Triton's name of the type ("fp16"), as used after '*' in a signature.
 TRITON_JIT_API std::string_view dtype_name(DType dtype);
 

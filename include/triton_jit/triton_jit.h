@@ -15,4 +15,5 @@
 #include "triton_jit/specialization.h"
 #include "triton_jit/stats.h"
 #include "triton_jit/target.h"
+#include "triton_jit/tensor_descriptor.h"
 #include "triton_jit/version.h"

@@ -141,6 +141,18 @@ void take(const py::handle& v, int (&out)[3]) {
   for (size_t i = 0; i < 3; ++i) out[i] = i < dims.size() ? dims[i] : 1;
 }
 void take(const py::handle& v, std::vector<std::string>& out) { out = v.cast<std::vector<std::string>>(); }
+void take(const py::handle& v, std::vector<detail::DescriptorMeta>& out) {
+  for (auto item : v.cast<py::list>()) {
+    py::dict d = item.cast<py::dict>();
+    detail::DescriptorMeta m;
+    m.swizzle = d["swizzle"].cast<int>();
+    m.elem_size = d["elem_size"].cast<int>();
+    m.elem_type = d["elem_type"].cast<int>();
+    m.block_size = d["block_size"].cast<std::vector<int>>();
+    m.fp4_padded = d["fp4_padded"].cast<bool>();
+    out.push_back(std::move(m));
+  }
+}
 void take(const py::handle& v, Target& out) {
   py::sequence t = v.cast<py::sequence>();
   out.backend = t[0].cast<std::string>();
@@ -164,11 +176,6 @@ CompileResult to_compiled(const py::dict& r, const StaticSignature& signature, c
 #undef TRITON_JIT_TAKE_FIELD
   c.dependency_files = r["dependencies"].cast<std::vector<std::string>>();
   c.triton_file = r["triton_file"].cast<std::string>();
-  if (!r["tensordesc_meta"].cast<py::list>().empty()) {
-    throw CompileError("kernel " + signature.function + " [" + spec_text +
-                           "] takes tensor descriptors, which this runtime cannot pass yet",
-                       signature.function, spec_text, key, signature.file, signature.first_line, "", "");
-  }
   return c;
 }
 

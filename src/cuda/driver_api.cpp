@@ -68,7 +68,8 @@ const LoadedDriver& loaded_driver() {
               resolve(lib, TRITON_JIT_STR(cuLaunchKernelEx), &a.LaunchKernelEx, &d.error) &&
               resolve(lib, TRITON_JIT_STR(cuMemAllocAsync), &a.MemAllocAsync, &d.error) &&
               resolve(lib, TRITON_JIT_STR(cuMemFreeAsync), &a.MemFreeAsync, &d.error) &&
-              resolve(lib, TRITON_JIT_STR(cuStreamIsCapturing), &a.StreamIsCapturing, &d.error);
+              resolve(lib, TRITON_JIT_STR(cuStreamIsCapturing), &a.StreamIsCapturing, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuTensorMapEncodeTiled), &a.TensorMapEncodeTiled, &d.error);
     if (!ok) return d;
     d.init_result = a.Init(0);
     if (d.init_result != CUDA_SUCCESS) {

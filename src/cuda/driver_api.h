@@ -28,6 +28,7 @@ struct DriverApi {
   decltype(&::cuMemAllocAsync) MemAllocAsync = nullptr;
   decltype(&::cuMemFreeAsync) MemFreeAsync = nullptr;
   decltype(&::cuStreamIsCapturing) StreamIsCapturing = nullptr;  // may stay null in fakes
+  decltype(&::cuTensorMapEncodeTiled) TensorMapEncodeTiled = nullptr;  // host tensor descriptors
 };
 
 // The table in use: the installed fake, else libcuda's (loaded and cuInit-ed once). Throws

@@ -9,6 +9,20 @@
 
 namespace triton_jit::detail {
 
+// How the compiler lowered one tensor-descriptor parameter to the TMA engine (Triton's
+// `tensordesc_meta` entry): what the launcher needs to encode the CUtensorMap.
+struct DescriptorMeta {
+  int swizzle = 0;    // CUtensorMapSwizzle
+  int elem_size = 0;  // bytes
+  int elem_type = 0;  // the device's TMA element type (the host enum differs: see the launcher)
+  std::vector<int> block_size;
+  bool fp4_padded = false;
+  bool operator==(const DescriptorMeta& o) const {
+    return swizzle == o.swizzle && elem_size == o.elem_size && elem_type == o.elem_type && block_size == o.block_size &&
+           fp4_padded == o.fp4_padded;
+  }
+};
+
 // What only a launch needs of a compiled kernel.
 struct LaunchMetadata {
   int cluster_dims[3] = {1, 1, 1};
@@ -22,6 +36,9 @@ struct LaunchMetadata {
   // ("global_scratch", "profile_scratch"); the set depends on the Triton version.
   std::vector<std::string> scratch_params;
   std::string metadata_json;  // every field of Triton's metadata, as JSON
+  // One entry per tensor-descriptor parameter when the compiler lowered them to TMA (Hopper);
+  // empty when descriptors are passed as base pointer, shape and strides.
+  std::vector<DescriptorMeta> tensordesc_meta;
 };
 
 // The fields of a compiled kernel, written once. The bridge's result dict (by name), the index
@@ -45,7 +62,8 @@ struct LaunchMetadata {
   X(Launch, scratch_params, StringList)    \
   X(Info, hash, String)                    \
   X(Info, triton_version, String)          \
-  X(Launch, metadata_json, Json)
+  X(Launch, metadata_json, Json)           \
+  X(Launch, tensordesc_meta, DescriptorMetaList)
 
 // A kernel with all its fields, as the runtime passes it between the bridge, the store and the
 // launcher. `info` is what users see; `launch` what only the launcher reads.

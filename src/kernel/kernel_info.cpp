@@ -38,6 +38,17 @@ class JsonObject {
     raw(key, "{\"backend\": " + quoted(t.backend) + ", \"arch\": " + std::to_string(t.arch) +
                  ", \"warp_size\": " + std::to_string(t.warp_size) + "}");
   }
+  void DescriptorMetaList(const char* key, const std::vector<DescriptorMeta>& v) {
+    std::string list = "[";
+    for (const DescriptorMeta& m : v) {
+      std::string block = "[";
+      for (int b : m.block_size) block += (block.size() > 1 ? ", " : "") + std::to_string(b);
+      list += std::string(list.size() > 1 ? ", " : "") + "{\"swizzle\": " + std::to_string(m.swizzle) +
+              ", \"elem_size\": " + std::to_string(m.elem_size) + ", \"elem_type\": " + std::to_string(m.elem_type) +
+              ", \"block_size\": " + block + "], \"fp4_padded\": " + (m.fp4_padded ? "true" : "false") + "}";
+    }
+    raw(key, list + "]");
+  }
   // Triton's metadata, already JSON, goes in as it is, under "metadata".
   void Json(const char*, const std::string& v) { raw("metadata", v.empty() ? "{}" : v); }
 

@@ -12,11 +12,12 @@
 namespace triton_jit::detail {
 namespace {
 
-// Splits at commas outside quotes.
+// Splits at commas outside quotes and brackets ("tensordesc<fp16[64,64]>" is one item).
 std::vector<std::string> split_items(std::string_view text) {
   std::vector<std::string> items;
   std::string current;
   char quote = 0;
+  int depth = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quote) {
@@ -29,6 +30,11 @@ std::vector<std::string> split_items(std::string_view text) {
     } else if (c == '\'' || c == '"') {
       quote = c;
       current += c;
+    } else if (c == '[' || c == ']') {
+      depth += c == '[' ? 1 : -1;
+      current += c;
+    } else if (c == ',' && depth > 0) {
+      current += c;
     } else if (c == ',') {
       items.push_back(current);
       current.clear();
@@ -40,7 +46,38 @@ std::vector<std::string> split_items(std::string_view text) {
   return items;
 }
 
+// "tensordesc<fp16[64,64]>" (spaces optional): Triton's type of a tensor descriptor, spelled as
+// Triton spells it ("tensordesc<fp16[64, 64]>").
+bool parse_descriptor_type(const std::string& item, ParamSpecialization* out) {
+  const std::string prefix = "tensordesc<";
+  if (item.compare(0, prefix.size(), prefix) != 0 || item.back() != '>') return false;
+  const size_t open = item.find('[');
+  const size_t close = item.find(']');
+  if (open == std::string::npos || close == std::string::npos || close != item.size() - 2) return false;
+  DType dtype;
+  const std::string name = item.substr(prefix.size(), open - prefix.size());
+  if (!parse_dtype(name, &dtype) || dtype_name(dtype) != name) return false;
+  std::string type = prefix + name + "[";
+  size_t start = open + 1;
+  int rank = 0;
+  while (start < close) {
+    size_t comma = item.find(',', start);
+    if (comma == std::string::npos || comma > close) comma = close;
+    const std::string dim = item.substr(start, comma - start);
+    char* end = nullptr;
+    const long v = std::strtol(dim.c_str(), &end, 10);
+    if (dim.empty() || *end != '\0' || v <= 0 || (v & (v - 1)) != 0) return false;
+    type += (rank++ ? ", " : "") + std::to_string(v);
+    start = comma + 1;
+  }
+  if (rank < 1 || rank > 5) return false;
+  out->type = type + "]>";
+  out->hint = ParamSpecialization::Hint::None;
+  return true;
+}
+
 bool parse_type(const std::string& item, ParamSpecialization* out) {
+  if (parse_descriptor_type(item, out)) return true;
   std::string t = item;
   bool divisible = false;
   if (t.size() > 3 && t.compare(t.size() - 3, 3, ":16") == 0) {
@@ -126,7 +163,8 @@ Specialization parse_signature(const StaticSignature& signature, std::string_vie
       throw ArgumentError(signature.function + ": cannot read '" + items[i] + "' for parameter '" + p.name +
                               "': expected " +
                               (p.is_constexpr ? "a constexpr value (1024, True, 1.5, None, 'text')"
-                                              : "a Triton type (*fp16:16, i32, i64:16, fp32) or a constexpr value"),
+                                              : "a Triton type (*fp16:16, i32, i64:16, fp32, "
+                                                "tensordesc<fp16[64,64]>) or a constexpr value"),
                           signature.function, p.name);
     }
     spec.params.push_back(std::move(ps));

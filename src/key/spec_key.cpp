@@ -57,10 +57,10 @@ ParamRule make_rule(const ParamInfo& p) {
 ParamCode SpecKey::param(uint32_t i) const {
   uint32_t payload_index = 2 + code_words(num_params);
   for (uint32_t j = 0; j < i; ++j) {
-    if (ParamCode{code(j), 0}.kind() == TypeKind::Constexpr) ++payload_index;
+    if (has_payload(ParamCode{code(j), 0}.kind())) ++payload_index;
   }
   ParamCode p{code(i), 0};
-  if (p.kind() == TypeKind::Constexpr) p.payload = words[payload_index];
+  if (has_payload(p.kind())) p.payload = words[payload_index];
   return p;
 }
 
@@ -75,6 +75,15 @@ uint64_t hash_string(std::string_view s) {
 
 std::string type_string(const ParamCode& code) {
   std::string out;
+  if (code.kind() == TypeKind::TensorDesc) {
+    // Triton's spelling: "tensordesc<fp16[64, 64]>".
+    out = "tensordesc<" + std::string(dtype_name(code.dtype())) + "[";
+    const int rank = static_cast<int>(code.payload & 7);
+    for (int i = 0; i < rank; ++i) {
+      out += (i ? ", " : "") + std::to_string(descriptor_block_dim(code.payload, i));
+    }
+    return out + "]>";
+  }
   if (code.kind() == TypeKind::Pointer) out += code.is_const() ? "*k" : "*";
   out += dtype_name(code.dtype());
   return out;
@@ -100,7 +109,8 @@ ParamSpecialization describe(const ParamCode& code, const ArgValue& arg) {
       break;
     }
     case ArgValue::Kind::String: p.value_repr = python_str_repr(arg.as_string()); break;
-    case ArgValue::Kind::Pointer: break;  // rejected by specialize_param
+    case ArgValue::Kind::Pointer:
+    case ArgValue::Kind::TensorDesc: break;  // rejected by specialize_param
   }
   return p;
 }

@@ -9,16 +9,20 @@
 #include "triton_jit/dtype.h"
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
+#include "triton_jit/tensor_descriptor.h"
 
 namespace triton_jit::detail {
 
 inline constexpr int kMaxParams = 64;
 
-enum class TypeKind : uint8_t { Scalar = 1, Pointer = 2, Constexpr = 3 };
+// TensorDesc: a host tensor descriptor, keyed by element type (the code) and block shape (a
+// payload word, as constexprs have); a runtime argument, expanded at launch.
+enum class TypeKind : uint8_t { TensorDesc = 0, Scalar = 1, Pointer = 2, Constexpr = 3 };
 
 // One parameter's specialization. The 16-bit code packs, from the low bits: kind (2), dtype or
 // constexpr value kind (5), const pointer (1), hint (2). Constexprs add a 64-bit payload (the
-// value's bits; strings: a hash of the characters).
+// value's bits; strings: a hash of the characters); tensor descriptors one too (their block
+// shape).
 struct ParamCode {
   uint16_t code = 0;
   uint64_t payload = 0;
@@ -63,12 +67,30 @@ ParamRule make_rule(const ParamInfo& param);
 // Why an argument cannot be specialized; the caller turns it into an ArgumentError.
 enum class ArgProblem : uint8_t {
   None,
-  PointerForConstexpr,  // a device pointer given to a constexpr parameter
-  StringForRuntime,     // a string given to a runtime parameter
-  KindForAnnotation,    // a value that the annotated type cannot hold
+  PointerForConstexpr,     // a device pointer given to a constexpr parameter
+  DescriptorForConstexpr,  // a tensor descriptor given to a constexpr parameter
+  StringForRuntime,        // a string given to a runtime parameter
+  KindForAnnotation,       // a value that the annotated type cannot hold
 };
 
 uint64_t hash_string(std::string_view s);
+
+// True for the codes that carry a payload word in the key: constexprs and tensor descriptors.
+inline bool has_payload(TypeKind kind) { return kind == TypeKind::Constexpr || kind == TypeKind::TensorDesc; }
+
+// A descriptor's block shape as a payload: the rank in the low 3 bits, then the log2 of each
+// dimension in 5 bits (block dimensions are powers of two, at most Triton's 2^20 elements).
+inline uint64_t descriptor_payload(const TensorDescriptor& d) noexcept {
+  uint64_t p = static_cast<uint64_t>(d.rank) & 7;
+  for (int i = 0; i < d.rank && i < TensorDescriptor::kMaxRank; ++i) {
+    p |= static_cast<uint64_t>(__builtin_ctz(static_cast<unsigned>(d.block_shape[i])) & 31) << (3 + 5 * i);
+  }
+  return p;
+}
+inline int64_t descriptor_block_dim(uint64_t payload, int i) { return int64_t{1} << ((payload >> (3 + 5 * i)) & 31); }
+
+// What is wrong with a descriptor, by Triton's TensorDescriptor rules; empty when nothing is.
+std::string descriptor_problem(const TensorDescriptor& d);
 
 namespace spec_internal {
 
@@ -99,6 +121,10 @@ inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCo
   if (rule.is_constexpr) {
     if (kind == K::Pointer) {
       *problem = ArgProblem::PointerForConstexpr;
+      return false;
+    }
+    if (kind == K::TensorDesc) {
+      *problem = ArgProblem::DescriptorForConstexpr;
       return false;
     }
     out->code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(kind), false, Hint::None);
@@ -139,6 +165,15 @@ inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCo
     case K::Bool: sub = static_cast<uint8_t>(DType::u1); break;
     case K::Float: sub = static_cast<uint8_t>(DType::fp32); break;
     case K::String: *problem = ArgProblem::StringForRuntime; return false;
+    case K::TensorDesc:
+      // Triton's ('tensordesc<dtype[block]>', None), whatever the annotation says.
+      if (rule.annotated) {
+        *problem = ArgProblem::KindForAnnotation;
+        return false;
+      }
+      out->code = make_code(TypeKind::TensorDesc, static_cast<uint8_t>(arg.dtype()), false, Hint::None);
+      out->payload = descriptor_payload(*arg.as_tensor_descriptor());
+      return true;
   }
 
   if (!rule.annotated) {
@@ -182,7 +217,7 @@ inline bool fast_specialize(const ParamRule& rule, const ArgValue& arg, uint16_t
   using Hint = ParamSpecialization::Hint;
   const K kind = arg.kind();
   if (rule.mode == ParamMode::Constexpr) {
-    if (kind == K::Pointer) return false;
+    if (kind == K::Pointer || kind == K::TensorDesc) return false;
     *code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(kind), false, Hint::None);
     *payload = spec_internal::constexpr_payload(arg);
     return true;

@@ -10,7 +10,11 @@ std::string Specialization::signature() const {
     if (p.type == "constexpr") {
       out += p.value_repr;
     } else {
-      out += p.type;
+      // A descriptor's type ("tensordesc<fp16[64, 64]>") loses its spaces, so that the text stays
+      // one word in pack manifests: "tensordesc<fp16[64,64]>".
+      for (const char c : p.type) {
+        if (c != ' ') out += c;
+      }
       if (p.hint == ParamSpecialization::Hint::Divisible16) out += ":16";
     }
   }

@@ -60,6 +60,34 @@ bool constexpr_arg(const std::string& repr, SyntheticArgs* out, ArgValue* arg) {
   return end != nullptr && *end == '\0';
 }
 
+// A descriptor of "tensordesc<fp16[64, 64]>": an aligned base, the block shape as its shape, and
+// 16-byte aligned strides.
+bool descriptor_arg(const std::string& type, SyntheticArgs* out, ArgValue* arg) {
+  const size_t open = type.find('['), close = type.find(']');
+  DType dtype;
+  if (open == std::string::npos || close == std::string::npos ||
+      !parse_dtype(type.substr(11, open - 11), &dtype)) {  // after "tensordesc<"
+    return false;
+  }
+  TensorDescriptor d;
+  d.base = TypedPtr{reinterpret_cast<const void*>(uintptr_t{0x10000}), dtype};
+  size_t start = open + 1;
+  while (start < close && d.rank < TensorDescriptor::kMaxRank) {
+    const int32_t block = static_cast<int32_t>(std::strtol(type.c_str() + start, nullptr, 10));
+    d.block_shape[d.rank] = block;
+    d.shape[d.rank] = block;
+    d.strides[d.rank] = 1024;
+    ++d.rank;
+    start = type.find(',', start);
+    start = start == std::string::npos || start > close ? close : start + 1;
+  }
+  if (d.rank == 0) return false;
+  d.strides[d.rank - 1] = 1;
+  out->descriptors.push_back(d);
+  *arg = ArgValue::tensor_descriptor(&out->descriptors.back(), dtype);
+  return true;
+}
+
 bool runtime_arg(const ParamSpecialization& p, ArgValue* arg) {
   const bool divisible = p.hint == ParamSpecialization::Hint::Divisible16;
   std::string type = p.type;
@@ -88,7 +116,9 @@ SyntheticArgs synthesize_args(const StaticSignature& signature, const Specializa
   for (size_t i = 0; i < spec.params.size(); ++i) {
     const ParamSpecialization& p = spec.params[i];
     ArgValue arg;
-    const bool ok = p.type == "constexpr" ? constexpr_arg(p.value_repr, &out, &arg) : runtime_arg(p, &arg);
+    const bool ok = p.type == "constexpr"                 ? constexpr_arg(p.value_repr, &out, &arg)
+                    : p.type.rfind("tensordesc<", 0) == 0 ? descriptor_arg(p.type, &out, &arg)
+                                                          : runtime_arg(p, &arg);
     if (!ok) {
       const std::string item = p.type == "constexpr" ? p.value_repr : p.type;
       throw ArgumentError(

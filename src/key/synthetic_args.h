@@ -7,6 +7,7 @@
 #include "triton_jit/arg.h"
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
+#include "triton_jit/tensor_descriptor.h"
 
 namespace triton_jit::detail {
 
@@ -16,7 +17,8 @@ namespace triton_jit::detail {
 // real launch computes, so ahead-of-time work fills the same cache slots launches read.
 struct SyntheticArgs {
   std::vector<ArgValue> values;
-  std::deque<std::string> strings;  // characters of string constexprs (ArgValue views them)
+  std::deque<std::string> strings;           // characters of string constexprs (ArgValue views them)
+  std::deque<TensorDescriptor> descriptors;  // tensor descriptors (ArgValue points at them)
 };
 
 // Throws ArgumentError when an item has no argument that produces it.

@@ -25,7 +25,7 @@ namespace triton_jit::detail {
 
 // Python's name of an argument's kind, for messages.
 inline const char* kind_name(ArgValue::Kind kind) {
-  constexpr const char* kNames[] = {"None", "bool", "int", "int", "float", "pointer", "string"};
+  constexpr const char* kNames[] = {"None", "bool", "int", "int", "float", "pointer", "string", "TensorDescriptor"};
   return kNames[static_cast<int>(kind)];
 }
 
@@ -82,6 +82,10 @@ struct FunctionState {
         what = "is a tl.constexpr and needs a compile-time value (int, bool, float, None or string), but a device "
                "pointer (a runtime value) was given";
         break;
+      case ArgProblem::DescriptorForConstexpr:
+        what = "is a tl.constexpr and needs a compile-time value (int, bool, float, None or string), but a tensor "
+               "descriptor (a runtime value) was given";
+        break;
       case ArgProblem::StringForRuntime:
         what = "is a runtime parameter; a string can only be passed to a tl.constexpr parameter";
         break;
@@ -123,8 +127,18 @@ struct FunctionState {
     ParamCode code;
     uint64_t slot = 0;
   };
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_descriptor(uint32_t i, const std::string& why) const {
+    const ParamInfo& p = signature.params[i];
+    throw ArgumentError(
+        signature.function + ": parameter '" + p.name + "' (#" + std::to_string(i) + "): the tensor descriptor " + why,
+        signature.function, p.name);
+  }
+
   [[gnu::noinline]] SlowResult slow_specialize(uint32_t i, const ArgValue& arg, bool pack) const {
     SlowResult r;
+    if (arg.kind() == ArgValue::Kind::TensorDesc) {
+      if (std::string why = descriptor_problem(*arg.as_tensor_descriptor()); !why.empty()) fail_descriptor(i, why);
+    }
     ArgProblem problem = ArgProblem::None;
     if (!specialize_param(rules[i], arg, &r.code, &problem)) fail_arg(static_cast<int>(i), problem, arg);
     if (pack && r.code.kind() != TypeKind::Constexpr && !pack_value(r.code, arg, &r.slot)) {
@@ -171,6 +185,8 @@ struct FunctionState {
         code = r.code.code;
         payload = r.code.payload;
         slot = r.slot;
+        // A descriptor is a runtime argument (packed below) with a payload (its block shape).
+        if (r.code.kind() == TypeKind::TensorDesc) words[next++] = payload;
       }
       codes |= static_cast<uint64_t>(code) << (16 * (i % 4));
       if (i % 4 == 3) {

@@ -8,13 +8,21 @@
 namespace triton_jit::detail {
 
 KernelEntry::KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs,
-                         const CompiledKernel& kernel)
+                         const CompiledKernel& kernel, const StaticSignature& signature)
     : key_(key.words, key.words + key.num_words),
       hash_(key.hash),
       strings_(std::move(string_constexprs)),
       info_(kernel.public_info()),
       launch_(kernel.launch),
-      needs_launch_ex_(info_.num_ctas != 1 || launch_.launch_pdl || launch_.launch_cooperative_grid) {}
+      needs_launch_ex_(info_.num_ctas != 1 || launch_.launch_pdl || launch_.launch_cooperative_grid) {
+  int packed = 0;
+  for (uint32_t i = 0; i < key.num_params; ++i) {
+    const TypeKind kind = ParamCode{key.code(i), 0}.kind();
+    if (kind == TypeKind::Constexpr) continue;
+    if (kind == TypeKind::TensorDesc) descriptors_.push_back(DescriptorSlot{packed, signature.params.at(i).name});
+    ++packed;
+  }
+}
 
 // Modules stay loaded for the life of the process: entries are never destroyed while a context
 // may still launch them, and unloading during static destruction would race the driver's own.

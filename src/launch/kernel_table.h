@@ -16,12 +16,20 @@
 namespace triton_jit::detail {
 
 // A compiled specialization and its modules, one per CUDA context it was launched in.
+// A tensor-descriptor argument among a launch's packed parameters: the launcher expands it into
+// what the kernel takes (a CUtensorMap, or base pointer, shape and strides).
+struct DescriptorSlot {
+  int packed_index = 0;   // among the runtime parameters, in order
+  std::string parameter;  // its name, for errors
+};
+
 class KernelEntry {
  public:
   static constexpr int kMaxContexts = 32;
 
+  // `signature`: the function's, to name descriptor parameters in errors.
   KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs,
-              const CompiledKernel& kernel);
+              const CompiledKernel& kernel, const StaticSignature& signature);
   ~KernelEntry();
 
   const uint64_t* key_words() const noexcept { return key_.data(); }
@@ -34,6 +42,8 @@ class KernelEntry {
   const LaunchMetadata& launch() const noexcept { return launch_; }
   CompiledKernel kernel() const { return CompiledKernel{info_, launch_}; }
   bool needs_launch_ex() const noexcept { return needs_launch_ex_; }
+  bool has_descriptors() const noexcept { return !descriptors_.empty(); }
+  const std::vector<DescriptorSlot>& descriptors() const noexcept { return descriptors_; }
 
   // The function loaded in `context`; loads the module on first use there. `loads` counts loads.
   CUfunction function_for(CUcontext context, const cuda::DeviceInfo& device, std::atomic<uint64_t>& loads) const {
@@ -59,6 +69,7 @@ class KernelEntry {
   KernelInfo info_;
   LaunchMetadata launch_;
   bool needs_launch_ex_;
+  std::vector<DescriptorSlot> descriptors_;
   mutable Loaded loaded_[kMaxContexts];
   mutable std::atomic<int> num_loaded_{0};
   mutable std::mutex load_mutex_;

@@ -73,8 +73,13 @@ struct ScratchBuffer {
 
 }  // namespace
 
-void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchConfig& config, PackedParams& packed,
-                   const cuda::DeviceInfo& device, const char* function_name) {
+namespace {
+
+// The launch itself, once the kernel's parameters are in `storage`/`params` (`n` of them, with
+// room for the scratch pointers after them). Inlined into both callers.
+[[gnu::always_inline]] inline void launch_params(const KernelEntry& entry, CUfunction function,
+                                                 const LaunchConfig& config, uint64_t* storage, void** params, int n,
+                                                 const cuda::DeviceInfo& device, const char* function_name) {
   const KernelInfo& info = entry.info();
   const LaunchMetadata& launch = entry.launch();
   const int64_t gx = config.grid.x, gy = config.grid.y, gz = config.grid.z;
@@ -84,9 +89,6 @@ void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchCo
   }
   if (gx == 0 || gy == 0 || gz == 0) return;  // an empty grid launches nothing, as in Triton
 
-  uint64_t* storage = packed.storage;
-  void** params = packed.pointers;
-  int n = packed.count;
   ScratchBuffer scratch[2];
   const int num_scratch = static_cast<int>(launch.scratch_params.size());
   if (launch.global_scratch_size > 0 || launch.profile_scratch_size > 0) {
@@ -153,6 +155,22 @@ void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchCo
     if (scratch[s].ptr != nullptr) scratch_allocator().deallocate(scratch[s].ptr, scratch[s].bytes, config.stream);
   }
   if (r != CUDA_SUCCESS) throw_launch(r, function_name, entry, config);
+}
+
+}  // namespace
+
+void launch_expanded(const KernelEntry& entry, CUfunction function, const LaunchConfig& config, uint64_t* storage,
+                     void** params, int n, const cuda::DeviceInfo& device, const char* function_name) {
+  launch_params(entry, function, config, storage, params, n, device, function_name);
+}
+
+void launch_kernel(const KernelEntry& entry, CUfunction function, const LaunchConfig& config, PackedParams& packed,
+                   const cuda::DeviceInfo& device, const char* function_name) {
+  if (entry.has_descriptors()) [[unlikely]] {
+    launch_with_descriptors(entry, function, config, packed, device, function_name);
+    return;
+  }
+  launch_params(entry, function, config, packed.storage, packed.pointers, packed.count, device, function_name);
 }
 
 }  // namespace triton_jit::detail

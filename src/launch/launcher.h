@@ -33,6 +33,10 @@ inline double numeric(const ArgValue& a) {
 
 // Writes one runtime argument in the kernel's type; false for None given to a scalar.
 inline bool pack_value(const ParamCode& code, const ArgValue& a, uint64_t* slot) {
+  if (code.kind() == TypeKind::TensorDesc) {
+    *slot = a.address();  // the descriptor itself: the launcher expands it for the kernel
+    return true;
+  }
   if (code.kind() == TypeKind::Pointer) {
     *slot = a.kind() == ArgValue::Kind::Pointer ? a.address() : 0;  // None is a null pointer
     return true;
@@ -66,6 +70,17 @@ inline bool pack_value(const ParamCode& code, const ArgValue& a, uint64_t* slot)
       return true;
   }
 }
+
+// Launches with tensor-descriptor arguments (launch/descriptors.cpp): expands each descriptor in
+// `packed` into the parameters the kernel takes, then launch_expanded. Cold.
+[[gnu::noinline]] void launch_with_descriptors(const KernelEntry& entry, CUfunction function,
+                                               const LaunchConfig& config, const PackedParams& packed,
+                                               const cuda::DeviceInfo& device, const char* function_name);
+
+// The launch of parameters already in the kernel's layout; `storage` has room for two scratch
+// pointers after the `n` parameters.
+void launch_expanded(const KernelEntry& entry, CUfunction function, const LaunchConfig& config, uint64_t* storage,
+                     void** params, int n, const cuda::DeviceInfo& device, const char* function_name);
 
 // Appends the scratch pointers the kernel expects and launches. Allocates nothing unless the
 // kernel needs scratch memory, which comes from the scratch allocator.

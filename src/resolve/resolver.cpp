@@ -101,7 +101,7 @@ std::optional<CompiledKernel> find_stored(FunctionState& fn, const KernelKey& ke
 
 // Puts a kernel in the table unless one is there for the key already; returns the one kept.
 const KernelEntry* insert(FunctionState& fn, const SpecKey& key, const ArgValue* args, const CompiledKernel& kernel) {
-  auto entry = std::make_unique<KernelEntry>(key, string_constexprs(key, args), kernel);
+  auto entry = std::make_unique<KernelEntry>(key, string_constexprs(key, args), kernel, fn.signature);
   std::lock_guard<std::mutex> lock(fn.compile_mutex);
   if (const KernelEntry* existing = fn.table.find(key, args)) return existing;
   const KernelEntry* result = entry.get();

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kKernelMagic = "TJITKRNL";
 constexpr std::string_view kSignatureMagic = "TJITSIGN";
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;  // 2: kernel records carry tensor-descriptor metadata
 
 std::string default_directory() {
   if (const char* env = std::getenv("TRITON_JIT_CACHE_DIR")) return env;  // empty: off
@@ -72,14 +72,14 @@ std::string KernelIndex::kernel_id(const std::string& path, const std::string& n
 }
 
 std::string KernelIndex::kernel_file(const std::string& dir, const std::string& id) const {
-  return dir + "/v1/kernels/" + id.substr(0, 2) + "/" + id + ".tjk";
+  return dir + "/v2/kernels/" + id.substr(0, 2) + "/" + id + ".tjk";
 }
 
 std::string KernelIndex::signature_file(const std::string& dir, const std::string& path,
                                         const std::string& name) const {
   Sha256 h;
   h.update(path).update(std::string_view("\0", 1)).update(name);
-  return dir + "/v1/functions/" + h.hex() + ".tjs";
+  return dir + "/v2/functions/" + h.hex() + ".tjs";
 }
 
 void KernelIndex::warn_damaged(const std::string& file, const std::string& why) {
@@ -215,7 +215,7 @@ std::vector<std::string> KernelIndex::entry_files(const std::string& dir) const 
   std::vector<std::string> out;
   if (dir.empty()) return out;
   std::error_code ec;
-  const fs::path kernels = fs::path(dir) / "v1" / "kernels";
+  const fs::path kernels = fs::path(dir) / "v2" / "kernels";
   for (auto it = fs::recursive_directory_iterator(kernels, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (it->is_regular_file(ec) && it->path().extension() == ".tjk") out.push_back(it->path().string());
@@ -234,7 +234,7 @@ size_t KernelIndex::clear() {
   if (dir.empty()) return 0;
   const size_t n = entry_files(dir).size();  // counted, not read: clearing needs no checks
   std::error_code ec;
-  for (const char* sub : {"v1/kernels", "v1/functions"}) {
+  for (const char* sub : {"v2/kernels", "v2/functions"}) {
     fs::remove_all(fs::path(dir) / sub, ec);
     if (ec) throw Error("cannot clear the kernel cache in " + dir + ": " + ec.message());
   }

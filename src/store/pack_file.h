@@ -25,7 +25,7 @@ struct PackContents {
 };
 
 inline constexpr std::string_view kPackMagic = "TJITPACK";
-inline constexpr uint32_t kPackFormatVersion = 1;
+inline constexpr uint32_t kPackFormatVersion = 2;  // 2: kernel records carry tensor-descriptor metadata
 
 std::string encode_pack(const PackContents& pack);
 // Throws FormatError.

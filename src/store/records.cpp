@@ -111,6 +111,17 @@ void put(BinaryWriter& w, const Target& t) {
   w.u32(static_cast<uint32_t>(t.arch));
   w.u32(static_cast<uint32_t>(t.warp_size));
 }
+void put(BinaryWriter& w, const std::vector<DescriptorMeta>& v) {
+  w.u32(static_cast<uint32_t>(v.size()));
+  for (const DescriptorMeta& m : v) {
+    w.u32(static_cast<uint32_t>(m.swizzle));
+    w.u32(static_cast<uint32_t>(m.elem_size));
+    w.u32(static_cast<uint32_t>(m.elem_type));
+    w.u32(static_cast<uint32_t>(m.block_size.size()));
+    for (int b : m.block_size) w.u32(static_cast<uint32_t>(b));
+    w.u8(m.fp4_padded);
+  }
+}
 void get(BinaryReader& r, std::string& v) { v = r.str(); }
 void get(BinaryReader& r, int& v) { v = r.i32(); }
 void get(BinaryReader& r, int64_t& v) { v = r.i64(); }
@@ -121,6 +132,20 @@ void get(BinaryReader& r, int (&v)[3]) {
 void get(BinaryReader& r, std::vector<std::string>& v) {
   const uint32_t n = r.u32();
   for (uint32_t i = 0; i < n; ++i) v.push_back(r.str());
+}
+void get(BinaryReader& r, std::vector<DescriptorMeta>& v) {
+  const uint32_t n = r.u32();
+  for (uint32_t i = 0; i < n; ++i) {
+    DescriptorMeta m;
+    m.swizzle = r.i32();
+    m.elem_size = r.i32();
+    m.elem_type = r.i32();
+    const uint32_t rank = r.u32();
+    if (rank > 5) throw FormatError{"a tensor descriptor of rank " + std::to_string(rank)};
+    for (uint32_t d = 0; d < rank; ++d) m.block_size.push_back(r.i32());
+    m.fp4_padded = r.u8() != 0;
+    v.push_back(std::move(m));
+  }
 }
 void get(BinaryReader& r, Target& t) {
   t.backend = r.str();

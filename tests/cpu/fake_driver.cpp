@@ -196,6 +196,31 @@ CUresult MemFreeAsync(CUdeviceptr ptr, CUstream stream) {
   return CUDA_SUCCESS;
 }
 
+CUresult TensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank, void* base,
+                              const cuuint64_t* dims, const cuuint64_t* strides, const cuuint32_t* box,
+                              const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
+                              CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill fill) {
+  State& s = state();
+  if (s.encode_result != CUDA_SUCCESS) return s.encode_result;
+  EncodeCall c;
+  c.data_type = static_cast<int>(type);
+  c.rank = rank;
+  c.base = reinterpret_cast<uintptr_t>(base);
+  c.dims.assign(dims, dims + rank);
+  c.strides.assign(strides, strides + (rank > 0 ? rank - 1 : 0));
+  c.box.assign(box, box + rank);
+  c.element_strides.assign(element_strides, element_strides + rank);
+  c.interleave = static_cast<int>(interleave);
+  c.swizzle = static_cast<int>(swizzle);
+  c.l2_promotion = static_cast<int>(l2);
+  c.fill = static_cast<int>(fill);
+  std::memset(map, 0, sizeof *map);
+  const uint64_t words[2] = {s.encodes.size(), c.base};
+  std::memcpy(map, words, sizeof words);
+  s.encodes.push_back(std::move(c));
+  return CUDA_SUCCESS;
+}
+
 CUresult StreamIsCapturing(CUstream, CUstreamCaptureStatus* status) {
   *status = state().capture_status;
   return CUDA_SUCCESS;
@@ -224,6 +249,7 @@ triton_jit::cuda::DriverApi make_table() {
   t.MemAllocAsync = MemAllocAsync;
   t.MemFreeAsync = MemFreeAsync;
   t.StreamIsCapturing = StreamIsCapturing;
+  t.TensorMapEncodeTiled = TensorMapEncodeTiled;
   return t;
 }
 
@@ -253,6 +279,8 @@ void install() {
     s.module_loads = s.module_unloads = s.primary_retains = s.set_current_calls = 0;
     s.launches.clear();
     s.allocs.clear();
+    s.encodes.clear();
+    s.encode_result = CUDA_SUCCESS;
     s.frees.clear();
     s.function_attributes_set.clear();
   }

@@ -52,6 +52,18 @@ struct MemoryCall {
   CUstream stream = nullptr;
 };
 
+// One cuTensorMapEncodeTiled call, as the driver received it.
+struct EncodeCall {
+  int data_type = 0;
+  unsigned rank = 0;
+  uint64_t base = 0;
+  std::vector<uint64_t> dims;     // innermost first
+  std::vector<uint64_t> strides;  // bytes, rank - 1 of them
+  std::vector<uint32_t> box;
+  std::vector<uint32_t> element_strides;
+  int interleave = 0, swizzle = 0, l2_promotion = 0, fill = 0;
+};
+
 struct State {
   // What the device reports.
   int cc_major = 9, cc_minor = 0;
@@ -61,6 +73,7 @@ struct State {
   // Driver state.
   CUcontext current = nullptr;
   CUresult launch_result = CUDA_SUCCESS;
+  CUresult encode_result = CUDA_SUCCESS;                                 // what cuTensorMapEncodeTiled returns
   CUstreamCaptureStatus capture_status = CU_STREAM_CAPTURE_STATUS_NONE;  // of every stream
   // Records.
   int module_loads = 0;
@@ -69,6 +82,7 @@ struct State {
   int set_current_calls = 0;
   std::vector<Launch> launches;
   std::vector<MemoryCall> allocs, frees;
+  std::vector<EncodeCall> encodes;  // each encoded map starts with its call's index (u64), then base
   std::vector<std::pair<CUfunction_attribute, int>> function_attributes_set;
 };
 

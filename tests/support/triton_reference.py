@@ -35,3 +35,13 @@ def triton_specialization(fn, calls, target=("cuda", 90, 32)):
     backend = make_backend(GPUTarget(*target))
     binder = create_function_from_signature(fn.signature, fn.params, backend)
     return [repr(binder(*args, **kwargs)[1]) for args, kwargs in calls]
+
+
+def make_descriptor(address, dtype_name, shape, strides, block_shape, padding="zero"):
+    """Triton's TensorDescriptor over a pointer stand-in. Built without __post_init__, whose checks
+    read torch-only attributes (itemsize); Triton's specializer reads base.dtype and block_shape."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    d = object.__new__(TensorDescriptor)
+    d.base = make_pointer(address, dtype_name)
+    d.shape, d.strides, d.block_shape, d.padding = list(shape), list(strides), list(block_shape), padding
+    return d
