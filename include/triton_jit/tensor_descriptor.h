@@ -34,6 +34,9 @@ struct TensorDescriptor {
                                               std::initializer_list<int64_t> strides,
                                               std::initializer_list<int32_t> block_shape,
                                               Padding padding = Padding::Zero);
+  // The same from arrays of `rank` entries each.
+  static TRITON_JIT_API TensorDescriptor make(TypedPtr base, int rank, const int64_t* shape, const int64_t* strides,
+                                              const int32_t* block_shape, Padding padding = Padding::Zero);
 };
 
 template <>

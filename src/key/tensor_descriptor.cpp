@@ -1,5 +1,6 @@
 #include "triton_jit/tensor_descriptor.h"
 
+#include <algorithm>
 #include <string>
 
 #include "key/spec_key.h"
@@ -66,22 +67,28 @@ std::string descriptor_problem(const TensorDescriptor& d) {
 TensorDescriptor TensorDescriptor::make(TypedPtr base, std::initializer_list<int64_t> shape,
                                         std::initializer_list<int64_t> strides,
                                         std::initializer_list<int32_t> block_shape, Padding padding) {
-  TensorDescriptor d;
-  d.base = base;
-  d.padding = padding;
-  d.rank = static_cast<int>(shape.size());
   if (strides.size() != shape.size() || block_shape.size() != shape.size()) {
     throw ArgumentError("TensorDescriptor: shape, strides and block_shape have " + std::to_string(shape.size()) + ", " +
                             std::to_string(strides.size()) + " and " + std::to_string(block_shape.size()) +
                             " entries; they must have one per dimension",
                         "", "");
   }
-  if (d.rank > kMaxRank) {
-    throw ArgumentError("TensorDescriptor: rank " + std::to_string(d.rank) + "; at most 5 dimensions", "", "");
+  return make(base, static_cast<int>(shape.size()), shape.begin(), strides.begin(), block_shape.begin(), padding);
+}
+
+TensorDescriptor TensorDescriptor::make(TypedPtr base, int rank, const int64_t* shape, const int64_t* strides,
+                                        const int32_t* block_shape, Padding padding) {
+  if (rank < 1 || rank > kMaxRank) {
+    throw ArgumentError(
+        "TensorDescriptor: rank " + std::to_string(rank) + "; a tensor descriptor has 1 to 5 dimensions", "", "");
   }
-  std::copy(shape.begin(), shape.end(), d.shape);
-  std::copy(strides.begin(), strides.end(), d.strides);
-  std::copy(block_shape.begin(), block_shape.end(), d.block_shape);
+  TensorDescriptor d;
+  d.base = base;
+  d.padding = padding;
+  d.rank = rank;
+  std::copy(shape, shape + rank, d.shape);
+  std::copy(strides, strides + rank, d.strides);
+  std::copy(block_shape, block_shape + rank, d.block_shape);
   if (std::string why = detail::descriptor_problem(d); !why.empty()) {
     throw ArgumentError("TensorDescriptor " + why, "", "");
   }

@@ -1,0 +1,191 @@
+// Host tensor descriptors on the GPU, against Triton's own Python launch of the same kernels
+// (run in the runtime's interpreter, where torch and triton are): the outputs must be
+// bit-identical. Inputs are random, outputs are poisoned with NaN before each launch, shapes are
+// not multiples of the blocks.
+#include <Python.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.h"
+#include "triton_jit/tensor_descriptor.h"
+
+using triton_jit::DType;
+using triton_jit::TensorDescriptor;
+using triton_jit::TritonJitFunction;
+using triton_jit::TypedPtr;
+
+namespace {
+
+// Runs `code` in the runtime's interpreter (module `__main__`); returns str(result) where the code
+// sets `result`. Fails the test with the traceback when it raises.
+std::string run_python(const std::string& code) {
+  triton_jit::triton_version();  // the interpreter is the runtime's (TRITON_JIT_PYTHON, its triton)
+  const PyGILState_STATE gil = PyGILState_Ensure();
+  std::string out;
+  PyObject* main = PyImport_AddModule("__main__");
+  PyObject* globals = PyModule_GetDict(main);
+  PyObject* r = PyRun_String(code.c_str(), Py_file_input, globals, globals);
+  if (r == nullptr) {
+    PyErr_Print();
+    ADD_FAILURE() << "Python raised (traceback on stderr) running:\n" << code;
+  } else {
+    Py_DECREF(r);
+    if (PyObject* result = PyDict_GetItemString(globals, "result")) {
+      PyObject* s = PyObject_Str(result);
+      out = PyUnicode_AsUTF8(s);
+      Py_DECREF(s);
+    }
+  }
+  PyGILState_Release(gil);
+  return out;
+}
+
+std::vector<uintptr_t> addresses(const std::string& text) {
+  std::vector<uintptr_t> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(static_cast<uintptr_t>(std::stoull(text.substr(start, end - start))));
+    start = end + 1;
+  }
+  return out;
+}
+
+const char* torch_dtype(DType d) { return d == DType::bf16 ? "torch.bfloat16" : "torch.float16"; }
+
+class GpuHostDescriptors : public gpu_test::GpuTest {
+ protected:
+  void SetUp() override {
+    gpu_test::GpuTest::SetUp();
+    if (IsSkipped()) return;
+    const int arch = gpu_test::device_arch();
+    if (arch < 90) GTEST_SKIP() << "TMA tensor descriptors need sm_90 or newer; the device is sm_" << arch;
+    run_python("import importlib.util, torch, triton\n"
+               "from triton.tools.tensor_descriptor import TensorDescriptor\n"
+               "_spec = importlib.util.spec_from_file_location('host_descriptors_ref', '" +
+               gpu_test::kernel_path("host_descriptors.py") +
+               "')\n"
+               "hd = importlib.util.module_from_spec(_spec)\n"
+               "_spec.loader.exec_module(hd)\n"
+               "keep = {}\n");
+  }
+};
+
+// A persistent matmul loading A and B and storing C through host descriptors, fp16 and bf16.
+TEST_F(GpuHostDescriptors, PersistentMatmulIsBitIdenticalToTritonsLaunch) {
+  auto& mm = TritonJitFunction::get(gpu_test::kernel_path("host_descriptors.py"), "matmul_persistent_desc_kernel");
+  const int num_sms = gpu_test::device_attribute(cudaDevAttrMultiProcessorCount);
+  constexpr int BM = 128, BN = 128, BK = 64, GROUP = 8;
+  struct Shape {
+    int m, n, k;
+  };
+  for (const DType dtype : {DType::fp16, DType::bf16}) {
+    for (const Shape s : {Shape{1000, 776, 520}, Shape{384, 512, 256}, Shape{77, 1032, 200}}) {
+      SCOPED_TRACE(std::string(triton_jit::dtype_name(dtype)) + " " + std::to_string(s.m) + "x" + std::to_string(s.n) +
+                   "x" + std::to_string(s.k));
+      const std::string dims = std::to_string(s.m) + ", " + std::to_string(s.n) + ", " + std::to_string(s.k);
+      const std::vector<uintptr_t> p = addresses(
+          run_python("M, N, K = " + dims +
+                     "\n"
+                     "dt = " +
+                     torch_dtype(dtype) +
+                     "\n"
+                     "a = torch.randn(M, K, device='cuda', dtype=dt)\n"
+                     "b = torch.randn(N, K, device='cuda', dtype=dt)\n"
+                     "c_ref = torch.full((M, N), float('nan'), device='cuda', dtype=dt)\n"
+                     "c_ours = torch.full((M, N), float('nan'), device='cuda', dtype=dt)\n"
+                     "hd.matmul_persistent_desc_kernel[(" +
+                     std::to_string(num_sms) +
+                     ",)](\n"
+                     "    TensorDescriptor.from_tensor(a, [128, 64]), TensorDescriptor.from_tensor(b, [128, 64]),\n"
+                     "    TensorDescriptor.from_tensor(c_ref, [128, 128]), M, N, K, 128, 128, 64, 8, " +
+                     std::to_string(num_sms) +
+                     ", num_warps=8, num_stages=3)\n"
+                     "torch.cuda.synchronize()\n"
+                     "keep.update(a=a, b=b, c_ref=c_ref, c_ours=c_ours)\n"
+                     "result = f'{a.data_ptr()} {b.data_ptr()} {c_ours.data_ptr()}'\n"));
+      ASSERT_EQ(p.size(), 3u);
+      const auto a = TensorDescriptor::make(TypedPtr{reinterpret_cast<void*>(p[0]), dtype}, {s.m, s.k}, {s.k, 1},
+                                            {BM, BK});
+      const auto b = TensorDescriptor::make(TypedPtr{reinterpret_cast<void*>(p[1]), dtype}, {s.n, s.k}, {s.k, 1},
+                                            {BN, BK});
+      const auto c = TensorDescriptor::make(TypedPtr{reinterpret_cast<void*>(p[2]), dtype}, {s.m, s.n}, {s.n, 1},
+                                            {BM, BN});
+      triton_jit::LaunchConfig config{{num_sms}, 8, 3};
+      mm(config, a, b, c, s.m, s.n, s.k, BM, BN, BK, GROUP, num_sms);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      EXPECT_EQ(run_python("ref = keep['a'].float() @ keep['b'].float().T\n"
+                           "err = ((keep['c_ours'].float() - ref).norm() / ref.norm()).item()\n"
+                           "result = f\"{torch.equal(keep['c_ref'], keep['c_ours'])} {err < 2e-2}\"\n"),
+                "True True");
+    }
+  }
+}
+
+// Descriptors on load and store, with NaN padding on the input, and one inside a captured graph.
+TEST_F(GpuHostDescriptors, CopyThroughDescriptorsInAndOutOfAGraph) {
+  auto& copy = TritonJitFunction::get(gpu_test::kernel_path("host_descriptors.py"), "scale_copy_kernel");
+  const int M = 300, N = 200;  // not multiples of 64
+  const std::vector<uintptr_t> p = addresses(
+      run_python("x = torch.randn(300, 200, device='cuda', dtype=torch.float16)\n"
+                 "y_ref = torch.full_like(x, float('nan'))\n"
+                 "y_ours = torch.full_like(x, float('nan'))\n"
+                 "y_graph = torch.full_like(x, float('nan'))\n"
+                 "hd.scale_copy_kernel[(5, 4)](TensorDescriptor.from_tensor(x, [64, 64], padding='nan'),\n"
+                 "                             TensorDescriptor.from_tensor(y_ref, [64, 64]), 1.5, 64, 64)\n"
+                 "torch.cuda.synchronize()\n"
+                 "keep.update(x=x, y_ref=y_ref, y_ours=y_ours, y_graph=y_graph)\n"
+                 "result = f'{x.data_ptr()} {y_ours.data_ptr()} {y_graph.data_ptr()}'\n"));
+  ASSERT_EQ(p.size(), 3u);
+  const auto in = TensorDescriptor::make(TypedPtr{reinterpret_cast<void*>(p[0]), DType::fp16}, {M, N}, {N, 1}, {64, 64},
+                                         triton_jit::Padding::Nan);
+  const auto out = TensorDescriptor::make(TypedPtr{reinterpret_cast<void*>(p[1]), DType::fp16}, {M, N}, {N, 1},
+                                          {64, 64});
+  const auto out_graph = TensorDescriptor::make(TypedPtr{reinterpret_cast<void*>(p[2]), DType::fp16}, {M, N}, {N, 1},
+                                                {64, 64});
+  copy(triton_jit::LaunchConfig{{5, 4}}, in, out, 1.5f, 64, 64);
+
+  // The kernel is compiled and loaded now; a capture only records the launch (and its map).
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  triton_jit::LaunchConfig captured{{5, 4}};
+  captured.stream = stream;
+  copy(captured, in, out_graph, 1.5f, 64, 64);
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(run_python("result = f\"{torch.equal(keep['y_ref'], keep['y_ours'])} "
+                       "{torch.equal(keep['y_ref'], keep['y_graph'])} "
+                       "{torch.equal(keep['y_ref'], (keep['x'] * 1.5).half())}\"\n"),
+            "True True True");
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+// A tensor the TMA engine cannot address (a dimension over 2^32 elements) comes back as the
+// driver's error from cuTensorMapEncodeTiled, with the parameter named; nothing is launched.
+TEST_F(GpuHostDescriptors, TensorTheHardwareRejectsIsAnArgumentError) {
+  auto& copy = TritonJitFunction::get(gpu_test::kernel_path("host_descriptors.py"), "scale_copy_kernel");
+  gpu_test::DeviceBuffer<uint16_t> y(64 * 64);
+  const auto huge = TensorDescriptor::make(TypedPtr{y.get(), DType::fp16}, {int64_t{1} << 33, 64}, {64, 1}, {64, 64});
+  const auto out = TensorDescriptor::make(TypedPtr{y.get(), DType::fp16}, {64, 64}, {64, 1}, {64, 64});
+  try {
+    copy(triton_jit::LaunchConfig{{1, 1}}, huge, out, 1.0f, 64, 64);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    ADD_FAILURE() << "a 2^33-row tensor map was accepted";
+  } catch (const triton_jit::ArgumentError& e) {
+    std::printf("rejected as expected: %s\n", e.what());
+    EXPECT_EQ(e.parameter(), "in_desc");
+    EXPECT_NE(std::string(e.what()).find("cuTensorMapEncodeTiled"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
