@@ -126,14 +126,14 @@ TEST_F(GpuHostDescriptors, PersistentMatmulIsBitIdenticalToTritonsLaunch) {
 
 // Descriptors on load and store, with NaN padding on the input, and one inside a captured graph.
 TEST_F(GpuHostDescriptors, CopyThroughDescriptorsInAndOutOfAGraph) {
-  auto& copy = TritonJitFunction::get(gpu_test::kernel_path("host_descriptors.py"), "scale_copy_kernel");
+  auto& copy = TritonJitFunction::get(TRITON_JIT_TEST_KERNELS_DIR "/descriptors.py", "copy2d_kernel");
   const int M = 300, N = 200;  // not multiples of 64
   const std::vector<uintptr_t> p = addresses(
       run_python("x = torch.randn(300, 200, device='cuda', dtype=torch.float16)\n"
                  "y_ref = torch.full_like(x, float('nan'))\n"
                  "y_ours = torch.full_like(x, float('nan'))\n"
                  "y_graph = torch.full_like(x, float('nan'))\n"
-                 "hd.scale_copy_kernel[(5, 4)](TensorDescriptor.from_tensor(x, [64, 64], padding='nan'),\n"
+                 "kd.copy2d_kernel[(5, 4)](TensorDescriptor.from_tensor(x, [64, 64], padding='nan'),\n"
                  "                             TensorDescriptor.from_tensor(y_ref, [64, 64]), 1.5, 64, 64)\n"
                  "torch.cuda.synchronize()\n"
                  "keep.update(x=x, y_ref=y_ref, y_ours=y_ours, y_graph=y_graph)\n"
@@ -173,7 +173,7 @@ TEST_F(GpuHostDescriptors, CopyThroughDescriptorsInAndOutOfAGraph) {
 // A tensor the TMA engine cannot address (a dimension over 2^32 elements) comes back as the
 // driver's error from cuTensorMapEncodeTiled, with the parameter named; nothing is launched.
 TEST_F(GpuHostDescriptors, TensorTheHardwareRejectsIsAnArgumentError) {
-  auto& copy = TritonJitFunction::get(gpu_test::kernel_path("host_descriptors.py"), "scale_copy_kernel");
+  auto& copy = TritonJitFunction::get(TRITON_JIT_TEST_KERNELS_DIR "/descriptors.py", "copy2d_kernel");
   gpu_test::DeviceBuffer<uint16_t> y(64 * 64);
   const auto huge = TensorDescriptor::make(TypedPtr{y.get(), DType::fp16}, {int64_t{1} << 33, 64}, {64, 1}, {64, 64});
   const auto out = TensorDescriptor::make(TypedPtr{y.get(), DType::fp16}, {64, 64}, {64, 1}, {64, 64});

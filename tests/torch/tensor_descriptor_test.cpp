@@ -43,8 +43,7 @@ TEST(TorchDescriptors, TensorsADescriptorCannotCoverAreRefused) {
 TEST(TorchDescriptors, CopyThroughDescriptorsMatchesTorch) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
   if (at::cuda::getCurrentDeviceProperties()->major < 9) GTEST_SKIP() << "TMA needs sm_90 or newer";
-  auto& copy = triton_jit::TritonJitFunction::get(TRITON_JIT_GPU_KERNELS_DIR "/host_descriptors.py",
-                                                  "scale_copy_kernel");
+  auto& copy = triton_jit::TritonJitFunction::get(TRITON_JIT_TEST_KERNELS_DIR "/descriptors.py", "copy2d_kernel");
   const at::Tensor x = torch::randn({300, 200}, torch::dtype(torch::kFloat16).device(torch::kCUDA));
   const at::Tensor y = torch::full_like(x, NAN);
   triton_jit::LaunchConfig config;

@@ -29,11 +29,3 @@ def matmul_persistent_desc_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.c
             b = b_desc.load([pid_n * BLOCK_N, ki * BLOCK_K])
             acc = tl.dot(a, b.T, acc)
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
-
-
-@triton.jit
-def scale_copy_kernel(in_desc, out_desc, scale, BM: tl.constexpr, BN: tl.constexpr):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    x = in_desc.load([pid_m * BM, pid_n * BN])
-    out_desc.store([pid_m * BM, pid_n * BN], (x * scale).to(x.dtype))
