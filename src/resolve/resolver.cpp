@@ -207,6 +207,7 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
     }
     advance(*job);
   }
+  if (runnable.empty()) return;
   std::vector<bridge::CompileJob> work;
   for (const Job* job : runnable) {
     bridge::CompileJob w;
