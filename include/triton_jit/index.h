@@ -13,22 +13,22 @@
 // that identifies it, so that later processes launch it without starting Python.
 namespace triton_jit {
 
-// The index directory: set_cache_dir(dir) wins, else TRITON_JIT_CACHE_DIR, else
+// The index directory: set_index_dir(dir) wins, else TRITON_JIT_CACHE_DIR, else
 // $XDG_CACHE_HOME/triton_jit, else ~/.cache/triton_jit. An empty string (from either) turns the
 // index off; std::nullopt returns to the environment's choice.
-TRITON_JIT_API void set_cache_dir(std::optional<std::string> dir);
+TRITON_JIT_API void set_index_dir(std::optional<std::string> dir);
 // The directory in use; empty when the index is off.
-TRITON_JIT_API std::string cache_dir();
+TRITON_JIT_API std::string index_dir();
 
 // A source file a kernel was compiled from, as recorded then and as it is now.
-struct CacheDependency {
+struct IndexDependency {
   std::string path;
   std::string sha256;
   bool required = true;  // false: the Triton installation, which a deployment may lack
   std::string state;     // "unchanged", "changed", "missing"
 };
 
-struct CacheEntry {
+struct IndexEntry {
   enum class State { Valid, Stale, Corrupt };
 
   std::string id;    // 64 hex digits; commands accept any unique prefix
@@ -50,16 +50,16 @@ struct CacheEntry {
   std::string kernel_name;
   uint64_t cubin_bytes = 0;
   int shared = 0;
-  std::vector<CacheDependency> dependencies;
+  std::vector<IndexDependency> dependencies;
 };
 
 // Every entry of the index, checked (dependencies re-hashed where their stamps changed).
-TRITON_JIT_API std::vector<CacheEntry> list_cache();
+TRITON_JIT_API std::vector<IndexEntry> list_index();
 // The entry whose id starts with `id_prefix`; throws Error when none or several match.
-TRITON_JIT_API CacheEntry cache_entry(std::string_view id_prefix);
+TRITON_JIT_API IndexEntry index_entry(std::string_view id_prefix);
 // Removes every entry (and every stored signature); returns how many entries were removed.
-TRITON_JIT_API size_t clear_cache();
+TRITON_JIT_API size_t clear_index();
 // Removes entries unused for `days` days or more, and entries that are stale or corrupt.
-TRITON_JIT_API size_t prune_cache(double days);
+TRITON_JIT_API size_t prune_index(double days);
 
 }  // namespace triton_jit

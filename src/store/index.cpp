@@ -6,20 +6,20 @@
 
 namespace triton_jit {
 
-void set_cache_dir(std::optional<std::string> dir) { detail::KernelIndex::instance().set_directory(std::move(dir)); }
-std::string cache_dir() { return detail::KernelIndex::instance().directory(); }
-std::vector<CacheEntry> list_cache() { return detail::KernelIndex::instance().list(); }
-size_t clear_cache() { return detail::KernelIndex::instance().clear(); }
-size_t prune_cache(double days) { return detail::KernelIndex::instance().prune(days); }
+void set_index_dir(std::optional<std::string> dir) { detail::KernelIndex::instance().set_directory(std::move(dir)); }
+std::string index_dir() { return detail::KernelIndex::instance().directory(); }
+std::vector<IndexEntry> list_index() { return detail::KernelIndex::instance().list(); }
+size_t clear_index() { return detail::KernelIndex::instance().clear(); }
+size_t prune_index(double days) { return detail::KernelIndex::instance().prune(days); }
 
-CacheEntry cache_entry(std::string_view id_prefix) {
+IndexEntry index_entry(std::string_view id_prefix) {
   if (id_prefix.empty()) throw Error("no cache entry id given");
-  std::vector<CacheEntry> matches;
-  for (CacheEntry& e : list_cache()) {
+  std::vector<IndexEntry> matches;
+  for (IndexEntry& e : list_index()) {
     if (e.id.compare(0, id_prefix.size(), id_prefix) == 0) matches.push_back(std::move(e));
   }
   if (matches.size() == 1) return std::move(matches.front());
-  const std::string dir = cache_dir();
+  const std::string dir = index_dir();
   if (matches.empty()) {
     throw Error("no cache entry has an id starting with '" + std::string(id_prefix) + "' in " +
                 (dir.empty() ? std::string("(the cache is off)") : dir) + "; `triton-jit cache list` shows the ids");

@@ -162,8 +162,8 @@ void KernelIndex::store_signature(const std::string& path, const std::string& na
   write(dir, signature_file(dir, path, name), seal(kSignatureMagic, kFormatVersion, w.bytes()));
 }
 
-CacheEntry describe_entry(const std::string& file) {
-  CacheEntry e;
+IndexEntry describe_entry(const std::string& file) {
+  IndexEntry e;
   e.file = file;
   e.id = fs::path(file).stem().string();
   if (auto stamp = stat_file(file)) {
@@ -173,7 +173,7 @@ CacheEntry describe_entry(const std::string& file) {
   std::string error;
   auto bytes = read_file(file, &error);
   if (!bytes) {
-    e.state = CacheEntry::State::Corrupt;
+    e.state = IndexEntry::State::Corrupt;
     e.problem = "cannot be read: " + error;
     return e;
   }
@@ -182,7 +182,7 @@ CacheEntry describe_entry(const std::string& file) {
     BinaryReader reader(unseal(*bytes, kKernelMagic, kFormatVersion));
     r = read_kernel_record(reader);
   } catch (const FormatError& f) {
-    e.state = CacheEntry::State::Corrupt;
+    e.state = IndexEntry::State::Corrupt;
     e.problem = f.what;
     return e;
   }
@@ -202,11 +202,11 @@ CacheEntry describe_entry(const std::string& file) {
   for (const FileDependency& d : r.dependencies) {
     const DependencyState state = check_dependency(d);
     const std::string problem = dependency_problem(d, state);
-    if (!problem.empty() && e.state == CacheEntry::State::Valid) {
-      e.state = CacheEntry::State::Stale;
+    if (!problem.empty() && e.state == IndexEntry::State::Valid) {
+      e.state = IndexEntry::State::Stale;
       e.problem = problem;
     }
-    e.dependencies.push_back(CacheDependency{d.path, d.sha256, d.required, state_name(state)});
+    e.dependencies.push_back(IndexDependency{d.path, d.sha256, d.required, state_name(state)});
   }
   return e;
 }
@@ -223,8 +223,8 @@ std::vector<std::string> KernelIndex::entry_files(const std::string& dir) const 
   return out;
 }
 
-std::vector<CacheEntry> KernelIndex::list() {
-  std::vector<CacheEntry> out;
+std::vector<IndexEntry> KernelIndex::list() {
+  std::vector<IndexEntry> out;
   for (const std::string& file : entry_files(directory())) out.push_back(describe_entry(file));
   return out;
 }
@@ -244,8 +244,8 @@ size_t KernelIndex::clear() {
 size_t KernelIndex::prune(double days) {
   const int64_t cutoff = now_unix() - static_cast<int64_t>(days * 86400);
   size_t removed = 0;
-  for (const CacheEntry& e : list()) {
-    if (e.state == CacheEntry::State::Valid && e.last_used_unix > cutoff) continue;
+  for (const IndexEntry& e : list()) {
+    if (e.state == IndexEntry::State::Valid && e.last_used_unix > cutoff) continue;
     std::error_code ec;
     if (fs::remove(e.file, ec)) ++removed;
     if (ec) throw Error("cannot remove " + e.file + ": " + ec.message());

@@ -32,7 +32,7 @@ class KernelIndex {
   std::optional<StaticSignature> load_signature(const std::string& path, const std::string& name);
   void store_signature(const std::string& path, const std::string& name, const SignatureRecord& record);
 
-  std::vector<CacheEntry> list();
+  std::vector<IndexEntry> list();
   size_t clear();
   size_t prune(double days);
 
@@ -51,6 +51,6 @@ class KernelIndex {
   std::atomic<bool> writes_off_{false};
 };
 
-CacheEntry describe_entry(const std::string& file);
+IndexEntry describe_entry(const std::string& file);
 
 }  // namespace triton_jit::detail

@@ -190,11 +190,11 @@ TEST_F(StoreTest, ConcurrentWritersLeaveOneValidEntry) {
   for (auto& t : threads) t.join();
   for (const Probe& p : results) ASSERT_EQ(p.status, 0) << p.output;
   EXPECT_TRUE(files_under(cache_, ".tmp.").empty());
-  triton_jit::set_cache_dir(cache_);
-  const auto entries = triton_jit::list_cache();
-  triton_jit::set_cache_dir(std::nullopt);
+  triton_jit::set_index_dir(cache_);
+  const auto entries = triton_jit::list_index();
+  triton_jit::set_index_dir(std::nullopt);
   ASSERT_EQ(entries.size(), 1u);
-  EXPECT_EQ(entries[0].state, triton_jit::CacheEntry::State::Valid) << entries[0].problem;
+  EXPECT_EQ(entries[0].state, triton_jit::IndexEntry::State::Valid) << entries[0].problem;
   EXPECT_EQ(entries[0].function_name, "scaled_add");
   const Probe reader = run(no_python());
   EXPECT_EQ(reader["index_hits"], "1") << reader.output;

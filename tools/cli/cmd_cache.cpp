@@ -9,11 +9,11 @@
 namespace triton_jit_cli {
 namespace {
 
-const char* state_name(triton_jit::CacheEntry::State s) {
+const char* state_name(triton_jit::IndexEntry::State s) {
   switch (s) {
-    case triton_jit::CacheEntry::State::Valid: return "valid";
-    case triton_jit::CacheEntry::State::Stale: return "stale";
-    case triton_jit::CacheEntry::State::Corrupt: return "corrupt";
+    case triton_jit::IndexEntry::State::Valid: return "valid";
+    case triton_jit::IndexEntry::State::Stale: return "stale";
+    case triton_jit::IndexEntry::State::Corrupt: return "corrupt";
   }
   return "?";
 }
@@ -26,7 +26,7 @@ std::string when(int64_t unix_seconds) {
   return buf;
 }
 
-std::string launch_options(const triton_jit::CacheEntry& e) {
+std::string launch_options(const triton_jit::IndexEntry& e) {
   std::string s = "num_warps=" + std::to_string(e.num_warps) + " num_stages=" + std::to_string(e.num_stages) +
                   " num_ctas=" + std::to_string(e.num_ctas);
   if (!e.options.empty()) s += " " + e.options;
@@ -34,16 +34,16 @@ std::string launch_options(const triton_jit::CacheEntry& e) {
 }
 
 std::string directory_or_off() {
-  const std::string dir = triton_jit::cache_dir();
+  const std::string dir = triton_jit::index_dir();
   return dir.empty() ? "off (TRITON_JIT_CACHE_DIR is empty)" : dir;
 }
 
 int list() {
-  const auto entries = triton_jit::list_cache();
+  const auto entries = triton_jit::list_index();
   std::cout << "# " << directory_or_off() << ": " << entries.size() << " entries\n";
   for (const auto& e : entries) {
     std::cout << e.id.substr(0, 12) << "  " << state_name(e.state) << "  ";
-    if (e.state == triton_jit::CacheEntry::State::Corrupt) {
+    if (e.state == triton_jit::IndexEntry::State::Corrupt) {
       std::cout << e.problem << '\n';
       continue;
     }
@@ -54,11 +54,11 @@ int list() {
 }
 
 int info(const std::string& id) {
-  const triton_jit::CacheEntry e = triton_jit::cache_entry(id);
+  const triton_jit::IndexEntry e = triton_jit::index_entry(id);
   std::cout << "id:             " << e.id << '\n'
             << "file:           " << e.file << '\n'
             << "state:          " << state_name(e.state) << (e.problem.empty() ? "" : " (" + e.problem + ")") << '\n';
-  if (e.state == triton_jit::CacheEntry::State::Corrupt) return 0;
+  if (e.state == triton_jit::IndexEntry::State::Corrupt) return 0;
   std::cout << "function:       " << e.function_path << ":" << e.function_name << '\n'
             << "signature:      " << e.signature << '\n'
             << "launch:         " << launch_options(e) << '\n'
@@ -82,11 +82,11 @@ int run_cache(const Options& o) {
   if (o.cache_action == "list") return list();
   if (o.cache_action == "info") return info(o.cache_id);
   if (o.cache_action == "clear") {
-    const size_t n = triton_jit::clear_cache();
+    const size_t n = triton_jit::clear_index();
     std::cout << "removed " << n << " entries from " << directory_or_off() << '\n';
     return 0;
   }
-  const size_t n = triton_jit::prune_cache(o.older_than_days);
+  const size_t n = triton_jit::prune_index(o.older_than_days);
   std::cout << "removed " << n << " entries (unused for " << o.older_than_days << " days, stale or damaged) from "
             << directory_or_off() << '\n';
   return 0;
