@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bridge/interpreter.h"
+#include "key/repr.h"
 #include "triton_jit/errors.h"
 
 // Generated at build time from triton_jit_bridge.py: workers run the same source.
@@ -39,6 +40,10 @@ DefaultValue to_default(const py::dict& d) {
   } else if (kind == "string") {
     v.kind = ArgValue::Kind::String;
     v.string_value = d["value"].cast<std::string>();
+  } else if (kind == "dtype") {
+    // A tl.dtype or torch.dtype: representable when its repr names one of the runtime's dtypes.
+    v.representable = detail::parse_python_dtype(v.repr, &v.dtype_value, &v.torch_dtype);
+    if (v.representable) v.kind = ArgValue::Kind::DType;
   }
   return v;
 }

@@ -79,6 +79,13 @@ def _unwrap(obj):
     return obj if isinstance(obj, JITFunction) else None
 
 
+def _is_dtype(value):
+    """A Triton dtype (tl.float16) or a torch dtype (torch.float16), without importing torch."""
+    import triton.language as tl
+    cls = type(value)
+    return isinstance(value, tl.dtype) or (cls.__module__ == "torch" and cls.__name__ == "dtype")
+
+
 def _default_description(value):
     """A default value in a form C++ can rebuild: kind, value, repr."""
     r = repr(value)
@@ -94,6 +101,10 @@ def _default_description(value):
         return {"kind": "float", "value": value, "repr": r, "representable": True}
     if isinstance(value, str):
         return {"kind": "string", "value": value, "repr": r, "representable": True}
+    if _is_dtype(value):
+        # C++ reads the dtype from the repr (triton.language.float16, torch.float16) and marks
+        # dtypes it has no DType for (pointer or block types, complex) as not representable.
+        return {"kind": "dtype", "repr": r, "representable": True}
     # tl.constexpr-wrapped defaults hold the value in `.value`.
     inner = getattr(value, "value", None)
     if value.__class__.__name__ == "constexpr" and inner is not value:

@@ -18,7 +18,7 @@ enum class TypeKind : uint8_t { Scalar = 1, Pointer = 2, Constexpr = 3 };
 
 // One parameter's specialization. The 16-bit code packs, from the low bits: kind (2), dtype or
 // constexpr value kind (5), const pointer (1), hint (2). Constexprs add a 64-bit payload (the
-// value's bits; strings: a hash of the characters).
+// value's bits; strings: a hash of the characters; dtypes: the dtype and the torch-spelling bit).
 struct ParamCode {
   uint16_t code = 0;
   uint64_t payload = 0;
@@ -66,6 +66,8 @@ enum class ArgProblem : uint8_t {
   PointerForConstexpr,  // a device pointer given to a constexpr parameter
   StringForRuntime,     // a string given to a runtime parameter
   KindForAnnotation,    // a value that the annotated type cannot hold
+  DTypeForRuntime,      // a dtype given to a runtime parameter
+  NoSuchDType,          // a dtype Python has no object for (torch has no fp8e4b15)
 };
 
 uint64_t hash_string(std::string_view s);
@@ -73,6 +75,11 @@ uint64_t hash_string(std::string_view s);
 namespace spec_internal {
 
 inline bool is_integer_dtype(DType d) { return static_cast<uint8_t>(d) <= static_cast<uint8_t>(DType::u64); }
+
+// A dtype constexpr Python has an object for: torch has no fp8e4b15.
+inline bool dtype_exists(const ArgValue& arg) {
+  return static_cast<int>(arg.dtype()) < kNumDTypes && !(arg.is_torch_dtype() && arg.dtype() == DType::fp8e4b15);
+}
 
 inline uint64_t constexpr_payload(const ArgValue& arg) {
   switch (arg.kind()) {
@@ -99,6 +106,10 @@ inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCo
   if (rule.is_constexpr) {
     if (kind == K::Pointer) {
       *problem = ArgProblem::PointerForConstexpr;
+      return false;
+    }
+    if (kind == K::DType && !spec_internal::dtype_exists(arg)) {
+      *problem = ArgProblem::NoSuchDType;
       return false;
     }
     out->code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(kind), false, Hint::None);
@@ -139,6 +150,7 @@ inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCo
     case K::Bool: sub = static_cast<uint8_t>(DType::u1); break;
     case K::Float: sub = static_cast<uint8_t>(DType::fp32); break;
     case K::String: *problem = ArgProblem::StringForRuntime; return false;
+    case K::DType: *problem = ArgProblem::DTypeForRuntime; return false;
   }
 
   if (!rule.annotated) {
@@ -183,6 +195,7 @@ inline bool fast_specialize(const ParamRule& rule, const ArgValue& arg, uint16_t
   const K kind = arg.kind();
   if (rule.mode == ParamMode::Constexpr) {
     if (kind == K::Pointer) return false;
+    if (kind == K::DType && !spec_internal::dtype_exists(arg)) return false;
     *code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(kind), false, Hint::None);
     *payload = spec_internal::constexpr_payload(arg);
     return true;

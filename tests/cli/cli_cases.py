@@ -137,7 +137,9 @@ CASES = {
         "ALPHA: constexpr = 1.5",
         "MODE: constexpr = None")),
     "inspect_dtype_default": Case(["inspect", K + ":dtype_default_kernel"], stdout=lines(
-        "x_ptr", "DT: constexpr = triton.language.float16  [no C++ default]")),
+        "x_ptr", "DT: constexpr = triton.language.float16")),
+    "inspect_tuple_default": Case(["inspect", K + ":tuple_default_kernel"], stdout=lines(
+        "x_ptr", "SHAPE: constexpr = (16, 16)  [no C++ default]")),
     "inspect_json": Case(["inspect", "--json", ADD], check=lambda o, out, err: _check_inspect_json(out)),
 
     # ---- specialize ----
@@ -164,6 +166,9 @@ CASES = {
     **{f"parity_mixed_{name}": Case(["specialize", MIXED, "--repr", "--args", args(*a)],
                                     check=lambda o, out, err, a=a: _check_parity("mixed_kernel", a, out))
        for name, (a, sig) in MIXED_ARGS.items()},
+
+    "specialize_dtype_default": Case(["specialize", K + ":dtype_default_kernel", "--args", args(ptr("fp16", 16))],
+                                     stdout=lines("*fp16:16,triton.language.float16")),
 
     # ---- compile ----
     "compile_add": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}"],
@@ -229,8 +234,8 @@ CASES = {
     "error_too_few_args": Case(["specialize", ADD, "--args", args(ptr("fp32", 16), ptr("fp32", 16))], rc=1,
                                stderr=r"add_kernel takes 5 arguments .* but 2 were given: parameter 'out_ptr' is "
                                       r"missing.*"),
-    "error_dtype_default": Case(["specialize", K + ":dtype_default_kernel", "--args", args(ptr("fp16", 16))], rc=1,
-                                stderr=r".*parameter 'DT' is missing \(its default triton\.language\.float16 has no "
+    "error_tuple_default": Case(["specialize", K + ":tuple_default_kernel", "--args", args(ptr("fp16", 16))], rc=1,
+                                stderr=r".*parameter 'SHAPE' is missing \(its default \(16, 16\) has no "
                                        r"C\+\+ form: pass it explicitly\)"),
     "error_pointer_for_constexpr": Case(["specialize", ADD, "--args", args(ptr("fp32", 16), ptr("fp32", 16),
                                                                            ptr("fp32", 16), 8, ptr("fp32", 16))],

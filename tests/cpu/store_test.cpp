@@ -126,6 +126,61 @@ TEST_F(StoreTest, ANewProcessLaunchesFromTheIndexWithoutPython) {
   EXPECT_EQ(warm["metadata_sha256"], cold["metadata_sha256"]);
 }
 
+TEST(StoredSignature, DTypeDefaultsReadBackFromTheirRepr) {
+  using namespace triton_jit;
+  StaticSignature s;
+  s.function = "k";
+  s.file = "/k.py";
+  auto add = [&](const char* name, const DefaultValue& d) {
+    ParamInfo p;
+    p.name = name;
+    p.index = static_cast<int>(s.params.size());
+    p.is_constexpr = true;
+    p.default_value = d;
+    s.params.push_back(p);
+  };
+  DefaultValue torch_default;
+  torch_default.kind = ArgValue::Kind::DType;
+  torch_default.dtype_value = DType::bf16;
+  torch_default.torch_dtype = true;
+  torch_default.repr = "torch.bfloat16";
+  add("A", torch_default);
+  // As written before dtypes had a C++ form: no kind, not representable, the repr only.
+  DefaultValue old_style;
+  old_style.repr = "triton.language.float16";
+  old_style.representable = false;
+  add("B", old_style);
+  DefaultValue other;  // still without a C++ form
+  other.repr = "(16, 16)";
+  other.representable = false;
+  add("C", other);
+  DefaultValue text;  // a string that only looks like a dtype
+  text.kind = ArgValue::Kind::String;
+  text.string_value = "torch.float16";
+  text.repr = "'torch.float16'";
+  add("D", text);
+
+  detail::BinaryWriter w;
+  detail::write_signature(w, s);
+  detail::BinaryReader r(w.bytes());
+  const StaticSignature back = detail::read_signature(r);
+  ASSERT_EQ(back.params.size(), 4u);
+  const DefaultValue& a = *back.params[0].default_value;
+  EXPECT_EQ(a.kind, ArgValue::Kind::DType);
+  EXPECT_TRUE(a.representable);
+  EXPECT_EQ(a.to_arg().dtype(), DType::bf16);
+  EXPECT_TRUE(a.to_arg().is_torch_dtype());
+  const DefaultValue& b = *back.params[1].default_value;
+  EXPECT_EQ(b.kind, ArgValue::Kind::DType);
+  EXPECT_TRUE(b.representable);
+  EXPECT_EQ(b.dtype_value, DType::fp16);
+  EXPECT_FALSE(b.torch_dtype);
+  EXPECT_FALSE(back.params[2].default_value->representable);
+  EXPECT_EQ(back.params[2].default_value->repr, "(16, 16)");
+  EXPECT_EQ(back.params[3].default_value->kind, ArgValue::Kind::String);
+  EXPECT_EQ(back.params[3].default_value->string_value, "torch.float16");
+}
+
 TEST_F(StoreTest, EditingADependencyInvalidatesButTouchingDoesNot) {
   ASSERT_EQ(run("")["compiles"], "1");
   const fs::path helpers = root_ / "src" / "store_helpers.py";

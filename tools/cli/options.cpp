@@ -309,7 +309,7 @@ std::string help_text(const std::string& topic) {
 Prints the static signature of a @triton.jit function, one parameter a line:
   NAME[: ANNOTATION][ = DEFAULT][  [FLAGS]]
 FLAGS lists do_not_specialize, do_not_specialize_on_alignment, and "no C++ default"
-for a default C++ cannot pass (a tl.dtype, say): such a parameter must be given.
+for a default C++ cannot pass (a tuple, say): such a parameter must be given.
 
 Options:
   --json   print the signature as one JSON object instead

@@ -20,9 +20,15 @@ def mixed_kernel(x_ptr, y_ptr, src_ptr: tl.const, n: tl.int64, scale, seed, flag
     pass
 
 
-# A default C++ cannot pass: the parameter must be given, which JSON cannot do either.
+# A dtype default: C++ passes it as tl.float16 when the parameter is left out.
 @triton.jit
 def dtype_default_kernel(x_ptr, DT: tl.constexpr = tl.float16):
+    pass
+
+
+# A default C++ cannot pass (a tuple): the parameter must be given.
+@triton.jit
+def tuple_default_kernel(x_ptr, SHAPE: tl.constexpr = (16, 16)):
     pass
 
 
