@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <ostream>
@@ -31,8 +32,18 @@ py::module_& reference() {
   return *module;
 }
 
+// Whether torch imports: torch-spelled dtypes take part only then (requirements.txt has no torch).
+bool torch_available() {
+  static const bool available = [] {
+    triton_jit::bridge::GilGuard gil;
+    return reference().attr("has_torch")().cast<bool>();
+  }();
+  return available;
+}
+
+using K = ArgValue::Kind;
+
 py::object to_python(const ArgValue& a) {
-  using K = ArgValue::Kind;
   switch (a.kind()) {
     case K::None: return py::none();
     case K::Bool: return py::bool_(a.as_bool());
@@ -42,6 +53,11 @@ py::object to_python(const ArgValue& a) {
     case K::Pointer:
       return reference().attr("make_pointer")(py::int_(a.address()), std::string(triton_jit::dtype_name(a.dtype())));
     case K::String: return py::str(a.as_string().data(), a.as_string().size());
+    case K::DType: {
+      const std::string_view name = a.is_torch_dtype() ? triton_jit::torch_name(a.dtype())
+                                                       : triton_jit::triton_language_name(a.dtype());
+      return reference().attr("make_dtype")(std::string(name), a.is_torch_dtype());
+    }
   }
   return py::none();
 }
@@ -71,19 +87,32 @@ TEST_P(Parity, RandomCallsMatchTritonsBinder) {
 
   // Seeded per kernel so a failure reproduces alone.
   test::ArgGenerator gen(0x7269746f6e6a6974ull ^ std::hash<std::string>{}(k.function));
+  gen.torch_dtypes = torch_available();
   std::vector<std::vector<ArgValue>> calls;
   std::vector<std::string> ours;
+  int with_dtype = 0, with_torch_dtype = 0, rejected = 0;
   for (int c = 0; c < kCalls; ++c) {
     const size_t count = min_args + gen.pick(n - min_args + 1);
     std::vector<ArgValue> args;
     for (size_t i = 0; i < count; ++i) args.push_back(gen.for_param(params[i]));
+    bool runtime_dtype = false;  // a dtype given to a runtime parameter: both sides reject the call
+    for (size_t i = 0; i < count; ++i) runtime_dtype |= !params[i].is_constexpr && args[i].kind() == K::DType;
+    with_dtype += std::any_of(args.begin(), args.end(), [](const ArgValue& a) { return a.kind() == K::DType; });
+    with_torch_dtype += std::any_of(args.begin(), args.end(), [](const ArgValue& a) { return a.is_torch_dtype(); });
     try {
       ours.push_back(fn.specialize(test::config(), test::span(args)).triton_repr());
+    } catch (const triton_jit::ArgumentError& e) {
+      // Where the binder raises TypeError (a dtype for a runtime parameter), the runtime raises
+      // ArgumentError.
+      ours.push_back(runtime_dtype ? "error: TypeError" : std::string("C++ threw: ") + e.what());
+      rejected += runtime_dtype;
     } catch (const triton_jit::Error& e) {
       ours.push_back(std::string("C++ threw: ") + e.what());
     }
     calls.push_back(std::move(args));
   }
+  std::printf("%s: %d random calls, %d with dtypes (%d torch-spelled), %d with a dtype for a runtime parameter\n",
+              k.function, kCalls, with_dtype, with_torch_dtype, rejected);
 
   std::vector<std::string> theirs;
   {
@@ -109,16 +138,18 @@ TEST_P(Parity, RandomCallsMatchTritonsBinder) {
     ADD_FAILURE() << k.function << "(" << args << ")\n  C++:    " << ours[c] << "\n  Triton: " << theirs[c];
   }
   EXPECT_EQ(mismatches, 0) << "of " << calls.size() << " calls";
+  EXPECT_GT(with_dtype, kCalls / 20) << "the calls should include dtypes";
+  if (torch_available()) EXPECT_GT(with_torch_dtype, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, Parity,
-                         testing::Values(Kernel{"generic.py", "generic_kernel"}, Kernel{"generic.py", "const_kernel"},
-                                         Kernel{"add.py", "add_kernel"}, Kernel{"annotated.py", "annotated_kernel"},
-                                         Kernel{"scalars.py", "scalars_kernel"},
-                                         Kernel{"do_not_specialize.py", "dns_kernel"},
-                                         Kernel{"defaults.py", "defaults_kernel"},
-                                         Kernel{"wrapped.py", "stacked_kernel"}),
-                         [](const testing::TestParamInfo<Kernel>& info) { return std::string(info.param.function); });
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, Parity,
+    testing::Values(Kernel{"generic.py", "generic_kernel"}, Kernel{"generic.py", "const_kernel"},
+                    Kernel{"add.py", "add_kernel"}, Kernel{"annotated.py", "annotated_kernel"},
+                    Kernel{"scalars.py", "scalars_kernel"}, Kernel{"do_not_specialize.py", "dns_kernel"},
+                    Kernel{"defaults.py", "defaults_kernel"}, Kernel{"wrapped.py", "stacked_kernel"},
+                    Kernel{"dtype_constexpr.py", "scale_kernel"}, Kernel{"dtype_default.py", "cast_kernel"}),
+    [](const testing::TestParamInfo<Kernel>& info) { return std::string(info.param.function); });
 
 // The reference's pointer stand-in must work for every element type the runtime can pass. tl.int32
 // prints as "int32" while its canonical name is "i32": comparing the printed name alone misses
