@@ -5,6 +5,7 @@ differs between Triton versions (3.4 and newer) is handled here, so the C++ side
 on a version.
 """
 
+import ast
 import hashlib
 import importlib.util
 import inspect
@@ -180,6 +181,34 @@ def _make_backend(gpu_target):
     return make_backend(gpu_target)
 
 
+def _constexpr_value(text):
+    """The object a constexpr's repr stands for: a Python literal, a Triton dtype
+    (triton.language.float16) or a torch dtype (torch.float16; torch is imported only then)."""
+    if text.startswith("triton.language."):
+        import triton.language as tl
+        value = getattr(tl, text[len("triton.language."):], None)
+        if isinstance(value, tl.dtype) and repr(value) == text:
+            return value
+        raise ValueError(f"{text} is not a dtype of triton.language")
+    if text.startswith("torch."):
+        try:
+            import torch
+        except ImportError as e:
+            raise ImportError(f"the constexpr {text} is a torch dtype, but {sys.executable} cannot import torch: "
+                              f"{e}") from None
+        value = getattr(torch, text[len("torch."):], None)
+        if isinstance(value, torch.dtype) and repr(value) == text:
+            return value
+        raise ValueError(f"{text} is not a dtype of torch")
+    return ast.literal_eval(text)
+
+
+def specialization(items):
+    """Triton's specialization list from (type, text) pairs, where text is the hint's literal
+    (None, '', 'D', 1) or the constexpr's repr (1024, 'relu', triton.language.float16)."""
+    return [(ty, _constexpr_value(text)) for ty, text in items]
+
+
 def _pack(fn, backend, specialization, options):
     """Triton's own packing of a specialization into (options, signature, constexprs, attrs)."""
     bound_args = {p.name: (hint if ty == "constexpr" else None)
@@ -313,11 +342,11 @@ def _serve(inp, out):
 
 
 def _run_job(job):
-    path, name, specialization, options, target = job
+    path, name, items, options, target = job
     fn = None
     try:
         fn, _ = load_function(path, name)
-        return ("ok", compile(fn, specialization, options, target))
+        return ("ok", compile(fn, specialization(items), options, target))
     except KernelLookupFailure as e:
         return ("error", ("KernelLookupFailure", str(e), path, 0, e.tb or str(e)))
     except BaseException as e:  # noqa: BLE001 - reported to the parent whole
@@ -325,8 +354,9 @@ def _run_job(job):
 
 
 def compile_many(jobs, workers, python, source, on_done):
-    """Runs `jobs` ((path, name, specialization, options, target) tuples) on `workers` processes of
-    `python`, calling on_done(index, status, result) in this thread as each finishes."""
+    """Runs `jobs` ((path, name, specialization items, options, target) tuples, the items as
+    `specialization` reads them) on `workers` processes of `python`, calling
+    on_done(index, status, result) in this thread as each finishes."""
     import pickle
     import queue
     import subprocess

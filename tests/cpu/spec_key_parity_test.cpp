@@ -2,6 +2,7 @@
 // random calls per kernel, TritonJitFunction::specialize(...).triton_repr() must equal the repr
 // of the specialization list that the binder Triton's JIT builds for the same function returns
 // (tests/support/triton_reference.py runs create_function_from_signature + native_specialize_impl).
+// For dtype constexprs, also the compiled kernel: the one Triton's JIT compiles for the same call.
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
 
@@ -10,6 +11,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arg_gen.h"
@@ -150,6 +152,116 @@ INSTANTIATE_TEST_SUITE_P(
                     Kernel{"defaults.py", "defaults_kernel"}, Kernel{"wrapped.py", "stacked_kernel"},
                     Kernel{"dtype_constexpr.py", "scale_kernel"}, Kernel{"dtype_default.py", "cast_kernel"}),
     [](const testing::TestParamInfo<Kernel>& info) { return std::string(info.param.function); });
+
+// ---- compiling: the kernel for a dtype constexpr is the one Triton's own JIT compiles ----
+
+// (hash, cubin) of what Triton's JIT compiles for the same call (triton_reference.triton_compile:
+// the binder, _pack_args, ASTSource, triton.compile), with num_warps 4 and num_stages 3.
+std::pair<std::string, std::string> tritons_kernel(const std::string& path, const char* function,
+                                                   const std::vector<ArgValue>& args) {
+  triton_jit::bridge::GilGuard gil;
+  py::object jit_fn = triton_jit::bridge::bridge().attr("load_function")(path, function)[py::int_(0)];
+  py::tuple py_args(args.size());
+  for (size_t i = 0; i < args.size(); ++i) py_args[i] = to_python(args[i]);
+  py::dict kwargs;
+  kwargs["num_warps"] = 4;
+  kwargs["num_stages"] = 3;
+  py::tuple r = reference().attr("triton_compile")(jit_fn, py_args, kwargs);
+  return {r[0].cast<std::string>(), r[1].cast<std::string>()};
+}
+
+TEST(CompileParity, DTypeConstexprsCompileAsTritonsJitDoes) {
+  const std::string path = test::canonical(test::kernel("dtype_constexpr.py"));
+  auto& fn = TritonJitFunction::get(path, "scale_kernel");
+  std::vector<std::string> hashes;
+  for (const ArgValue dtype :
+       {ArgValue::triton_dtype(triton_jit::DType::fp16), ArgValue::torch_dtype(triton_jit::DType::fp16),
+        ArgValue::torch_dtype(triton_jit::DType::bf16), ArgValue::triton_dtype(triton_jit::DType::fp8e5)}) {
+    SCOPED_TRACE(test::describe(dtype));
+    if (dtype.is_torch_dtype() && !torch_available()) continue;
+    const std::vector<ArgValue> args = {test::ptr(0x1000), ArgValue::integer(100), dtype};  // OUT_DTYPE: default
+    const triton_jit::KernelInfo& k = fn.compile(test::config(), test::span(args));
+    const auto [hash, cubin] = tritons_kernel(path, "scale_kernel", args);
+    EXPECT_EQ(k.hash, hash);
+    EXPECT_TRUE(k.cubin == cubin) << "the cubins differ";
+    hashes.push_back(k.hash);
+  }
+  // The spellings are different kernels, as in Triton.
+  ASSERT_GE(hashes.size(), 2u);
+  EXPECT_NE(hashes[0], hashes[1]);
+
+  // A dtype default: the kernel Triton compiles when the parameter is left out.
+  const std::string default_path = test::canonical(test::kernel("dtype_default.py"));
+  auto& cast = TritonJitFunction::get(default_path, "cast_kernel");
+  const std::vector<ArgValue> args = {test::ptr(0x1000), ArgValue::integer(100)};
+  const triton_jit::KernelInfo& k = cast.compile(test::config(), test::span(args));
+  EXPECT_EQ(k.hash, tritons_kernel(default_path, "cast_kernel", args).first);
+  const std::vector<ArgValue> explicit_args = {test::ptr(0x1000), ArgValue::integer(100),
+                                               ArgValue::triton_dtype(triton_jit::DType::fp16)};
+  EXPECT_EQ(&cast.compile(test::config(), test::span(explicit_args)), &k);
+}
+
+TEST(CompileParity, ATorchDTypeFailsWhereTritonFails) {
+  // Triton cannot .to() a torch dtype ("'torch.dtype' object has no attribute 'scalar'"); the
+  // same compile fails the same way here.
+  if (!torch_available()) GTEST_SKIP() << "torch cannot be imported";
+  const std::string path = test::canonical(test::kernel("dtype_constexpr.py"));
+  auto& fn = TritonJitFunction::get(path, "cast_kernel");
+  const std::vector<ArgValue> args = {test::ptr(0x1000), test::ptr(0x2000), ArgValue::integer(100),
+                                      ArgValue::torch_dtype(triton_jit::DType::fp16)};
+  std::string ours;
+  try {
+    fn.compile(test::config(), test::span(args));
+    ADD_FAILURE() << "compiled";
+  } catch (const triton_jit::CompileError& e) {
+    ours = e.what();
+  }
+  EXPECT_TRUE(test::contains(ours, "'torch.dtype' object has no attribute 'scalar'")) << ours;
+  EXPECT_TRUE(test::contains(ours, "torch.float16")) << ours;  // the signature
+  triton_jit::bridge::GilGuard gil;                            // the Python exception lives and dies under the GIL
+  try {
+    tritons_kernel(path, "cast_kernel", args);
+    ADD_FAILURE() << "Triton compiled it";
+  } catch (const py::error_already_set& e) {
+    EXPECT_TRUE(test::contains(e.what(), "'torch.dtype' object has no attribute 'scalar'")) << e.what();
+  }
+}
+
+TEST(CompileParity, ATorchDTypeWithoutTorchIsAClearError) {
+  // torch is imported only for a torch dtype, at compile time; without it the compile says so.
+  const std::string path = test::canonical(test::kernel("dtype_constexpr.py"));
+  auto& fn = TritonJitFunction::get(path, "scale_kernel");
+  py::object saved;
+  {
+    triton_jit::bridge::GilGuard gil;
+    triton_jit::bridge::bridge();
+    py::dict modules = py::module_::import("sys").attr("modules");
+    if (modules.contains("torch")) saved = modules["torch"];
+    modules["torch"] = py::none();  // `import torch` raises ImportError
+  }
+  std::string message;
+  try {
+    // A key no other test compiles: nothing in memory or in the index serves it.
+    fn.compile(test::config(1, 2, 1, 1), test::ptr(0x1000), 77, triton_jit::TorchDType{triton_jit::DType::fp64},
+               triton_jit::DType::i8, 32);
+    ADD_FAILURE() << "compiled without torch";
+  } catch (const triton_jit::CompileError& e) {
+    message = e.what();
+  }
+  {
+    triton_jit::bridge::GilGuard gil;
+    py::dict modules = py::module_::import("sys").attr("modules");
+    if (saved) {
+      modules["torch"] = saved;
+    } else {
+      PyDict_DelItemString(modules.ptr(), "torch");
+    }
+    saved = py::object();
+  }
+  EXPECT_TRUE(test::contains(message, "torch.float64")) << message;
+  EXPECT_TRUE(test::contains(message, "cannot import torch")) << message;
+  EXPECT_TRUE(test::contains(message, "ImportError")) << message;
+}
 
 // The reference's pointer stand-in must work for every element type the runtime can pass. tl.int32
 // prints as "int32" while its canonical name is "i32": comparing the printed name alone misses

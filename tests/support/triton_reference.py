@@ -65,3 +65,21 @@ def make_dtype(name, torch_spelling):
         assert isinstance(value, tl.dtype), name
     return value
 
+
+def triton_compile(fn, args, kwargs=None, target=("cuda", 90, 32)):
+    """(hash, cubin) of what JITFunction.run compiles for this call on a miss, without the driver
+    it needs for the device: the binder's specialization, _pack_args, ASTSource, triton.compile."""
+    from triton import knobs
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource, compile, make_backend
+    from triton.runtime.jit import create_function_from_signature
+    gpu_target = GPUTarget(*target)
+    backend = make_backend(gpu_target)
+    kwargs = dict(kwargs or {})
+    kwargs["debug"] = kwargs.get("debug", fn.debug) or knobs.runtime.debug
+    kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    bound_args, specialization, options = binder(*args, **kwargs)
+    options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
+    kernel = compile(ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options.__dict__)
+    return kernel.metadata.hash, kernel.asm["cubin"]
