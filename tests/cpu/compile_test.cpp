@@ -152,6 +152,10 @@ TEST(Compile, DTypeConstexprsInBothSpellings) {
   EXPECT_EQ(tl.name, "scale_kernel");
   ASSERT_TRUE(cubin::is_elf64(bytes(tl), tl.cubin.size()));
   EXPECT_EQ(cubin::sm_version(bytes(tl)), 90);
+  // The same kernel from the signature text a call prints.
+  const std::string tl_sig = fn.specialize(test::config(), x, 100, triton_jit::DType::fp16).signature();
+  EXPECT_EQ(tl_sig, "*fp32:16,i32,triton.language.float16,triton.language.float32,128");
+  EXPECT_EQ(fn.compile(triton_jit::CompileRequest{tl_sig, 4, 3, 1, {}, Target{}}).hash, tl.hash);
   // Another dtype, another kernel.
   EXPECT_NE(fn.compile(test::config(), x, 100, triton_jit::DType::bf16).hash, tl.hash);
 
@@ -165,6 +169,10 @@ TEST(Compile, DTypeConstexprsInBothSpellings) {
   }
   EXPECT_EQ(torch->name, "scale_kernel");
   EXPECT_NE(torch->hash, tl.hash);
+  EXPECT_EQ(fn.compile(triton_jit::CompileRequest{
+                           "*fp32:16,i32,torch.float16,triton.language.float32,128", 4, 3, 1, {}, Target{}})
+                .hash,
+            torch->hash);
 }
 
 TEST(Compile, GlobalScratchIsReported) {
