@@ -22,12 +22,20 @@ struct TypedPtr {
 
 struct TensorDescriptor;
 
+// A dtype for a tl.constexpr parameter as torch spells it: torch.float16, what `x.dtype` is in
+// Python. A plain DType given to a constexpr parameter is Triton's dtype (tl.float16); Triton
+// keys the two apart, so they compile to distinct kernels.
+struct TorchDType {
+  DType dtype = DType::fp32;
+};
+
 // One argument of a call, tagged with what Python would see: None, bool, int, float, a pointer,
-// a string or a host tensor descriptor. This is the dynamic form every call goes through;
+// a string, a dtype or a host tensor descriptor. This is the dynamic form every call goes through;
 // templates only build it.
 class ArgValue {
  public:
-  enum class Kind : uint8_t { None, Bool, Int, UInt, Float, Pointer, String, TensorDesc };
+  // New kinds go at the end: the values are part of the key's codes.
+  enum class Kind : uint8_t { None, Bool, Int, UInt, Float, Pointer, String, DType, TensorDesc };
 
   constexpr ArgValue() noexcept : kind_(Kind::None), dtype_(DType::u8), len_(0), u_(0) {}
 
@@ -61,6 +69,18 @@ class ArgValue {
     return a;
   }
 
+  // A dtype, for tl.constexpr parameters only: Triton's (tl.float16) or torch's (torch.float16).
+  // The 64 bits hold the dtype, and bit 8 the torch spelling.
+  static constexpr ArgValue triton_dtype(DType dtype) noexcept {
+    ArgValue a(Kind::DType, static_cast<uint64_t>(dtype));
+    a.dtype_ = dtype;
+    return a;
+  }
+  static constexpr ArgValue torch_dtype(DType dtype) noexcept {
+    ArgValue a(Kind::DType, static_cast<uint64_t>(dtype) | kTorchSpelling);
+    a.dtype_ = dtype;
+    return a;
+  }
   // Only the address is kept: the descriptor must outlive the call (tensor_descriptor.h).
   // `dtype`: the element type of the descriptor's base.
   static ArgValue tensor_descriptor(const TensorDescriptor* d, DType dtype) noexcept {
@@ -82,14 +102,16 @@ class ArgValue {
   const TensorDescriptor* as_tensor_descriptor() const noexcept {
     return reinterpret_cast<const TensorDescriptor*>(static_cast<uintptr_t>(u_));
   }
-  DType dtype() const noexcept { return dtype_; }
+  DType dtype() const noexcept { return dtype_; }  // of a pointer, a dtype or a descriptor's base
+  bool is_torch_dtype() const noexcept { return kind_ == Kind::DType && (u_ & kTorchSpelling) != 0; }
   std::string_view as_string() const noexcept {
     return std::string_view(reinterpret_cast<const char*>(static_cast<uintptr_t>(u_)), len_);
   }
-  // The raw 64 bits: integer value, float bits, address or string data pointer.
+  // The raw 64 bits: integer value, float bits, address, string data pointer or dtype.
   uint64_t bits() const noexcept { return u_; }
 
  private:
+  static constexpr uint64_t kTorchSpelling = uint64_t{1} << 8;
   constexpr ArgValue(Kind k, uint64_t bits) noexcept : kind_(k), dtype_(DType::u8), len_(0), u_(bits) {}
 
   Kind kind_;
@@ -97,6 +119,9 @@ class ArgValue {
   uint32_t len_;
   uint64_t u_;
 };
+
+// Every call copies these around: they stay two words, copied as bytes.
+static_assert(sizeof(ArgValue) == 16 && std::is_trivially_copyable_v<ArgValue>);
 
 // A view of arguments: the non-template call takes this.
 struct ArgSpan {
@@ -148,8 +173,9 @@ inline constexpr bool is_char_type_v = std::is_same_v<T, char> || std::is_same_v
 }  // namespace detail
 
 // How a C++ type becomes an argument: the one extension point for argument types. Specialize
-// it for your own types (the torch layer does so for at::Tensor, std::optional<at::Tensor> and
-// c10::Scalar); the primary template handles the built-in types listed in the README.
+// it for your own types (the torch layer does so for at::Tensor, std::optional<at::Tensor>,
+// c10::Scalar and c10::ScalarType); the primary template handles the built-in types listed in the
+// README.
 template <typename T, typename = void>
 struct ArgConverter {
   static ArgValue convert(const T& value) {
@@ -171,6 +197,10 @@ struct ArgConverter {
       return ArgValue::floating(static_cast<double>(value));
     } else if constexpr (std::is_same_v<U, TypedPtr>) {
       return ArgValue::pointer(value.ptr, value.dtype);
+    } else if constexpr (std::is_same_v<U, DType>) {
+      return ArgValue::triton_dtype(value);
+    } else if constexpr (std::is_same_v<U, TorchDType>) {
+      return ArgValue::torch_dtype(value.dtype);
     } else if constexpr (std::is_same_v<U, std::nullptr_t> || std::is_same_v<U, std::nullopt_t>) {
       return ArgValue::none();
     } else if constexpr (std::is_same_v<U, std::string_view> || std::is_same_v<U, std::string>) {
@@ -197,8 +227,8 @@ struct ArgConverter {
       static_assert(detail::always_false<T>::value,
                     "triton_jit: unsupported argument type. Supported: integers, bool, float, double, "
                     "typed device pointers, triton_jit::TypedPtr, nullptr/std::nullopt, std::optional<T>, "
-                    "strings (constexpr only), triton_jit::ArgValue, and types with an ArgConverter "
-                    "specialization");
+                    "strings and dtypes (DType, TorchDType; constexpr only), triton_jit::ArgValue, and types "
+                    "with an ArgConverter specialization");
       return {};
     }
   }

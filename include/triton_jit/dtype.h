@@ -54,4 +54,12 @@ TRITON_JIT_API std::string_view dtype_name(DType dtype);
 // Parses Triton's names and their aliases ("fp16", "float16", "half", "bool", ...); false if unknown.
 TRITON_JIT_API bool parse_dtype(std::string_view name, DType* out);
 
+// The dtype's name in triton.language ("float16" for tl.float16, "int1" for u1), as its Python
+// repr prints it: triton.language.float16.
+TRITON_JIT_API std::string_view triton_language_name(DType dtype);
+
+// The dtype's name in torch ("float16" for torch.float16, "bool" for u1, "float8_e4m3fn" for
+// fp8e4nv), as its Python repr prints it: torch.float16. Empty for fp8e4b15, which torch lacks.
+TRITON_JIT_API std::string_view torch_name(DType dtype);
+
 }  // namespace triton_jit

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bridge/interpreter.h"
+#include "key/repr.h"
 #include "triton_jit/errors.h"
 
 // Generated at build time from triton_jit_bridge.py: workers run the same source.
@@ -39,6 +40,10 @@ DefaultValue to_default(const py::dict& d) {
   } else if (kind == "string") {
     v.kind = ArgValue::Kind::String;
     v.string_value = d["value"].cast<std::string>();
+  } else if (kind == "dtype") {
+    // A tl.dtype or torch.dtype: representable when its repr names one of the runtime's dtypes.
+    v.representable = detail::parse_python_dtype(v.repr, &v.dtype_value, &v.torch_dtype);
+    if (v.representable) v.kind = ArgValue::Kind::DType;
   }
   return v;
 }
@@ -111,12 +116,11 @@ LoadedFunction load_function(const std::string& path, const std::string& name) {
 
 namespace {
 
-py::list specialization_list(const Specialization& spec) {
-  py::module_ ast = py::module_::import("ast");
+// (type, text) per parameter, as the bridge's `specialization` reads them back into Triton's
+// list (literals, and the dtype objects their reprs name).
+py::list specialization_items(const Specialization& spec) {
   py::list params;
-  for (const ParamSpecialization& p : spec.params) {
-    params.append(py::make_tuple(p.type, ast.attr("literal_eval")(hint_literal(p))));
-  }
+  for (const ParamSpecialization& p : spec.params) params.append(py::make_tuple(p.type, hint_literal(p)));
   return params;
 }
 
@@ -201,7 +205,8 @@ CompileResult compile(PyHandle function, const StaticSignature& signature, const
   py::object fn = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(function.object));
   const std::string spec_text = spec.signature();
   try {
-    py::dict r = b.attr("compile")(fn, specialization_list(spec), options_dict(spec, options),
+    py::dict r = b.attr("compile")(fn, b.attr("specialization")(specialization_items(spec)),
+                                   options_dict(spec, options),
                                    py::make_tuple(target.backend, target.arch, target.warp_size));
     return to_compiled(r, signature, spec_text, key);
   } catch (py::error_already_set& e) {
@@ -215,7 +220,7 @@ void compile_many(const std::vector<CompileJob>& jobs, int workers,
   py::module_& b = bridge();
   py::list py_jobs;
   for (const CompileJob& j : jobs) {
-    py_jobs.append(py::make_tuple(j.signature->file, j.signature->function, specialization_list(j.spec),
+    py_jobs.append(py::make_tuple(j.signature->file, j.signature->function, specialization_items(j.spec),
                                   options_dict(j.spec, j.options),
                                   py::make_tuple(j.target.backend, j.target.arch, j.target.warp_size)));
   }

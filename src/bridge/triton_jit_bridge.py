@@ -5,6 +5,7 @@ differs between Triton versions (3.4 and newer) is handled here, so the C++ side
 on a version.
 """
 
+import ast
 import hashlib
 import importlib.util
 import inspect
@@ -79,6 +80,13 @@ def _unwrap(obj):
     return obj if isinstance(obj, JITFunction) else None
 
 
+def _is_dtype(value):
+    """A Triton dtype (tl.float16) or a torch dtype (torch.float16), without importing torch."""
+    import triton.language as tl
+    cls = type(value)
+    return isinstance(value, tl.dtype) or (cls.__module__ == "torch" and cls.__name__ == "dtype")
+
+
 def _default_description(value):
     """A default value in a form C++ can rebuild: kind, value, repr."""
     r = repr(value)
@@ -94,6 +102,10 @@ def _default_description(value):
         return {"kind": "float", "value": value, "repr": r, "representable": True}
     if isinstance(value, str):
         return {"kind": "string", "value": value, "repr": r, "representable": True}
+    if _is_dtype(value):
+        # C++ reads the dtype from the repr (triton.language.float16, torch.float16) and marks
+        # dtypes it has no DType for (pointer or block types, complex) as not representable.
+        return {"kind": "dtype", "repr": r, "representable": True}
     # tl.constexpr-wrapped defaults hold the value in `.value`.
     inner = getattr(value, "value", None)
     if value.__class__.__name__ == "constexpr" and inner is not value:
@@ -167,6 +179,34 @@ def _gpu_target(target):
 def _make_backend(gpu_target):
     from triton.compiler import make_backend
     return make_backend(gpu_target)
+
+
+def _constexpr_value(text):
+    """The object a constexpr's repr stands for: a Python literal, a Triton dtype
+    (triton.language.float16) or a torch dtype (torch.float16; torch is imported only then)."""
+    if text.startswith("triton.language."):
+        import triton.language as tl
+        value = getattr(tl, text[len("triton.language."):], None)
+        if isinstance(value, tl.dtype) and repr(value) == text:
+            return value
+        raise ValueError(f"{text} is not a dtype of triton.language")
+    if text.startswith("torch."):
+        try:
+            import torch
+        except ImportError as e:
+            raise ImportError(f"the constexpr {text} is a torch dtype, but {sys.executable} cannot import torch: "
+                              f"{e}") from None
+        value = getattr(torch, text[len("torch."):], None)
+        if isinstance(value, torch.dtype) and repr(value) == text:
+            return value
+        raise ValueError(f"{text} is not a dtype of torch")
+    return ast.literal_eval(text)
+
+
+def specialization(items):
+    """Triton's specialization list from (type, text) pairs, where text is the hint's literal
+    (None, '', 'D', 1) or the constexpr's repr (1024, 'relu', triton.language.float16)."""
+    return [(ty, _constexpr_value(text)) for ty, text in items]
 
 
 def _pack(fn, backend, specialization, options):
@@ -302,11 +342,11 @@ def _serve(inp, out):
 
 
 def _run_job(job):
-    path, name, specialization, options, target = job
+    path, name, items, options, target = job
     fn = None
     try:
         fn, _ = load_function(path, name)
-        return ("ok", compile(fn, specialization, options, target))
+        return ("ok", compile(fn, specialization(items), options, target))
     except KernelLookupFailure as e:
         return ("error", ("KernelLookupFailure", str(e), path, 0, e.tb or str(e)))
     except BaseException as e:  # noqa: BLE001 - reported to the parent whole
@@ -314,8 +354,9 @@ def _run_job(job):
 
 
 def compile_many(jobs, workers, python, source, on_done):
-    """Runs `jobs` ((path, name, specialization, options, target) tuples) on `workers` processes of
-    `python`, calling on_done(index, status, result) in this thread as each finishes."""
+    """Runs `jobs` ((path, name, specialization items, options, target) tuples, the items as
+    `specialization` reads them) on `workers` processes of `python`, calling
+    on_done(index, status, result) in this thread as each finishes."""
     import pickle
     import queue
     import subprocess

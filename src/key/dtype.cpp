@@ -13,6 +13,19 @@ constexpr std::string_view kNames[kNumDTypes] = {
 };
 // clang-format on
 
+// The names of triton.language's dtype objects and of torch's, in DType order.
+// A table laid out by hand.
+// clang-format off
+constexpr std::string_view kTritonLanguageNames[kNumDTypes] = {
+    "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
+    "float32", "float64", "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
+};
+constexpr std::string_view kTorchNames[kNumDTypes] = {
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
+    "float32", "float64", "float8_e4m3fn", "float8_e5m2", "", "float8_e4m3fnuz", "float8_e5m2fnuz",
+};
+// clang-format on
+
 // Aliases Triton's type_canonicalisation_dict accepts, beside the canonical names.
 // A table laid out by hand.
 // clang-format off
@@ -35,6 +48,16 @@ constexpr std::pair<std::string_view, DType> kAliases[] = {
 std::string_view dtype_name(DType dtype) {
   auto i = static_cast<int>(dtype);
   return (i >= 0 && i < kNumDTypes) ? kNames[i] : std::string_view("?");
+}
+
+std::string_view triton_language_name(DType dtype) {
+  auto i = static_cast<int>(dtype);
+  return (i >= 0 && i < kNumDTypes) ? kTritonLanguageNames[i] : std::string_view();
+}
+
+std::string_view torch_name(DType dtype) {
+  auto i = static_cast<int>(dtype);
+  return (i >= 0 && i < kNumDTypes) ? kTorchNames[i] : std::string_view();
 }
 
 bool parse_dtype(std::string_view name, DType* out) {

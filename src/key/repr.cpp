@@ -133,4 +133,32 @@ std::string python_str_repr(std::string_view value) {
   return out;
 }
 
+std::string python_dtype_repr(DType dtype, bool torch) {
+  const std::string_view name = torch ? torch_name(dtype) : triton_language_name(dtype);
+  if (name.empty()) return {};
+  return (torch ? "torch." : "triton.language.") + std::string(name);
+}
+
+bool parse_python_dtype(std::string_view text, DType* dtype, bool* torch) {
+  std::string_view name;
+  bool is_torch = false;
+  for (const std::string_view prefix : {"triton.language.", "tl.", "torch."}) {
+    if (text.substr(0, prefix.size()) == prefix) {
+      name = text.substr(prefix.size());
+      is_torch = prefix == "torch.";
+      break;
+    }
+  }
+  if (name.empty()) return false;
+  for (int i = 0; i < kNumDTypes; ++i) {
+    const auto d = static_cast<DType>(i);
+    if (name == (is_torch ? torch_name(d) : triton_language_name(d))) {
+      *dtype = d;
+      *torch = is_torch;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace triton_jit::detail

@@ -9,6 +9,8 @@ ArgValue DefaultValue::to_arg() const {
     case ArgValue::Kind::UInt: return ArgValue::unsigned_integer(uint_value);
     case ArgValue::Kind::Float: return ArgValue::floating(float_value);
     case ArgValue::Kind::String: return ArgValue::string(string_value);
+    case ArgValue::Kind::DType:
+      return torch_dtype ? ArgValue::torch_dtype(dtype_value) : ArgValue::triton_dtype(dtype_value);
     default: return ArgValue::none();
   }
 }

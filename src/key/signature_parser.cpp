@@ -93,11 +93,17 @@ bool parse_type(const std::string& item, ParamSpecialization* out) {
   return true;
 }
 
-// A Python literal for a constexpr, checked and normalized to Python's repr.
+// A Python literal or a dtype for a constexpr, checked and normalized to Python's repr.
 bool parse_literal(const std::string& item, std::string* repr) {
   if (item == "None" || item == "True" || item == "False") {
     *repr = item;
     return true;
+  }
+  DType dtype;
+  bool torch = false;
+  if (parse_python_dtype(item, &dtype, &torch)) {
+    *repr = python_dtype_repr(dtype, torch);
+    return !repr->empty();
   }
   if (item.size() >= 2 && (item[0] == '\'' || item[0] == '"') && item.back() == item[0]) {
     std::string value;
@@ -159,10 +165,18 @@ Specialization parse_signature(const StaticSignature& signature, std::string_vie
       }
     } else if (parse_literal(items[i], &ps.value_repr)) {
       ps.type = "constexpr";
+      DType dtype;
+      bool torch = false;
+      if (!p.is_constexpr && parse_python_dtype(ps.value_repr, &dtype, &torch)) {
+        throw ArgumentError(signature.function + ": parameter '" + p.name + "' is a runtime parameter; the dtype " +
+                                ps.value_repr + " can only be given to a tl.constexpr parameter",
+                            signature.function, p.name);
+      }
     } else {
       throw ArgumentError(signature.function + ": cannot read '" + items[i] + "' for parameter '" + p.name +
                               "': expected " +
-                              (p.is_constexpr ? "a constexpr value (1024, True, 1.5, None, 'text')"
+                              (p.is_constexpr ? "a constexpr value (1024, True, 1.5, None, 'text', "
+                                                "triton.language.float16, torch.float16)"
                                               : "a Triton type (*fp16:16, i32, i64:16, fp32, "
                                                 "tensordesc<fp16[64,64]>) or a constexpr value"),
                           signature.function, p.name);

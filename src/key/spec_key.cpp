@@ -111,6 +111,7 @@ ParamSpecialization describe(const ParamCode& code, const ArgValue& arg) {
     case ArgValue::Kind::String: p.value_repr = python_str_repr(arg.as_string()); break;
     case ArgValue::Kind::Pointer:
     case ArgValue::Kind::TensorDesc: break;  // rejected by specialize_param
+    case ArgValue::Kind::DType: p.value_repr = python_dtype_repr(arg.dtype(), arg.is_torch_dtype()); break;
   }
   return p;
 }

@@ -21,8 +21,8 @@ enum class TypeKind : uint8_t { TensorDesc = 0, Scalar = 1, Pointer = 2, Constex
 
 // One parameter's specialization. The 16-bit code packs, from the low bits: kind (2), dtype or
 // constexpr value kind (5), const pointer (1), hint (2). Constexprs add a 64-bit payload (the
-// value's bits; strings: a hash of the characters); tensor descriptors one too (their block
-// shape).
+// value's bits; strings: a hash of the characters; dtypes: the dtype and the torch-spelling bit);
+// tensor descriptors one too (their block shape).
 struct ParamCode {
   uint16_t code = 0;
   uint64_t payload = 0;
@@ -71,6 +71,8 @@ enum class ArgProblem : uint8_t {
   DescriptorForConstexpr,  // a tensor descriptor given to a constexpr parameter
   StringForRuntime,        // a string given to a runtime parameter
   KindForAnnotation,       // a value that the annotated type cannot hold
+  DTypeForRuntime,         // a dtype given to a runtime parameter
+  NoSuchDType,             // a dtype Python has no object for (torch has no fp8e4b15)
 };
 
 uint64_t hash_string(std::string_view s);
@@ -95,6 +97,11 @@ std::string descriptor_problem(const TensorDescriptor& d);
 namespace spec_internal {
 
 inline bool is_integer_dtype(DType d) { return static_cast<uint8_t>(d) <= static_cast<uint8_t>(DType::u64); }
+
+// A dtype constexpr Python has an object for: torch has no fp8e4b15.
+inline bool dtype_exists(const ArgValue& arg) {
+  return static_cast<int>(arg.dtype()) < kNumDTypes && !(arg.is_torch_dtype() && arg.dtype() == DType::fp8e4b15);
+}
 
 inline uint64_t constexpr_payload(const ArgValue& arg) {
   switch (arg.kind()) {
@@ -125,6 +132,10 @@ inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCo
     }
     if (kind == K::TensorDesc) {
       *problem = ArgProblem::DescriptorForConstexpr;
+      return false;
+    }
+    if (kind == K::DType && !spec_internal::dtype_exists(arg)) {
+      *problem = ArgProblem::NoSuchDType;
       return false;
     }
     out->code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(kind), false, Hint::None);
@@ -174,6 +185,7 @@ inline bool specialize_param(const ParamRule& rule, const ArgValue& arg, ParamCo
       out->code = make_code(TypeKind::TensorDesc, static_cast<uint8_t>(arg.dtype()), false, Hint::None);
       out->payload = descriptor_payload(*arg.as_tensor_descriptor());
       return true;
+    case K::DType: *problem = ArgProblem::DTypeForRuntime; return false;
   }
 
   if (!rule.annotated) {
@@ -218,6 +230,7 @@ inline bool fast_specialize(const ParamRule& rule, const ArgValue& arg, uint16_t
   const K kind = arg.kind();
   if (rule.mode == ParamMode::Constexpr) {
     if (kind == K::Pointer || kind == K::TensorDesc) return false;
+    if (kind == K::DType && !spec_internal::dtype_exists(arg)) return false;
     *code = make_code(TypeKind::Constexpr, static_cast<uint8_t>(kind), false, Hint::None);
     *payload = spec_internal::constexpr_payload(arg);
     return true;

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "key/repr.h"
 #include "triton_jit/dtype.h"
 #include "triton_jit/errors.h"
 
@@ -39,6 +40,12 @@ bool unrepr_string(const std::string& repr, std::string* out) {
 
 bool constexpr_arg(const std::string& repr, SyntheticArgs* out, ArgValue* arg) {
   if (repr == "None") return *arg = ArgValue::none(), true;
+  DType dtype;
+  bool torch = false;
+  if (parse_python_dtype(repr, &dtype, &torch)) {
+    *arg = torch ? ArgValue::torch_dtype(dtype) : ArgValue::triton_dtype(dtype);
+    return true;
+  }
   if (repr == "True" || repr == "False") return *arg = ArgValue::boolean(repr == "True"), true;
   if (repr[0] == '\'' || repr[0] == '"') {
     std::string text;

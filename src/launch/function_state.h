@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bridge/bridge.h"
+#include "key/repr.h"
 #include "key/spec_key.h"
 #include "launch/hit_counters.h"
 #include "launch/kernel_table.h"
@@ -25,7 +26,8 @@ namespace triton_jit::detail {
 
 // Python's name of an argument's kind, for messages.
 inline const char* kind_name(ArgValue::Kind kind) {
-  constexpr const char* kNames[] = {"None", "bool", "int", "int", "float", "pointer", "string", "TensorDescriptor"};
+  constexpr const char* kNames[] = {
+      "None", "bool", "int", "int", "float", "pointer", "string", "dtype", "TensorDescriptor"};
   return kNames[static_cast<int>(kind)];
 }
 
@@ -79,12 +81,24 @@ struct FunctionState {
     std::string what;
     switch (problem) {
       case ArgProblem::PointerForConstexpr:
-        what = "is a tl.constexpr and needs a compile-time value (int, bool, float, None or string), but a device "
-               "pointer (a runtime value) was given";
+        what = "is a tl.constexpr and needs a compile-time value (int, bool, float, None, string or dtype), but a "
+               "device pointer (a runtime value) was given";
+        break;
+      case ArgProblem::DTypeForRuntime:
+        what = "is a runtime parameter; a dtype (here " + python_dtype_repr(arg.dtype(), arg.is_torch_dtype()) +
+               ") can only be passed to a tl.constexpr parameter";
+        break;
+      case ArgProblem::NoSuchDType:
+        what = static_cast<int>(arg.dtype()) < kNumDTypes
+                   ? "was given torch's spelling of " + std::string(dtype_name(arg.dtype())) +
+                         ", which torch has no dtype for; pass DType::" + std::string(dtype_name(arg.dtype())) + " (" +
+                         python_dtype_repr(arg.dtype(), false) + ") instead"
+                   : "was given an unknown dtype (" + std::to_string(static_cast<int>(arg.dtype())) + ")";
         break;
       case ArgProblem::DescriptorForConstexpr:
-        what = "is a tl.constexpr and needs a compile-time value (int, bool, float, None or string), but a tensor "
-               "descriptor (a runtime value) was given";
+        what =
+            "is a tl.constexpr and needs a compile-time value (int, bool, float, None, string or dtype), but a tensor "
+            "descriptor (a runtime value) was given";
         break;
       case ArgProblem::StringForRuntime:
         what = "is a runtime parameter; a string can only be passed to a tl.constexpr parameter";

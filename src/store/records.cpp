@@ -235,7 +235,6 @@ StaticSignature read_signature(BinaryReader& r) {
     if (flags & 16) {
       DefaultValue d;
       const uint8_t kind = r.u8();
-      if (kind > static_cast<uint8_t>(ArgValue::Kind::String)) throw FormatError{"bad default kind"};
       d.kind = static_cast<ArgValue::Kind>(kind);
       d.int_value = r.i64();
       d.uint_value = r.u64();
@@ -244,6 +243,14 @@ StaticSignature read_signature(BinaryReader& r) {
       d.string_value = r.str();
       d.repr = r.str();
       d.representable = r.u8() != 0;
+      // A dtype default is read from its repr, whatever its kind byte: records written before
+      // dtypes had a C++ form hold it as an unrepresentable None with that repr.
+      if (parse_python_dtype(d.repr, &d.dtype_value, &d.torch_dtype)) {
+        d.kind = ArgValue::Kind::DType;
+        d.representable = true;
+      } else if (kind > static_cast<uint8_t>(ArgValue::Kind::String)) {
+        throw FormatError{"bad default kind"};
+      }
       p.default_value = std::move(d);
     }
     s.params.push_back(std::move(p));

@@ -20,6 +20,7 @@ import sys
 K = "{k}/cli_kernels.py"
 ADD = K + ":add_kernel"
 MIXED = K + ":mixed_kernel"
+DTYPE = K + ":dtype_kernel"
 
 
 def ptr(dtype, addr):
@@ -28,6 +29,22 @@ def ptr(dtype, addr):
 
 def args(*items):
     return json.dumps(list(items))
+
+
+def dtype(name):
+    return {"dtype": name}
+
+
+def torch_dtype(name):
+    return {"torch_dtype": name}
+
+
+def _has_torch():
+    import importlib.util
+    return importlib.util.find_spec("torch") is not None
+
+
+HAS_TORCH = _has_torch()
 
 
 class Case:
@@ -80,6 +97,17 @@ MIXED_ARGS = {
 
 ADD_SIG = "*fp32:16,*fp32:16,*fp32:16,i32:16,1024"
 
+# dtype_kernel (x_ptr, n, X_dtype: constexpr, OUT_DTYPE: constexpr = tl.float32) with dtypes given
+# as JSON, in Triton's spelling and in torch's.
+DTYPE_ARGS = {
+    "tl": ([ptr("fp32", 4096), 100, dtype("fp16")], "*fp32:16,i32,triton.language.float16,triton.language.float32"),
+    "tl_aliases": ([ptr("fp32", 4096), 100, dtype("bfloat16"), dtype("tl.int1")],
+                   "*fp32:16,i32,triton.language.bfloat16,triton.language.int1"),
+    "torch": ([ptr("fp32", 4096), 100, torch_dtype("float16")], "*fp32:16,i32,torch.float16,triton.language.float32"),
+    "torch_names": ([ptr("fp32", 4100), 7, torch_dtype("torch.float8_e4m3fn"), torch_dtype("bool")],
+                    "*fp32,i32,torch.float8_e4m3fn,torch.bool"),
+}
+
 
 def check_compiled(expect_arch, expect_warps, expect_options=None):
     def check(out_dir, stdout, stderr):
@@ -111,6 +139,19 @@ def check_compiled(expect_arch, expect_warps, expect_options=None):
     return check
 
 
+def check_compiled_dtype(signature):
+    def check(out_dir, stdout, stderr):
+        cubin = os.path.join(out_dir, "dtype_kernel.cubin")
+        meta_path = os.path.join(out_dir, "dtype_kernel.json")
+        assert stdout == f"{cubin}\n{meta_path}\n", f"stdout lists the written files: {stdout!r}"
+        with open(cubin, "rb") as f:
+            assert f.read(4) == b"\x7fELF", "cubin is no ELF file"
+        with open(meta_path) as f:
+            meta = json.load(f)
+        assert meta["name"] == "dtype_kernel" and meta["signature"] == signature, meta
+    return check
+
+
 def lines(*ls):
     return "".join(l + "\n" for l in ls)
 
@@ -119,7 +160,10 @@ CASES = {
     # ---- help and version ----
     "help": Case(["--help"], stdout_contains=["Usage: triton-jit", "inspect", "specialize", "compile"]),
     "help_command": Case(["help", "compile"], stdout_contains=["--signature", "--target", "--out"]),
-    "help_after_command": Case(["specialize", "--help"], stdout_contains=["--args JSON", "{\"ptr\": \"fp16\""]),
+    "help_after_command": Case(["specialize", "--help"], stdout_contains=["--args JSON", "{\"ptr\": \"fp16\"",
+                                                                          "{\"dtype\": \"fp16\"}",
+                                                                          "{\"torch_dtype\": \"float16\"}"]),
+    "help_compile_dtype": Case(["help", "compile"], stdout_contains=["triton.language.float16", "torch.float16"]),
     "version": Case(["--version"], check=lambda o, out, err: _check_version(out)),
 
     # ---- inspect ----
@@ -137,7 +181,9 @@ CASES = {
         "ALPHA: constexpr = 1.5",
         "MODE: constexpr = None")),
     "inspect_dtype_default": Case(["inspect", K + ":dtype_default_kernel"], stdout=lines(
-        "x_ptr", "DT: constexpr = triton.language.float16  [no C++ default]")),
+        "x_ptr", "DT: constexpr = triton.language.float16")),
+    "inspect_tuple_default": Case(["inspect", K + ":tuple_default_kernel"], stdout=lines(
+        "x_ptr", "SHAPE: constexpr = (16, 16)  [no C++ default]")),
     "inspect_json": Case(["inspect", "--json", ADD], check=lambda o, out, err: _check_inspect_json(out)),
 
     # ---- specialize ----
@@ -165,12 +211,33 @@ CASES = {
                                     check=lambda o, out, err, a=a: _check_parity("mixed_kernel", a, out))
        for name, (a, sig) in MIXED_ARGS.items()},
 
+    # dtype constexprs: JSON forms, a dtype default, Triton's repr
+    **{f"specialize_dtype_{name}": Case(["specialize", DTYPE, "--args", args(*a)], stdout=lines(sig))
+       for name, (a, sig) in DTYPE_ARGS.items()},
+    **{f"parity_dtype_{name}": Case(["specialize", DTYPE, "--repr", "--args", args(*a)],
+                                    check=lambda o, out, err, a=a: _check_parity("dtype_kernel", a, out))
+       for name, (a, sig) in DTYPE_ARGS.items() if HAS_TORCH or "torch" not in name},
+    "specialize_dtype_repr": Case(["specialize", DTYPE, "--repr", "--args", args(*DTYPE_ARGS["torch"][0])],
+                                  stdout=lines(DTYPE_ARGS["torch"][1],
+                                               "[('*fp32', 'D'), ('i32', ''), ('constexpr', torch.float16), "
+                                               "('constexpr', triton.language.float32)]")),
+    "specialize_dtype_default": Case(["specialize", K + ":dtype_default_kernel", "--args", args(ptr("fp16", 16))],
+                                     stdout=lines("*fp16:16,triton.language.float16")),
+
     # ---- compile ----
     "compile_add": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}"],
                         check=check_compiled(90, 4)),
     "compile_add_options": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:80:32", "--out", "{out}",
                                  "--num-warps", "8", "--num-stages", "2", "--option", "enable_fp_fusion=false"],
                                 check=check_compiled(80, 8, {"enable_fp_fusion": False})),
+
+    "compile_dtype": Case(["compile", DTYPE, "--signature", "*fp32:16,i32,triton.language.float16,tl.float32",
+                           "--target", "cuda:90", "--out", "{out}"],
+                          check=check_compiled_dtype("*fp32:16,i32,triton.language.float16,tl.float32")),
+    **({"compile_torch_dtype": Case(["compile", DTYPE, "--signature", "*fp32:16,i32,torch.float16,tl.float32",
+                                     "--target", "cuda:90", "--out", "{out}"],
+                                    check=check_compiled_dtype("*fp32:16,i32,torch.float16,tl.float32"))}
+       if HAS_TORCH else {}),
 
     # ---- usage errors: status 2 ----
     "error_no_command": Case([], rc=2, stderr=r"no command given.*"),
@@ -191,6 +258,20 @@ CASES = {
                                    stderr=r"--args\[0\]: a JSON array is not an argument \(tuples are not supported\).*"),
     "error_json_bad_dtype": Case(["specialize", ADD, "--args", args(ptr("fp17", 16))], rc=2,
                                  stderr=r"--args\[0\]: unknown pointer element type \"fp17\".*"),
+    "error_json_unknown_dtype": Case(["specialize", DTYPE, "--args", args(ptr("fp32", 16), 8, dtype("fp17"))], rc=2,
+                                     stderr=r"--args\[2\]: unknown dtype \"fp17\" \(Triton's names: fp16, .*"),
+    "error_json_unknown_torch_dtype": Case(["specialize", DTYPE, "--args", args(ptr("fp32", 16), 8,
+                                                                               torch_dtype("complex64"))], rc=2,
+                                           stderr=r"--args\[2\]: unknown dtype \"complex64\" \(torch's names: .*"),
+    "error_json_torch_fp8e4b15": Case(["specialize", DTYPE, "--args", args(ptr("fp32", 16), 8,
+                                                                          torch_dtype("fp8e4b15"))], rc=2,
+                                      stderr=r"--args\[2\]: torch has no dtype for fp8e4b15; pass it as "
+                                             r"\{\"dtype\": \"fp8e4b15\"\}"),
+    "error_json_dtype_keys": Case(["specialize", DTYPE, "--args", args(ptr("fp32", 16), 8,
+                                                                      {"dtype": "fp16", "torch_dtype": "float16"})],
+                                  rc=2, stderr=r"--args\[2\]: a dtype is an object with one key, .*"),
+    "error_json_dtype_not_string": Case(["specialize", DTYPE, "--args", args(ptr("fp32", 16), 8, dtype(16))], rc=2,
+                                        stderr=r"--args\[2\]: \"dtype\" must name a dtype such as \"fp16\", got 16"),
     "error_json_pointer_keys": Case(["specialize", ADD, "--args", args(1, {"ptr": "fp16", "adr": 16})], rc=2,
                                     stderr=r"--args\[1\]: unknown key \"adr\" in a pointer.*"),
     "error_json_negative_addr": Case(["specialize", ADD, "--args", args(ptr("fp16", -16))], rc=2,
@@ -229,9 +310,21 @@ CASES = {
     "error_too_few_args": Case(["specialize", ADD, "--args", args(ptr("fp32", 16), ptr("fp32", 16))], rc=1,
                                stderr=r"add_kernel takes 5 arguments .* but 2 were given: parameter 'out_ptr' is "
                                       r"missing.*"),
-    "error_dtype_default": Case(["specialize", K + ":dtype_default_kernel", "--args", args(ptr("fp16", 16))], rc=1,
-                                stderr=r".*parameter 'DT' is missing \(its default triton\.language\.float16 has no "
+    "error_tuple_default": Case(["specialize", K + ":tuple_default_kernel", "--args", args(ptr("fp16", 16))], rc=1,
+                                stderr=r".*parameter 'SHAPE' is missing \(its default \(16, 16\) has no "
                                        r"C\+\+ form: pass it explicitly\)"),
+    "error_dtype_for_runtime": Case(["specialize", DTYPE, "--args", args(ptr("fp32", 16), dtype("fp16"),
+                                                                         dtype("fp16"))], rc=1,
+                                    stderr=r"dtype_kernel: parameter 'n' \(#1\) is a runtime parameter; a dtype "
+                                           r"\(here triton\.language\.float16\) can only be passed to a "
+                                           r"tl\.constexpr parameter"),
+    "error_dtype_signature_for_runtime": Case(["compile", DTYPE, "--signature", "*fp32:16,torch.int32,tl.float16,tl.float32",
+                                               "--target", "cuda:90", "--out", "{out}"], rc=1,
+                                              stderr=r"dtype_kernel: parameter 'n' is a runtime parameter; the dtype "
+                                                     r"torch\.int32 can only be given to a tl\.constexpr parameter"),
+    "error_dtype_signature_unknown": Case(["compile", DTYPE, "--signature", "*fp32:16,i32,tl.float17,tl.float32",
+                                           "--target", "cuda:90", "--out", "{out}"], rc=1,
+                                          stderr=r"dtype_kernel: cannot read 'tl\.float17' for parameter 'X_dtype'.*"),
     "error_pointer_for_constexpr": Case(["specialize", ADD, "--args", args(ptr("fp32", 16), ptr("fp32", 16),
                                                                            ptr("fp32", 16), 8, ptr("fp32", 16))],
                                         rc=1, stderr=r"add_kernel: parameter 'BLOCK_SIZE' \(#4\) is a tl\.constexpr.*"),
@@ -341,7 +434,24 @@ def _pack_flow(cli, out):
     assert not os.path.exists(os.path.join(out, "x.tjp"))
 
 
-FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "pack_flow": Flow(_pack_flow)}
+def _pack_dtype_flow(cli, out):
+    """A manifest line with dtype constexprs, in the form triton-jit specialize prints."""
+    signature, _ = cli("specialize", DTYPE, "--args", args(ptr("fp32", 4096), 100, dtype("fp16")))
+    signature = signature.strip()
+    assert signature == "*fp32:16,i32,triton.language.float16,triton.language.float32", signature
+    manifest = os.path.join(out, "manifest.txt")
+    with open(manifest, "w") as f:
+        f.write(f"{ARGS.kernels}/cli_kernels.py:dtype_kernel {signature} target=cuda:90\n")
+        if HAS_TORCH:
+            f.write(f"{ARGS.kernels}/cli_kernels.py:dtype_kernel *fp32:16,i32,torch.float16,tl.float32 "
+                    f"target=cuda:90\n")
+    stdout, _ = cli("pack", manifest, "--out", "{out}/k.tjp", "--quiet")
+    kernels = 2 if HAS_TORCH else 1
+    assert stdout.startswith(f"{out}/k.tjp: {kernels} kernels of 1 functions for cuda:90 "), stdout
+
+
+FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "pack_flow": Flow(_pack_flow),
+         "pack_dtype_flow": Flow(_pack_dtype_flow)}
 
 
 def _check_version(out):
@@ -388,6 +498,13 @@ def _check_parity(function, items, out):
     fn = getattr(module, function)
 
     def to_python(item):
+        if isinstance(item, dict) and "dtype" in item:
+            canonical = type_canonicalisation_dict[item["dtype"].removeprefix("tl.")]
+            return next(o for o in vars(tl).values() if isinstance(o, tl.dtype)
+                        and type_canonicalisation_dict.get(str(o).split(".")[-1]) == canonical)
+        if isinstance(item, dict) and "torch_dtype" in item:
+            import torch
+            return getattr(torch, item["torch_dtype"].removeprefix("torch."))
         if isinstance(item, dict):
             name = item["ptr"].lstrip("*")
             canonical = type_canonicalisation_dict[name]

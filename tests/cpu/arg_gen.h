@@ -138,13 +138,22 @@ class ArgGenerator {
     return triton_jit::ArgValue::string(strings_.back());
   }
 
+  // A dtype in either spelling: Triton's (tl.float16) or, when torch_dtypes is on, torch's
+  // (torch.float16), which torch lacks for fp8e4b15.
+  triton_jit::ArgValue dtype() {
+    const auto d = static_cast<triton_jit::DType>(pick(triton_jit::kNumDTypes));
+    if (torch_dtypes && pick(2) && !triton_jit::torch_name(d).empty()) return triton_jit::ArgValue::torch_dtype(d);
+    return triton_jit::ArgValue::triton_dtype(d);
+  }
+
   triton_jit::ArgValue constexpr_value() {
-    switch (pick(6)) {
+    switch (pick(7)) {
       case 0:
       case 1: return integer();
       case 2: return triton_jit::ArgValue::boolean(pick(2));
       case 3: return floating();
       case 4: return triton_jit::ArgValue::none();
+      case 5: return dtype();
       default: return string();
     }
   }
@@ -173,7 +182,7 @@ class ArgGenerator {
       }
     }
     switch (pick(8)) {
-      case 0: return ArgValue::boolean(pick(2));
+      case 0: return pick(16) ? ArgValue::boolean(pick(2)) : dtype();  // a dtype: both sides reject it
       case 1: return ArgValue::none();
       case 2: return floating();
       case 3:
@@ -183,6 +192,8 @@ class ArgGenerator {
   }
 
   uint64_t pick(uint64_t n) { return rng_() % n; }
+
+  bool torch_dtypes = true;  // whether dtype() may spell a dtype as torch does
   std::mt19937_64& rng() { return rng_; }
 
   // Strings live as long as the generator: ArgValue only views them.
@@ -206,6 +217,9 @@ inline std::string describe(const triton_jit::ArgValue& a) {
     case K::Pointer:
       std::snprintf(buf, sizeof buf, "ptr(0x%llx, ", static_cast<unsigned long long>(a.address()));
       return buf + std::string(triton_jit::dtype_name(a.dtype())) + ")";
+    case K::DType:
+      return (a.is_torch_dtype() ? "torch." + std::string(triton_jit::torch_name(a.dtype()))
+                                 : "tl." + std::string(triton_jit::triton_language_name(a.dtype())));
     case K::String: {
       std::string out = "str[";
       for (unsigned char c : a.as_string()) {

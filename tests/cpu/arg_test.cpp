@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
 #include "triton_jit/triton_jit.h"
@@ -86,6 +87,28 @@ TEST(ToArg, FloatsStringsAndNone) {
   const ArgValue a = ArgValue::integer(7);
   EXPECT_EQ(to_arg(a).as_int(), 7);
   EXPECT_EQ(ArgValue().kind(), K::None);
+}
+
+TEST(ToArg, DTypesInBothSpellings) {
+  // A DType is Triton's dtype (tl.float16); TorchDType is torch's spelling (torch.float16).
+  const ArgValue tl = to_arg(DType::fp16);
+  EXPECT_EQ(tl.kind(), K::DType);
+  EXPECT_EQ(tl.dtype(), DType::fp16);
+  EXPECT_FALSE(tl.is_torch_dtype());
+  const ArgValue torch = to_arg(triton_jit::TorchDType{DType::fp16});
+  EXPECT_EQ(torch.kind(), K::DType);
+  EXPECT_EQ(torch.dtype(), DType::fp16);
+  EXPECT_TRUE(torch.is_torch_dtype());
+  EXPECT_NE(tl.bits(), torch.bits());                            // the spelling is part of the value, hence of the key
+  constexpr ArgValue bf16 = ArgValue::torch_dtype(DType::bf16);  // constexpr, like the other factories
+  EXPECT_EQ(bf16.dtype(), DType::bf16);
+  EXPECT_TRUE(bf16.is_torch_dtype());
+  EXPECT_EQ(to_arg(std::optional<DType>{}).kind(), K::None);
+  EXPECT_EQ(to_arg(std::optional<DType>{DType::i64}).dtype(), DType::i64);
+  // The kinds that existed before keep their values (they are part of the key's codes).
+  EXPECT_EQ(static_cast<int>(K::String), 6);
+  EXPECT_GT(static_cast<int>(K::DType), static_cast<int>(K::String));
+  static_assert(sizeof(ArgValue) == 16 && std::is_trivially_copyable_v<ArgValue>);
 }
 
 TEST(CompileOptions, SortedAndHashedByContent) {

@@ -143,6 +143,38 @@ TEST(Compile, AnnotatedScalarsAndDefaults) {
       d.hash);
 }
 
+TEST(Compile, DTypeConstexprsInBothSpellings) {
+  // Liger-Kernel style: X_dtype is compared in the kernel; Triton's dtype and torch's spelling of
+  // it are two specializations, two kernels (the parity test checks both against Triton's JIT).
+  auto& fn = TritonJitFunction::get(test::kernel("dtype_constexpr.py"), "scale_kernel");
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x1000});
+  const KernelInfo& tl = fn.compile(test::config(), x, 100, triton_jit::DType::fp16);
+  EXPECT_EQ(tl.name, "scale_kernel");
+  ASSERT_TRUE(cubin::is_elf64(bytes(tl), tl.cubin.size()));
+  EXPECT_EQ(cubin::sm_version(bytes(tl)), 90);
+  // The same kernel from the signature text a call prints.
+  const std::string tl_sig = fn.specialize(test::config(), x, 100, triton_jit::DType::fp16).signature();
+  EXPECT_EQ(tl_sig, "*fp32:16,i32,triton.language.float16,triton.language.float32,128");
+  EXPECT_EQ(fn.compile(triton_jit::CompileRequest{tl_sig, 4, 3, 1, {}, Target{}}).hash, tl.hash);
+  // Another dtype, another kernel.
+  EXPECT_NE(fn.compile(test::config(), x, 100, triton_jit::DType::bf16).hash, tl.hash);
+
+  const KernelInfo* torch = nullptr;
+  try {
+    torch = &fn.compile(test::config(), x, 100, triton_jit::TorchDType{triton_jit::DType::fp16});
+  } catch (const triton_jit::CompileError& e) {
+    // torch is not part of requirements.txt: without it the compile says so.
+    ASSERT_TRUE(test::contains(e.what(), "cannot import torch")) << e.what();
+    GTEST_SKIP() << "torch cannot be imported: " << e.what();
+  }
+  EXPECT_EQ(torch->name, "scale_kernel");
+  EXPECT_NE(torch->hash, tl.hash);
+  EXPECT_EQ(fn.compile(triton_jit::CompileRequest{
+                           "*fp32:16,i32,torch.float16,triton.language.float32,128", 4, 3, 1, {}, Target{}})
+                .hash,
+            torch->hash);
+}
+
 TEST(Compile, GlobalScratchIsReported) {
   auto& fn = TritonJitFunction::get(test::kernel("scratch.py"), "descriptor_kernel");
   const auto args = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 4096, 128);

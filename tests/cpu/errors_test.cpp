@@ -8,6 +8,7 @@
 #include "test_util.h"
 
 using triton_jit::ArgumentError;
+using triton_jit::ArgValue;
 using triton_jit::CompileError;
 using triton_jit::KernelLookupError;
 using triton_jit::TritonJitFunction;
@@ -158,13 +159,60 @@ TEST(ArgumentErrors, BadSignatureString) {
   EXPECT_EQ(f.parameter(), "BLOCK_SIZE");
 }
 
-TEST(ArgumentErrors, UnrepresentableDefaultMustBePassed) {
+TEST(ArgumentErrors, DTypeDefaultNeedNotBePassed) {
+  // A tl.dtype default has a C++ form now: it is used, as Python uses it.
   auto& fn = TritonJitFunction::get(test::kernel("dtype_default.py"), "cast_kernel");
   const auto args = test::args(test::ptr(0x1000), 100);
-  const auto e = expect_throw<ArgumentError>([&] { fn.specialize(test::config(), test::span(args)); });
-  EXPECT_EQ(e.parameter(), "DTYPE");
-  EXPECT_TRUE(test::contains(e.what(), "triton.language.float16")) << e.what();
-  EXPECT_TRUE(test::contains(e.what(), "explicitly")) << e.what();
+  EXPECT_EQ(fn.specialize(test::config(), test::span(args)).signature(), "*fp32:16,i32,triton.language.float16");
+}
+
+TEST(ArgumentErrors, DefaultWithoutACppFormMustBePassed) {
+  for (const char* name : {"tuple_default_kernel", "pointer_type_default_kernel"}) {
+    SCOPED_TRACE(name);
+    auto& fn = TritonJitFunction::get(test::kernel("dtype_default.py"), name);
+    const std::string param = fn.signature().params.at(2).name;
+    const std::string repr = fn.signature().params.at(2).default_value->repr;
+    const auto args = test::args(test::ptr(0x1000), 100);
+    const auto e = expect_throw<ArgumentError>([&] { fn.specialize(test::config(), test::span(args)); });
+    EXPECT_EQ(e.parameter(), param);
+    EXPECT_TRUE(test::contains(e.what(), "its default " + repr + " has no C++ form")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "explicitly")) << e.what();
+    // Given explicitly, the call specializes.
+    EXPECT_EQ(fn.specialize(test::config(), test::ptr(0x1000), 100, 16).signature(), "*fp32:16,i32,16");
+  }
+}
+
+TEST(ArgumentErrors, DTypeForRuntimeParameter) {
+  // Triton's binder fails too ("failed to specialize argument of type: dtype").
+  for (const ArgValue dtype :
+       {ArgValue::triton_dtype(triton_jit::DType::fp16), ArgValue::torch_dtype(triton_jit::DType::fp16)}) {
+    const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), dtype, 64);
+    const auto e = expect_throw<ArgumentError>([&] { add().specialize(test::config(), test::span(args)); });
+    EXPECT_EQ(e.parameter(), "n_elements");
+    EXPECT_TRUE(test::contains(e.what(), "'n_elements'")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "runtime parameter")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), dtype.is_torch_dtype() ? "torch.float16" : "triton.language.float16"))
+        << e.what();
+  }
+  // The same in a signature.
+  const auto e = expect_throw<ArgumentError>([] {
+    add().compile(
+        triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,torch.float16,64", 4, 3, 1, {}, triton_jit::Target{}});
+  });
+  EXPECT_EQ(e.parameter(), "n_elements");
+  EXPECT_TRUE(test::contains(e.what(), "torch.float16")) << e.what();
+}
+
+TEST(ArgumentErrors, TorchHasNoFp8e4b15) {
+  auto& fn = TritonJitFunction::get(test::kernel("dtype_constexpr.py"), "scale_kernel");
+  const auto e = expect_throw<ArgumentError>(
+      [&] { fn.specialize(test::config(), test::ptr(16), 8, triton_jit::TorchDType{triton_jit::DType::fp8e4b15}); });
+  EXPECT_EQ(e.parameter(), "X_dtype");
+  EXPECT_TRUE(test::contains(e.what(), "fp8e4b15")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "triton.language.float8e4b15")) << e.what();
+  // Triton's spelling exists.
+  EXPECT_EQ(fn.specialize(test::config(), test::ptr(16), 8, triton_jit::DType::fp8e4b15).params[2].value_repr,
+            "triton.language.float8e4b15");
 }
 
 TEST(CompileErrors, TritonErrorWithKernelLocation) {

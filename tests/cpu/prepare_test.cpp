@@ -1,10 +1,12 @@
 // prepare(): parallel compiles in worker processes, the progress bar, and launches during CUDA
 // graph capture (fake driver) that must never compile.
 #include <gtest/gtest.h>
+#include <pybind11/pybind11.h>
 
 #include <string>
 #include <vector>
 
+#include "bridge/interpreter.h"
 #include "fake_driver.h"
 #include "test_util.h"
 #include "triton_jit/triton_jit.h"
@@ -12,6 +14,13 @@
 namespace {
 
 using triton_jit::Grid;
+
+// Whether the Python the compile workers run has torch: a torch-spelled dtype needs it.
+bool torch_importable() {
+  triton_jit::bridge::GilGuard gil;
+  triton_jit::bridge::bridge();
+  return !pybind11::module_::import("importlib.util").attr("find_spec")("torch").is_none();
+}
 using triton_jit::LaunchConfig;
 
 const float* const kX = reinterpret_cast<const float*>(0x10000);
@@ -77,6 +86,32 @@ TEST_F(PrepareTest, DrawsAProgressBarWhenAsked) {
   EXPECT_NE(err.find("[triton_jit] prepare [------------------------]   0/2"), std::string::npos) << err;
   EXPECT_NE(err.find("[triton_jit] prepare [########################]   2/2"), std::string::npos) << err;
   EXPECT_NE(err.find("add_kernel"), std::string::npos) << err;
+}
+
+TEST_F(PrepareTest, DTypeConstexprsFromSignatureTextAndFromCalls) {
+  const auto& fn = triton_jit::TritonJitFunction::get(test::kernel("dtype_constexpr.py"), "scale_kernel");
+  std::vector<triton_jit::KernelRequest> requests;
+  // Triton's signature syntax (tl. abbreviates triton.language.), and the key of a call.
+  requests.push_back({&fn, "*fp32:16,i32,tl.float16,triton.language.float32,128"});
+  requests.push_back(triton_jit::request(fn, LaunchConfig{Grid(1)}, kX, 100, triton_jit::DType::bf16));
+  const bool torch = torch_importable();
+  if (torch) requests.push_back({&fn, "*fp32:16,i32,torch.float16,triton.language.float32,128"});
+  triton_jit::PrepareOptions options;
+  options.jobs = 2;
+  options.progress = triton_jit::Progress::Never;
+  const triton_jit::PrepareReport r = triton_jit::prepare(requests, options);
+  EXPECT_EQ(r.compiled, requests.size());
+  // Launches of those keys only hit.
+  const auto before = fn.stats();
+  fn(LaunchConfig{Grid(2)}, kX, 100, triton_jit::DType::fp16);
+  fn(LaunchConfig{Grid(2)}, kX, 100, triton_jit::DType::bf16, triton_jit::DType::fp32);
+  if (torch) fn(LaunchConfig{Grid(2)}, kX, 100, triton_jit::TorchDType{triton_jit::DType::fp16});
+  EXPECT_EQ(fn.stats().misses, before.misses);
+  EXPECT_EQ(fn.stats().hits, before.hits + (torch ? 3 : 2));
+  EXPECT_EQ(fake::state().launches.size(), torch ? 3u : 2u);
+  // A dtype for a runtime parameter is no call's key.
+  EXPECT_THROW(triton_jit::prepare({{&fn, "*fp32:16,triton.language.int32,tl.float16,tl.float32,128"}}, options),
+               triton_jit::ArgumentError);
 }
 
 TEST_F(PrepareTest, ASignatureNoCallProducesIsRejected) {

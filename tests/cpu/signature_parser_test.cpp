@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "key/signature_parser.h"
+#include "key/synthetic_args.h"
 #include "test_util.h"
 #include "triton_jit/errors.h"
 
@@ -60,6 +61,52 @@ TEST(SignatureParser, Errors) {
   EXPECT_THROW(parse_signature(s, "*fp32:16,*fp32:16,*fp32:16,i32,1024,1"), triton_jit::ArgumentError);
   EXPECT_THROW(parse_signature(s, ""), triton_jit::ArgumentError);
   EXPECT_THROW(parse_signature(s, "*fp32:16,*fp32:16,*fp32:16,i32,'unterminated"), triton_jit::ArgumentError);
+}
+
+TEST(SignatureParser, DTypeConstexprs) {
+  const auto& fn = TritonJitFunction::get(test::kernel("dtype_constexpr.py"), "scale_kernel");
+  // Every dtype in both spellings reads back into the specialization a call has, and the
+  // synthetic arguments prepare and packs use make that call.
+  for (int i = 0; i < triton_jit::kNumDTypes; ++i) {
+    const auto d = static_cast<triton_jit::DType>(i);
+    for (const bool torch : {false, true}) {
+      if (torch && triton_jit::torch_name(d).empty()) continue;
+      const triton_jit::ArgValue dtype = torch ? triton_jit::ArgValue::torch_dtype(d)
+                                               : triton_jit::ArgValue::triton_dtype(d);
+      const auto from_call = fn.specialize(test::config(), test::ptr(0x1000), 7, dtype, triton_jit::DType::fp32, 64);
+      SCOPED_TRACE(from_call.signature());
+      const auto parsed = parse_signature(fn.signature(), from_call.signature());
+      EXPECT_EQ(parsed.triton_repr(), from_call.triton_repr());
+      EXPECT_EQ(parsed.signature(), from_call.signature());
+      const auto synthetic = triton_jit::detail::synthesize_args(fn.signature(), parsed);
+      EXPECT_EQ(fn.specialize(test::config(), triton_jit::ArgSpan{synthetic.values.data(), synthetic.values.size()})
+                    .signature(),
+                from_call.signature());
+    }
+  }
+  // tl. abbreviates triton.language.; spaces are ignored.
+  const auto p = parse_signature(fn.signature(), "*fp32:16, i32, tl.float8e4nv, torch.float8_e5m2fnuz, 64");
+  EXPECT_EQ(p.signature(), "*fp32:16,i32,triton.language.float8e4nv,torch.float8_e5m2fnuz,64");
+  EXPECT_EQ(p.params[2].type, "constexpr");
+  EXPECT_EQ(p.params[3].value_repr, "torch.float8_e5m2fnuz");
+}
+
+TEST(SignatureParser, DTypeErrors) {
+  const auto& fn = TritonJitFunction::get(test::kernel("dtype_constexpr.py"), "scale_kernel");
+  // Not dtypes C++ can pass: unknown names, torch's missing fp8e4b15, Triton's names under torch.,
+  // bare names (those are pointer element types).
+  for (const char* bad : {"triton.language.float17", "torch.float8e4b15", "torch.fp16", "triton.language.float8_e5m2",
+                          "torch.complex64", "fp16", "float16", "triton.language.", "torch."}) {
+    SCOPED_TRACE(bad);
+    try {
+      parse_signature(fn.signature(), std::string("*fp32:16,i32,") + bad + ",tl.float32,64");
+      ADD_FAILURE() << "no error";
+    } catch (const triton_jit::ArgumentError& e) {
+      EXPECT_EQ(e.parameter(), "X_dtype");
+      EXPECT_TRUE(test::contains(e.what(), bad)) << e.what();
+      EXPECT_TRUE(test::contains(e.what(), "torch.float16")) << e.what();  // the forms that work
+    }
+  }
 }
 
 }  // namespace

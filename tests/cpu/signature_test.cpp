@@ -156,13 +156,35 @@ TEST(StaticSignature, Defaults) {
   EXPECT_EQ(s.params[8].default_value->repr, "1");
 }
 
-TEST(StaticSignature, UnrepresentableDefaultKeepsItsRepr) {
+TEST(StaticSignature, DTypeDefault) {
   auto& fn = TritonJitFunction::get(test::kernel("dtype_default.py"), "cast_kernel");
   const ParamInfo& p = fn.signature().params.at(2);
   EXPECT_EQ(p.name, "DTYPE");
   ASSERT_TRUE(p.default_value);
-  EXPECT_FALSE(p.default_value->representable);
+  EXPECT_TRUE(p.default_value->representable);
+  EXPECT_EQ(p.default_value->kind, ArgValue::Kind::DType);
+  EXPECT_EQ(p.default_value->dtype_value, triton_jit::DType::fp16);
+  EXPECT_FALSE(p.default_value->torch_dtype);
   EXPECT_EQ(p.default_value->repr, "triton.language.float16");
+  const ArgValue a = p.default_value->to_arg();
+  EXPECT_EQ(a.kind(), ArgValue::Kind::DType);
+  EXPECT_EQ(a.dtype(), triton_jit::DType::fp16);
+  EXPECT_FALSE(a.is_torch_dtype());
+}
+
+TEST(StaticSignature, UnrepresentableDefaultKeepsItsRepr) {
+  auto& tuple = TritonJitFunction::get(test::kernel("dtype_default.py"), "tuple_default_kernel");
+  const ParamInfo& p = tuple.signature().params.at(2);
+  EXPECT_EQ(p.name, "SHAPE");
+  ASSERT_TRUE(p.default_value);
+  EXPECT_FALSE(p.default_value->representable);
+  EXPECT_EQ(p.default_value->repr, "(16, 16)");
+  // A tl.dtype C++ has no DType for (a pointer type) has no C++ form either.
+  auto& pointer = TritonJitFunction::get(test::kernel("dtype_default.py"), "pointer_type_default_kernel");
+  const ParamInfo& q = pointer.signature().params.at(2);
+  ASSERT_TRUE(q.default_value);
+  EXPECT_FALSE(q.default_value->representable);
+  EXPECT_EQ(q.default_value->repr, "pointer<fp16>");
 }
 
 TEST(StaticSignature, AutotuneAndHeuristicsAreUnwrapped) {

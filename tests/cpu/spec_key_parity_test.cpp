@@ -2,13 +2,16 @@
 // random calls per kernel, TritonJitFunction::specialize(...).triton_repr() must equal the repr
 // of the specialization list that the binder Triton's JIT builds for the same function returns
 // (tests/support/triton_reference.py runs create_function_from_signature + native_specialize_impl).
+// For dtype constexprs, also the compiled kernel: the one Triton's JIT compiles for the same call.
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arg_gen.h"
@@ -31,8 +34,18 @@ py::module_& reference() {
   return *module;
 }
 
+// Whether torch imports: torch-spelled dtypes take part only then (requirements.txt has no torch).
+bool torch_available() {
+  static const bool available = [] {
+    triton_jit::bridge::GilGuard gil;
+    return reference().attr("has_torch")().cast<bool>();
+  }();
+  return available;
+}
+
+using K = ArgValue::Kind;
+
 py::object to_python(const ArgValue& a) {
-  using K = ArgValue::Kind;
   switch (a.kind()) {
     case K::None: return py::none();
     case K::Bool: return py::bool_(a.as_bool());
@@ -42,6 +55,11 @@ py::object to_python(const ArgValue& a) {
     case K::Pointer:
       return reference().attr("make_pointer")(py::int_(a.address()), std::string(triton_jit::dtype_name(a.dtype())));
     case K::String: return py::str(a.as_string().data(), a.as_string().size());
+    case K::DType: {
+      const std::string_view name = a.is_torch_dtype() ? triton_jit::torch_name(a.dtype())
+                                                       : triton_jit::triton_language_name(a.dtype());
+      return reference().attr("make_dtype")(std::string(name), a.is_torch_dtype());
+    }
   }
   return py::none();
 }
@@ -71,19 +89,32 @@ TEST_P(Parity, RandomCallsMatchTritonsBinder) {
 
   // Seeded per kernel so a failure reproduces alone.
   test::ArgGenerator gen(0x7269746f6e6a6974ull ^ std::hash<std::string>{}(k.function));
+  gen.torch_dtypes = torch_available();
   std::vector<std::vector<ArgValue>> calls;
   std::vector<std::string> ours;
+  int with_dtype = 0, with_torch_dtype = 0, rejected = 0;
   for (int c = 0; c < kCalls; ++c) {
     const size_t count = min_args + gen.pick(n - min_args + 1);
     std::vector<ArgValue> args;
     for (size_t i = 0; i < count; ++i) args.push_back(gen.for_param(params[i]));
+    bool runtime_dtype = false;  // a dtype given to a runtime parameter: both sides reject the call
+    for (size_t i = 0; i < count; ++i) runtime_dtype |= !params[i].is_constexpr && args[i].kind() == K::DType;
+    with_dtype += std::any_of(args.begin(), args.end(), [](const ArgValue& a) { return a.kind() == K::DType; });
+    with_torch_dtype += std::any_of(args.begin(), args.end(), [](const ArgValue& a) { return a.is_torch_dtype(); });
     try {
       ours.push_back(fn.specialize(test::config(), test::span(args)).triton_repr());
+    } catch (const triton_jit::ArgumentError& e) {
+      // Where the binder raises TypeError (a dtype for a runtime parameter), the runtime raises
+      // ArgumentError.
+      ours.push_back(runtime_dtype ? "error: TypeError" : std::string("C++ threw: ") + e.what());
+      rejected += runtime_dtype;
     } catch (const triton_jit::Error& e) {
       ours.push_back(std::string("C++ threw: ") + e.what());
     }
     calls.push_back(std::move(args));
   }
+  std::printf("%s: %d random calls, %d with dtypes (%d torch-spelled), %d with a dtype for a runtime parameter\n",
+              k.function, kCalls, with_dtype, with_torch_dtype, rejected);
 
   std::vector<std::string> theirs;
   {
@@ -109,16 +140,128 @@ TEST_P(Parity, RandomCallsMatchTritonsBinder) {
     ADD_FAILURE() << k.function << "(" << args << ")\n  C++:    " << ours[c] << "\n  Triton: " << theirs[c];
   }
   EXPECT_EQ(mismatches, 0) << "of " << calls.size() << " calls";
+  EXPECT_GT(with_dtype, kCalls / 20) << "the calls should include dtypes";
+  if (torch_available()) EXPECT_GT(with_torch_dtype, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, Parity,
-                         testing::Values(Kernel{"generic.py", "generic_kernel"}, Kernel{"generic.py", "const_kernel"},
-                                         Kernel{"add.py", "add_kernel"}, Kernel{"annotated.py", "annotated_kernel"},
-                                         Kernel{"scalars.py", "scalars_kernel"},
-                                         Kernel{"do_not_specialize.py", "dns_kernel"},
-                                         Kernel{"defaults.py", "defaults_kernel"},
-                                         Kernel{"wrapped.py", "stacked_kernel"}),
-                         [](const testing::TestParamInfo<Kernel>& info) { return std::string(info.param.function); });
+INSTANTIATE_TEST_SUITE_P(
+    Kernels, Parity,
+    testing::Values(Kernel{"generic.py", "generic_kernel"}, Kernel{"generic.py", "const_kernel"},
+                    Kernel{"add.py", "add_kernel"}, Kernel{"annotated.py", "annotated_kernel"},
+                    Kernel{"scalars.py", "scalars_kernel"}, Kernel{"do_not_specialize.py", "dns_kernel"},
+                    Kernel{"defaults.py", "defaults_kernel"}, Kernel{"wrapped.py", "stacked_kernel"},
+                    Kernel{"dtype_constexpr.py", "scale_kernel"}, Kernel{"dtype_default.py", "cast_kernel"}),
+    [](const testing::TestParamInfo<Kernel>& info) { return std::string(info.param.function); });
+
+// ---- compiling: the kernel for a dtype constexpr is the one Triton's own JIT compiles ----
+
+// (hash, cubin) of what Triton's JIT compiles for the same call (triton_reference.triton_compile:
+// the binder, _pack_args, ASTSource, triton.compile), with num_warps 4 and num_stages 3.
+std::pair<std::string, std::string> tritons_kernel(const std::string& path, const char* function,
+                                                   const std::vector<ArgValue>& args) {
+  triton_jit::bridge::GilGuard gil;
+  py::object jit_fn = triton_jit::bridge::bridge().attr("load_function")(path, function)[py::int_(0)];
+  py::tuple py_args(args.size());
+  for (size_t i = 0; i < args.size(); ++i) py_args[i] = to_python(args[i]);
+  py::dict kwargs;
+  kwargs["num_warps"] = 4;
+  kwargs["num_stages"] = 3;
+  py::tuple r = reference().attr("triton_compile")(jit_fn, py_args, kwargs);
+  return {r[0].cast<std::string>(), r[1].cast<std::string>()};
+}
+
+TEST(CompileParity, DTypeConstexprsCompileAsTritonsJitDoes) {
+  const std::string path = test::canonical(test::kernel("dtype_constexpr.py"));
+  auto& fn = TritonJitFunction::get(path, "scale_kernel");
+  std::vector<std::string> hashes;
+  for (const ArgValue dtype :
+       {ArgValue::triton_dtype(triton_jit::DType::fp16), ArgValue::torch_dtype(triton_jit::DType::fp16),
+        ArgValue::torch_dtype(triton_jit::DType::bf16), ArgValue::triton_dtype(triton_jit::DType::fp8e5)}) {
+    SCOPED_TRACE(test::describe(dtype));
+    if (dtype.is_torch_dtype() && !torch_available()) continue;
+    const std::vector<ArgValue> args = {test::ptr(0x1000), ArgValue::integer(100), dtype};  // OUT_DTYPE: default
+    const triton_jit::KernelInfo& k = fn.compile(test::config(), test::span(args));
+    const auto [hash, cubin] = tritons_kernel(path, "scale_kernel", args);
+    EXPECT_EQ(k.hash, hash);
+    EXPECT_TRUE(k.cubin == cubin) << "the cubins differ";
+    hashes.push_back(k.hash);
+  }
+  // The spellings are different kernels, as in Triton.
+  ASSERT_GE(hashes.size(), 2u);
+  EXPECT_NE(hashes[0], hashes[1]);
+
+  // A dtype default: the kernel Triton compiles when the parameter is left out.
+  const std::string default_path = test::canonical(test::kernel("dtype_default.py"));
+  auto& cast = TritonJitFunction::get(default_path, "cast_kernel");
+  const std::vector<ArgValue> args = {test::ptr(0x1000), ArgValue::integer(100)};
+  const triton_jit::KernelInfo& k = cast.compile(test::config(), test::span(args));
+  EXPECT_EQ(k.hash, tritons_kernel(default_path, "cast_kernel", args).first);
+  const std::vector<ArgValue> explicit_args = {test::ptr(0x1000), ArgValue::integer(100),
+                                               ArgValue::triton_dtype(triton_jit::DType::fp16)};
+  EXPECT_EQ(&cast.compile(test::config(), test::span(explicit_args)), &k);
+}
+
+TEST(CompileParity, ATorchDTypeFailsWhereTritonFails) {
+  // Triton cannot .to() a torch dtype ("'torch.dtype' object has no attribute 'scalar'"); the
+  // same compile fails the same way here.
+  if (!torch_available()) GTEST_SKIP() << "torch cannot be imported";
+  const std::string path = test::canonical(test::kernel("dtype_constexpr.py"));
+  auto& fn = TritonJitFunction::get(path, "cast_kernel");
+  const std::vector<ArgValue> args = {test::ptr(0x1000), test::ptr(0x2000), ArgValue::integer(100),
+                                      ArgValue::torch_dtype(triton_jit::DType::fp16)};
+  std::string ours;
+  try {
+    fn.compile(test::config(), test::span(args));
+    ADD_FAILURE() << "compiled";
+  } catch (const triton_jit::CompileError& e) {
+    ours = e.what();
+  }
+  EXPECT_TRUE(test::contains(ours, "'torch.dtype' object has no attribute 'scalar'")) << ours;
+  EXPECT_TRUE(test::contains(ours, "torch.float16")) << ours;  // the signature
+  triton_jit::bridge::GilGuard gil;                            // the Python exception lives and dies under the GIL
+  try {
+    tritons_kernel(path, "cast_kernel", args);
+    ADD_FAILURE() << "Triton compiled it";
+  } catch (const py::error_already_set& e) {
+    EXPECT_TRUE(test::contains(e.what(), "'torch.dtype' object has no attribute 'scalar'")) << e.what();
+  }
+}
+
+TEST(CompileParity, ATorchDTypeWithoutTorchIsAClearError) {
+  // torch is imported only for a torch dtype, at compile time; without it the compile says so.
+  const std::string path = test::canonical(test::kernel("dtype_constexpr.py"));
+  auto& fn = TritonJitFunction::get(path, "scale_kernel");
+  py::object saved;
+  {
+    triton_jit::bridge::GilGuard gil;
+    triton_jit::bridge::bridge();
+    py::dict modules = py::module_::import("sys").attr("modules");
+    if (modules.contains("torch")) saved = modules["torch"];
+    modules["torch"] = py::none();  // `import torch` raises ImportError
+  }
+  std::string message;
+  try {
+    // A key no other test compiles: nothing in memory or in the index serves it.
+    fn.compile(test::config(1, 2, 1, 1), test::ptr(0x1000), 77, triton_jit::TorchDType{triton_jit::DType::fp64},
+               triton_jit::DType::i8, 32);
+    ADD_FAILURE() << "compiled without torch";
+  } catch (const triton_jit::CompileError& e) {
+    message = e.what();
+  }
+  {
+    triton_jit::bridge::GilGuard gil;
+    py::dict modules = py::module_::import("sys").attr("modules");
+    if (saved) {
+      modules["torch"] = saved;
+    } else {
+      PyDict_DelItemString(modules.ptr(), "torch");
+    }
+    saved = py::object();
+  }
+  EXPECT_TRUE(test::contains(message, "torch.float64")) << message;
+  EXPECT_TRUE(test::contains(message, "cannot import torch")) << message;
+  EXPECT_TRUE(test::contains(message, "ImportError")) << message;
+}
 
 // The reference's pointer stand-in must work for every element type the runtime can pass. tl.int32
 // prints as "int32" while its canonical name is "i32": comparing the printed name alone misses

@@ -158,4 +158,58 @@ TEST(Specialization, VariadicFormsMatchTheSpanForms) {
   EXPECT_EQ(a.name, "add_kernel");
 }
 
+TritonJitFunction& scale() { return TritonJitFunction::get(test::kernel("dtype_constexpr.py"), "scale_kernel"); }
+
+TEST(Specialization, DTypeConstexprsInBothSpellings) {
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  // A DType is Triton's dtype; OUT_DTYPE keeps its default, tl.float32.
+  const auto tl = scale().specialize(test::config(), x, 100, DType::fp16);
+  EXPECT_EQ(tl.signature(), "*fp32:16,i32,triton.language.float16,triton.language.float32,128");
+  EXPECT_EQ(tl.triton_repr(), "[('*fp32', 'D'), ('i32', ''), ('constexpr', triton.language.float16), "
+                              "('constexpr', triton.language.float32), ('constexpr', 128)]");
+  ASSERT_EQ(tl.params.size(), 5u);
+  EXPECT_EQ(tl.params[2].type, "constexpr");
+  EXPECT_EQ(tl.params[2].value_repr, "triton.language.float16");
+  // TorchDType is torch's spelling: another key, as in Triton.
+  const auto torch = scale().specialize(test::config(), x, 100, triton_jit::TorchDType{DType::fp16}, DType::bf16);
+  EXPECT_EQ(torch.signature(), "*fp32:16,i32,torch.float16,triton.language.bfloat16,128");
+  EXPECT_EQ(torch.triton_repr(),
+            "[('*fp32', 'D'), ('i32', ''), ('constexpr', torch.float16), ('constexpr', triton.language.bfloat16), "
+            "('constexpr', 128)]");
+  const auto by_span = scale().specialize(
+      test::config(), test::span({test::ptr(0x20000), ArgValue::integer(100), ArgValue::torch_dtype(DType::fp16),
+                                  ArgValue::triton_dtype(DType::bf16)}));
+  EXPECT_EQ(by_span.triton_repr(), torch.triton_repr());
+}
+
+TEST(Specialization, EveryDTypeHasTritonsRepr) {
+  // Python's repr of each triton.language dtype and torch dtype (checked against Python by the
+  // parity test); torch has no fp8e4b15.
+  // A table laid out by hand.
+  // clang-format off
+  const char* const kExpected[triton_jit::kNumDTypes][2] = {
+      {"int1", "bool"},           {"int8", "int8"},           {"int16", "int16"},     {"int32", "int32"},
+      {"int64", "int64"},         {"uint8", "uint8"},         {"uint16", "uint16"},   {"uint32", "uint32"},
+      {"uint64", "uint64"},       {"float16", "float16"},     {"bfloat16", "bfloat16"}, {"float32", "float32"},
+      {"float64", "float64"},     {"float8e4nv", "float8_e4m3fn"}, {"float8e5", "float8_e5m2"},
+      {"float8e4b15", nullptr},   {"float8e4b8", "float8_e4m3fnuz"}, {"float8e5b16", "float8_e5m2fnuz"},
+  };
+  // clang-format on
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
+  for (int i = 0; i < triton_jit::kNumDTypes; ++i) {
+    const auto d = static_cast<DType>(i);
+    SCOPED_TRACE(std::string(triton_jit::dtype_name(d)));
+    EXPECT_EQ(triton_jit::triton_language_name(d), kExpected[i][0]);
+    EXPECT_EQ(scale().specialize(test::config(), x, 100, d).params[2].value_repr,
+              "triton.language." + std::string(kExpected[i][0]));
+    if (kExpected[i][1] == nullptr) {
+      EXPECT_TRUE(triton_jit::torch_name(d).empty());
+      continue;
+    }
+    EXPECT_EQ(triton_jit::torch_name(d), kExpected[i][1]);
+    EXPECT_EQ(scale().specialize(test::config(), x, 100, triton_jit::TorchDType{d}).params[2].value_repr,
+              "torch." + std::string(kExpected[i][1]));
+  }
+}
+
 }  // namespace

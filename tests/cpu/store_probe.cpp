@@ -1,11 +1,13 @@
 // A process of its own for the kernel-store tests (store_test.cpp): gets FILE:FUNCTION, launches
-// its (x, y, out, n, BLOCK) kernel once on the fake driver and prints what it took to do so:
+// its (x, y, out, n, BLOCK[, DTYPE]) kernel once on the fake driver and prints what it took to do so:
 //   compiles=0 index_hits=1 pack_hits=0 python_used=0 cubin_sha256=... kernel=...
-// or `error=TYPE: message` (exit 3). Options: --block N (default 256), --pack FILE (load_pack).
+// or `error=TYPE: message` (exit 3). Options: --block N (default 256), --pack FILE (load_pack),
+// --function NAME (instead of FUNCTION), --dtype tl:NAME or torch:NAME (a sixth argument, a dtype).
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "fake_driver.h"
 #include "store/sha256.h"
@@ -19,8 +21,21 @@ int main(int argc, char** argv) {
   }
   fake::install();  // first: load_pack checks packs against the (fake, sm_90) device
   int block = 256;
+  std::string function = argv[2];
+  std::vector<triton_jit::ArgValue> extra;  // the dtype, if any
   for (int i = 3; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--block") == 0) block = std::stoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--function") == 0) function = argv[i + 1];
+    if (std::strcmp(argv[i], "--dtype") == 0) {
+      const std::string spec = argv[i + 1];
+      const bool torch = spec.rfind("torch:", 0) == 0;
+      triton_jit::DType d;
+      if (!triton_jit::parse_dtype(spec.substr(spec.find(':') + 1), &d)) {
+        std::cerr << "store_probe: bad --dtype " << spec << "\n";
+        return 2;
+      }
+      extra.push_back(torch ? triton_jit::ArgValue::torch_dtype(d) : triton_jit::ArgValue::triton_dtype(d));
+    }
     if (std::strcmp(argv[i], "--pack") == 0) {
       try {
         triton_jit::load_pack(argv[i + 1]);
@@ -31,15 +46,17 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    auto& fn = triton_jit::TritonJitFunction::get(argv[1], argv[2]);
+    auto& fn = triton_jit::TritonJitFunction::get(argv[1], function);
     const triton_jit::LaunchConfig config{triton_jit::Grid(4)};
     const float* x = reinterpret_cast<const float*>(0x10000);
     const float* y = reinterpret_cast<const float*>(0x20000);
     float* out = reinterpret_cast<float*>(0x30000);
-    fn(config, x, y, out, 1000, block);
-    const triton_jit::ArgValue args[] = {triton_jit::to_arg(x), triton_jit::to_arg(y), triton_jit::to_arg(out),
-                                         triton_jit::to_arg(1000), triton_jit::to_arg(block)};
-    const triton_jit::KernelInfo& info = fn.compile(config, triton_jit::ArgSpan{args, 5});
+    std::vector<triton_jit::ArgValue> args = {triton_jit::to_arg(x), triton_jit::to_arg(y), triton_jit::to_arg(out),
+                                              triton_jit::to_arg(1000), triton_jit::to_arg(block)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const triton_jit::ArgSpan span{args.data(), args.size()};
+    fn.launch(config, span);
+    const triton_jit::KernelInfo& info = fn.compile(config, span);
     const triton_jit::Stats s = fn.stats();
     std::cout << "compiles=" << s.compiles << " index_hits=" << s.index_hits << " pack_hits=" << s.pack_hits
               << " launches=" << fake::state().launches.size() << " python_used=" << triton_jit::python_used()

@@ -2,6 +2,7 @@
 // (a fresh process) against a private cache directory and reads what the probe took to launch.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -126,6 +127,89 @@ TEST_F(StoreTest, ANewProcessLaunchesFromTheIndexWithoutPython) {
   EXPECT_EQ(warm["metadata_sha256"], cold["metadata_sha256"]);
 }
 
+// Whether the tests' Python imports torch: a torch-spelled dtype needs it to compile.
+bool torch_importable() {
+  static const bool importable = [] {
+    const char* python = std::getenv("TRITON_JIT_PYTHON");
+    return python != nullptr && test_support::run_child("'" + std::string(python) + "' -c 'import torch'").status == 0;
+  }();
+  return importable;
+}
+
+TEST_F(StoreTest, DTypeConstexprsLaunchFromTheIndexWithoutPython) {
+  // X_dtype left to its default (tl.float16: the stored signature must hold it), given as
+  // Triton's dtype, and in torch's spelling.
+  for (const std::string args : {"--function scaled_add_dtype", "--function scaled_add_dtype --dtype tl:bf16",
+                                 "--function scaled_add_dtype --dtype torch:float16"}) {
+    SCOPED_TRACE(args);
+    if (args.find("torch:") != std::string::npos && !torch_importable()) continue;
+    const Probe cold = run("", args);
+    ASSERT_EQ(cold.status, 0) << cold.output;
+    EXPECT_EQ(cold["compiles"], "1");
+    const Probe warm = run(no_python(), args);
+    ASSERT_EQ(warm.status, 0) << warm.output;
+    EXPECT_EQ(warm["compiles"], "0");
+    EXPECT_EQ(warm["index_hits"], "1");
+    EXPECT_EQ(warm["python_used"], "0");
+    EXPECT_EQ(warm["cubin_sha256"], cold["cubin_sha256"]);
+  }
+}
+
+TEST(StoredSignature, DTypeDefaultsReadBackFromTheirRepr) {
+  using namespace triton_jit;
+  StaticSignature s;
+  s.function = "k";
+  s.file = "/k.py";
+  auto add = [&](const char* name, const DefaultValue& d) {
+    ParamInfo p;
+    p.name = name;
+    p.index = static_cast<int>(s.params.size());
+    p.is_constexpr = true;
+    p.default_value = d;
+    s.params.push_back(p);
+  };
+  DefaultValue torch_default;
+  torch_default.kind = ArgValue::Kind::DType;
+  torch_default.dtype_value = DType::bf16;
+  torch_default.torch_dtype = true;
+  torch_default.repr = "torch.bfloat16";
+  add("A", torch_default);
+  // As written before dtypes had a C++ form: no kind, not representable, the repr only.
+  DefaultValue old_style;
+  old_style.repr = "triton.language.float16";
+  old_style.representable = false;
+  add("B", old_style);
+  DefaultValue other;  // still without a C++ form
+  other.repr = "(16, 16)";
+  other.representable = false;
+  add("C", other);
+  DefaultValue text;  // a string that only looks like a dtype
+  text.kind = ArgValue::Kind::String;
+  text.string_value = "torch.float16";
+  text.repr = "'torch.float16'";
+  add("D", text);
+
+  detail::BinaryWriter w;
+  detail::write_signature(w, s);
+  detail::BinaryReader r(w.bytes());
+  const StaticSignature back = detail::read_signature(r);
+  ASSERT_EQ(back.params.size(), 4u);
+  const DefaultValue& a = *back.params[0].default_value;
+  EXPECT_EQ(a.kind, ArgValue::Kind::DType);
+  EXPECT_TRUE(a.representable);
+  EXPECT_EQ(a.to_arg().dtype(), DType::bf16);
+  EXPECT_TRUE(a.to_arg().is_torch_dtype());
+  const DefaultValue& b = *back.params[1].default_value;
+  EXPECT_EQ(b.kind, ArgValue::Kind::DType);
+  EXPECT_TRUE(b.representable);
+  EXPECT_EQ(b.dtype_value, DType::fp16);
+  EXPECT_FALSE(b.torch_dtype);
+  EXPECT_FALSE(back.params[2].default_value->representable);
+  EXPECT_EQ(back.params[2].default_value->repr, "(16, 16)");
+  EXPECT_EQ(back.params[3].default_value->kind, ArgValue::Kind::String);
+  EXPECT_EQ(back.params[3].default_value->string_value, "torch.float16");
+}
+
 TEST_F(StoreTest, EditingADependencyInvalidatesButTouchingDoesNot) {
   ASSERT_EQ(run("")["compiles"], "1");
   const fs::path helpers = root_ / "src" / "store_helpers.py";
@@ -241,6 +325,42 @@ TEST_F(PackTest, APackServesAProcessWithoutPythonWithTheSameBinary) {
     EXPECT_EQ(p["cubin_sha256"], compiled["cubin_sha256"]);
     EXPECT_EQ(p["metadata_sha256"], compiled["metadata_sha256"]);
   }
+}
+
+TEST_F(PackTest, DTypeConstexprsFromAManifestServeAProcessWithoutPython) {
+  // Manifest signatures in both spellings, as triton-jit specialize and MissingKernelError print them.
+  std::string manifest = "src/scaled_add.py:scaled_add_dtype *fp32:16,*fp32:16,*fp32:16,i32,256,"
+                         "triton.language.float16 num_warps=4 target=cuda:90\n";
+  const bool torch = torch_importable();
+  if (torch) {
+    manifest += "src/scaled_add.py:scaled_add_dtype *fp32:16,*fp32:16,*fp32:16,i32,256,torch.float16 num_warps=4\n";
+  }
+  write_text(root_ / "manifest.txt", manifest);
+  const std::string pack = (root_ / "kernels.tjp").string();
+  triton_jit::PrepareOptions quiet;
+  quiet.progress = triton_jit::Progress::Never;
+  EXPECT_EQ(triton_jit::build_pack((root_ / "manifest.txt").string(), pack, quiet).kernels, torch ? 2u : 1u);
+  for (const std::string dtype : {"", "--dtype torch:float16"}) {
+    if (!dtype.empty() && !torch) continue;
+    SCOPED_TRACE(dtype);
+    const Probe p = run(no_python(), "--function scaled_add_dtype --pack '" + pack + "' " + dtype, empty_cache());
+    ASSERT_EQ(p.status, 0) << p.output;
+    EXPECT_EQ(p["pack_hits"], "1");
+    EXPECT_EQ(p["compiles"], "0");
+    EXPECT_EQ(p["python_used"], "0");
+  }
+  // A kernel the pack lacks names the manifest line, dtype included, which reads back.
+  const Probe missing = run(no_python(), "--function scaled_add_dtype --dtype tl:fp32 --pack '" + pack + "'",
+                            empty_cache());
+  EXPECT_EQ(missing.status, 3) << missing.output;
+  const size_t at = missing.output.find("manifest_line=");
+  ASSERT_NE(at, std::string::npos) << missing.output;
+  const std::string line = missing.output.substr(at + 14, missing.output.find('\n', at) - at - 14);
+  EXPECT_NE(line.find("*fp32:16,*fp32:16,*fp32:16,i32,256,triton.language.float32"), std::string::npos) << line;
+  write_text(root_ / "suggested.txt", line + "\n");
+  const auto entries = triton_jit::read_pack_manifest((root_ / "suggested.txt").string());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].signature, "*fp32:16,*fp32:16,*fp32:16,i32,256,triton.language.float32");
 }
 
 TEST_F(PackTest, AMissingSpecializationNamesTheManifestLineThatAddsIt) {

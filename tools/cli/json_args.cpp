@@ -15,6 +15,7 @@ using nlohmann::json;
 using triton_jit::ArgValue;
 
 constexpr const char* kPointerForm = R"({"ptr": "fp16", "addr": 4096})";
+constexpr const char* kDTypeForms = R"({"dtype": "fp16"} or {"torch_dtype": "float16"})";
 
 // nlohmann reads an integer beyond 64 bits as a float; its lexeme still tells them apart.
 // Python would pass such a value as an int, which Triton rejects, so the CLI rejects it too.
@@ -94,6 +95,41 @@ ArgValue read_pointer(const json& item, size_t index) {
   return ArgValue::pointer_address(read_address(*addr, index), dtype);
 }
 
+// {"dtype": "fp16"} -> tl.float16, {"torch_dtype": "float16"} -> torch.float16 (constexprs only).
+ArgValue read_dtype(const json& item, size_t index) {
+  if (item.size() != 1) {
+    throw UsageError(where(index) + ": a dtype is an object with one key, " + kDTypeForms);
+  }
+  const std::string key = item.begin().key();
+  const json& value = item.begin().value();
+  const bool torch = key == "torch_dtype";
+  if (!value.is_string()) {
+    throw UsageError(where(index) + ": \"" + key + "\" must name a dtype such as \"" + (torch ? "float16" : "fp16") +
+                     "\", got " + value.dump());
+  }
+  std::string_view name = value.get_ref<const std::string&>();
+  if (torch && name.substr(0, 6) == "torch.") name.remove_prefix(6);
+  if (!torch && name.substr(0, 3) == "tl.") name.remove_prefix(3);
+  triton_jit::DType dtype;
+  if (!triton_jit::parse_dtype(name, &dtype)) {
+    throw UsageError(where(index) + ": unknown dtype \"" + std::string(name) + "\" (" +
+                     (torch ? "torch's names: float16, bfloat16, float32, int64, bool, float8_e4m3fn, ...; Triton's "
+                              "names work too"
+                            : "Triton's names: fp16, bf16, fp32, fp64, i8..i64, u1, u8..u64, fp8e4nv, fp8e5, ...") +
+                     ")");
+  }
+  if (torch && triton_jit::torch_name(dtype).empty()) {
+    throw UsageError(where(index) + ": torch has no dtype for " + std::string(triton_jit::dtype_name(dtype)) +
+                     "; pass it as {\"dtype\": \"" + std::string(triton_jit::dtype_name(dtype)) + "\"}");
+  }
+  return torch ? ArgValue::torch_dtype(dtype) : ArgValue::triton_dtype(dtype);
+}
+
+ArgValue read_object(const json& item, size_t index) {
+  if (item.contains("dtype") || item.contains("torch_dtype")) return read_dtype(item, index);
+  return read_pointer(item, index);
+}
+
 }  // namespace
 
 JsonArgs::JsonArgs(const std::string& text) {
@@ -125,12 +161,12 @@ JsonArgs::JsonArgs(const std::string& text) {
         strings_.push_back(item.get<std::string>());
         values_.push_back(ArgValue::string(strings_.back()));
         break;
-      case json::value_t::object: values_.push_back(read_pointer(item, i)); break;
+      case json::value_t::object: values_.push_back(read_object(item, i)); break;
       default:
         throw UsageError(where(i) + ": a JSON " + std::string(item.type_name()) +
                          " is not an argument (tuples are not supported); use a number, true/false, null, "
-                         "a string or " +
-                         kPointerForm);
+                         "a string, " +
+                         kPointerForm + " or " + kDTypeForms);
     }
   }
 }

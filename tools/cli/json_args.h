@@ -10,7 +10,8 @@ namespace triton_jit_cli {
 
 // The arguments of a call, read from the JSON list given to --args:
 //   7 -> int, 1.5 / 1e3 -> float, true/false -> bool, null -> None, "s" -> string,
-//   {"ptr": "fp16", "addr": 4096} -> device pointer.
+//   {"ptr": "fp16", "addr": 4096} -> device pointer, {"dtype": "fp16"} -> tl.float16,
+//   {"torch_dtype": "float16"} -> torch.float16.
 // String ArgValues view characters owned by this object: keep it alive while the span is used.
 // Throws UsageError with a one-line reason for malformed JSON or an item of no argument form.
 class JsonArgs {

@@ -309,7 +309,7 @@ std::string help_text(const std::string& topic) {
 Prints the static signature of a @triton.jit function, one parameter a line:
   NAME[: ANNOTATION][ = DEFAULT][  [FLAGS]]
 FLAGS lists do_not_specialize, do_not_specialize_on_alignment, and "no C++ default"
-for a default C++ cannot pass (a tl.dtype, say): such a parameter must be given.
+for a default C++ cannot pass (a tuple, say): such a parameter must be given.
 
 Options:
   --json   print the signature as one JSON object instead
@@ -332,6 +332,10 @@ Options:
                     "text"                          string (tl.constexpr parameters only)
                     {"ptr": "fp16", "addr": 4096}   a device pointer to fp16 at that address
                                                     ("addr" may also be a string: "0x1000")
+                    {"dtype": "fp16"}               Triton's dtype tl.float16 (tl.constexpr only;
+                                                    any name a pointer takes: bf16, fp32, i64, ...)
+                    {"torch_dtype": "float16"}      torch's dtype torch.float16, as x.dtype passes
+                                                    it (tl.constexpr only; Triton keys it apart)
   --num-warps N   default 4
   --num-stages N  default 3
   --num-ctas N    default 1
@@ -348,7 +352,8 @@ options and target). Prints the two paths, one a line.
 
 Options:
   --signature SIG      Triton's signature syntax, one item per parameter, e.g. "*fp16:16,i32,1024"
-                       (the output of triton-jit specialize)
+                       (the output of triton-jit specialize); a dtype constexpr is written as
+                       its repr: triton.language.float16 (or tl.float16) or torch.float16
   --target TARGET      BACKEND:ARCH[:WARP_SIZE], e.g. cuda:90 or cuda:80
   --out DIR            output directory (created if missing)
   --num-warps N        default 4

@@ -1,8 +1,13 @@
 #include "triton_jit/torch/tensor_args.h"
 
+#include <optional>
+
 namespace triton_jit::torch {
 
-DType dtype_of(c10::ScalarType type) {
+namespace {
+
+// Triton's element type of a torch dtype, if it has one.
+std::optional<DType> find_dtype(c10::ScalarType type) {
   switch (type) {
     case c10::ScalarType::Float: return DType::fp32;
     case c10::ScalarType::Half: return DType::fp16;
@@ -21,8 +26,23 @@ DType dtype_of(c10::ScalarType type) {
     case c10::ScalarType::UInt16: return DType::u16;
     case c10::ScalarType::UInt32: return DType::u32;
     case c10::ScalarType::UInt64: return DType::u64;
-    default: TORCH_CHECK(false, "triton_jit: tensors of dtype ", type, " cannot be passed to a Triton kernel");
+    default: return std::nullopt;
   }
+}
+
+}  // namespace
+
+DType dtype_of(c10::ScalarType type) {
+  const std::optional<DType> d = find_dtype(type);
+  TORCH_CHECK(d.has_value(), "triton_jit: tensors of dtype ", type, " cannot be passed to a Triton kernel");
+  return *d;
+}
+
+ArgValue dtype_arg(c10::ScalarType type) {
+  const std::optional<DType> d = find_dtype(type);
+  TORCH_CHECK(d.has_value(), "triton_jit: the dtype ", type,
+              " has no Triton type, so it cannot be passed to a Triton kernel");
+  return ArgValue::torch_dtype(*d);
 }
 
 ArgValue tensor_arg(const at::Tensor& t) {

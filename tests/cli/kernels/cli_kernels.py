@@ -20,10 +20,28 @@ def mixed_kernel(x_ptr, y_ptr, src_ptr: tl.const, n: tl.int64, scale, seed, flag
     pass
 
 
-# A default C++ cannot pass: the parameter must be given, which JSON cannot do either.
+# A dtype default: C++ passes it as tl.float16 when the parameter is left out.
 @triton.jit
 def dtype_default_kernel(x_ptr, DT: tl.constexpr = tl.float16):
     pass
+
+
+# A default C++ cannot pass (a tuple): the parameter must be given.
+@triton.jit
+def tuple_default_kernel(x_ptr, SHAPE: tl.constexpr = (16, 16)):
+    pass
+
+
+# dtype constexprs, as Liger-Kernel passes X_dtype: Triton's dtype or torch's (x.dtype). Compared
+# only, which works in both spellings; OUT_DTYPE converts, which needs Triton's.
+@triton.jit
+def dtype_kernel(x_ptr, n, X_dtype: tl.constexpr, OUT_DTYPE: tl.constexpr = tl.float32):
+    offsets = tl.arange(0, 128)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    if X_dtype == tl.float16:
+        x = x * 2
+    tl.store(x_ptr + offsets, x.to(OUT_DTYPE).to(tl.float32), mask=mask)
 
 
 # Imports fine, fails to compile: `undefined_name` does not exist.

@@ -1,9 +1,10 @@
 #pragma once
 
-// at::Tensor, std::optional<at::Tensor> and c10::Scalar as kernel arguments, and a launch on the
-// tensors' device and torch's current stream there.
+// at::Tensor, std::optional<at::Tensor>, c10::Scalar and c10::ScalarType as kernel arguments, and
+// a launch on the tensors' device and torch's current stream there.
 #include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>
+#include <c10/core/ScalarType.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -23,6 +24,10 @@ ArgValue tensor_arg(const at::Tensor& t);
 // The argument of a scalar, with its type kept: integers follow the integer rules, floating
 // values become fp32 arguments as Python floats do, booleans are bools.
 ArgValue scalar_arg(const c10::Scalar& s);
+
+// The argument of a torch dtype, for a tl.constexpr parameter: torch's spelling (torch.float16),
+// as Python passes `x.dtype`. Throws (c10::Error) for dtypes Triton has no type for (complex).
+ArgValue dtype_arg(c10::ScalarType type);
 
 namespace detail {
 
@@ -78,6 +83,12 @@ struct ArgConverter<std::optional<at::Tensor>> {
 template <>
 struct ArgConverter<c10::Scalar> {
   static ArgValue convert(const c10::Scalar& s) { return torch::scalar_arg(s); }
+};
+
+// at::kHalf, x.scalar_type(): torch.float16 (std::optional<c10::ScalarType> may be None).
+template <>
+struct ArgConverter<c10::ScalarType> {
+  static ArgValue convert(c10::ScalarType type) { return torch::dtype_arg(type); }
 };
 
 }  // namespace triton_jit
