@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -256,6 +257,23 @@ TEST(TorchLaunchCuda, LaunchComputesOnTheCurrentStream) {
   config.stream = c10::cuda::getCurrentCUDAStream().stream();
   add_kernel()(config, x, y, out2, n, 1024);
   EXPECT_TRUE(at::equal(out2, x + y));
+}
+
+TEST(TorchLaunchCuda, LaunchFromAThreadWithoutACurrentContext) {
+  REQUIRE_CUDA();
+  const int64_t n = 1024;
+  const at::Tensor x = at::randn({n}, cuda()), y = at::randn({n}, cuda());
+  at::Tensor out = at::zeros({n}, cuda());
+  std::string error;
+  std::thread([&] {
+    try {
+      triton_jit::torch::launch(add_kernel(), one_program(), x, y, out, n, 1024);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }).join();
+  EXPECT_EQ(error, "");
+  EXPECT_TRUE(at::equal(out, x + y));
 }
 
 TEST(TorchLaunchCuda, ErrorsFoundWhileConverting) {
