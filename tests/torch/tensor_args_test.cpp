@@ -70,8 +70,8 @@ bool has_cuda() { return torch::cuda::is_available(); }
   } while (0)
 
 TritonJitFunction& add_kernel() {
-  static TritonJitFunction& fn =
-      TritonJitFunction::get(std::string(TRITON_JIT_TEST_KERNELS_DIR) + "/add.py", "add_kernel");
+  static TritonJitFunction& fn = TritonJitFunction::get(std::string(TRITON_JIT_TEST_KERNELS_DIR) + "/add.py",
+                                                        "add_kernel");
   return fn;
 }
 
@@ -165,7 +165,8 @@ TEST(TorchTensorArgsErrors, UndefinedTensor) {
 
 TEST(TorchTensorArgsErrors, CpuAndMetaTensors) {
   const at::Tensor cpu = at::ones({16});
-  const std::string want = "triton_jit: expected a CUDA tensor, got a tensor on cpu; move it with .cuda() or .to('cuda')";
+  const std::string want =
+      "triton_jit: expected a CUDA tensor, got a tensor on cpu; move it with .cuda() or .to('cuda')";
   EXPECT_EQ(error_of([&] { triton_jit::to_arg(cpu); }), want);
   EXPECT_EQ(error_of([&] { triton_jit::to_arg(std::optional<at::Tensor>(cpu)); }), want);
   const at::Tensor x = fake_cuda({16}, at::kFloat);
@@ -200,8 +201,8 @@ TEST(TorchLaunchErrors, CpuTensor) {
   EXPECT_EQ(error_of([&] { triton_jit::torch::launch(add_kernel(), one_program(), cpu, cpu, cpu, 16, 1024); }), want);
   // Undefined tensors (and empty optionals) do not tell the device: the CPU tensor after them does.
   EXPECT_EQ(error_of([&] {
-              triton_jit::torch::launch(add_kernel(), one_program(), at::Tensor(), std::optional<at::Tensor>(), cpu,
-                                        16, 1024);
+              triton_jit::torch::launch(add_kernel(), one_program(), at::Tensor(), std::optional<at::Tensor>(), cpu, 16,
+                                        1024);
             }),
             want);
 }
@@ -226,8 +227,8 @@ TEST(TorchLaunchErrors, TensorsOnTwoDevices) {
 TEST(TorchLaunchErrors, NoTensorArgument) {
   const std::string want = "add_kernel: no tensor argument tells on which device to launch";
   EXPECT_EQ(error_of([] {
-              triton_jit::torch::launch(add_kernel(), one_program(), triton_jit::TypedPtr{nullptr, DType::fp32}, nullptr, nullptr,
-                                        16, 1024);
+              triton_jit::torch::launch(add_kernel(), one_program(), triton_jit::TypedPtr{nullptr, DType::fp32},
+                                        nullptr, nullptr, 16, 1024);
             }),
             want);
   EXPECT_EQ(error_of([] {

@@ -73,8 +73,8 @@ constexpr std::array<int8_t, sizeof...(I)> make_dtype_table(std::index_sequence<
 
 // triton_dtype_code for every ScalarType, indexed by its value: a lookup instead of a switch.
 // Hidden: each library has its own copy, read PC-relative, and none exports it.
-TRITON_JIT_TORCH_HIDDEN inline constexpr std::array<int8_t, kNumScalarTypes> kDTypeCodes =
-    make_dtype_table(std::make_index_sequence<kNumScalarTypes>{});
+TRITON_JIT_TORCH_HIDDEN inline constexpr std::array<int8_t, kNumScalarTypes> kDTypeCodes = make_dtype_table(
+    std::make_index_sequence<kNumScalarTypes>{});
 
 // The cold paths, with the messages. unsupported_dtype throws; tensor_arg_checked runs the checks
 // of a tensor argument in their original order (defined, CUDA, data pointer, dtype) and throws
