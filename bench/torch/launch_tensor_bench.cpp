@@ -387,12 +387,12 @@ int main(int argc, char** argv) {
        << (stream == nullptr ? "the legacy default stream" : "a non-default stream") << "), median of "
        << opt.launches / opt.batch << " batches of " << opt.batch
        << " launches per path; the paths' batches alternate, the stream synchronized (untimed) after each. Raw = "
-          "cuLaunchKernel over the cubin of the KernelInfo the runtime compiled for these arguments (same Triton "
-          "hash), parameters packed once. First launches (compile or cache read): "
+          "cuLaunchKernel over the cubin of the KernelInfo the runtime compiled for these arguments (the kernel "
+          "every path launches), parameters packed once. First launches (compile or cache read): "
        << static_cast<int>(compile_ms) << " ms.\n";
     for (const Case* c : cases) {
       md << "\n### " << c->runtime_params << " runtime params (" << c->label << ", " << c->args.size() << " args, "
-         << c->tensors << " tensors; `" << c->signature << "`)\n\n";
+         << c->tensors << " tensors; `" << c->signature << "`, Triton hash " << c->hash.substr(0, 12) << ")\n\n";
       md << "| path | µs per launch | ratio to raw |\n|---|---:|---:|\n";
       for (int p = 0; p < kNumPaths; ++p) {
         md << "| " << kPathLabel[p] << " | " << fmt("%.3f", c->us[p]) << " | " << fmt("%.3f", c->us[p] / c->us[kRaw])
