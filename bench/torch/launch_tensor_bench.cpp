@@ -12,6 +12,8 @@
 //   pointers       fn(config, x_ptr, ...), config.stream set
 //   tensors        fn(config, x, ...) with at::Tensor arguments, config.stream set
 //   torch::launch  triton_jit::torch::launch(fn, config, x, ...): device checks, current stream
+//   cudaGetDevice  the same, its device check by cudaGetDevice, as on a host with several visible
+//                  GPUs (torch::launch skips that call when one GPU is visible)
 //   checked        triton_jit::torch::detail::launch_checked(fn, config, x, ...): the checks with
 //                  their messages, a CUDAGuard and the stream lookup on every call (what
 //                  torch::launch did before it had a fast path; now its path for tensors on
@@ -68,13 +70,15 @@ using triton_jit_bench::write_file;
 constexpr const char* kTorchVersion = TJB_VSTR(TORCH_VERSION_MAJOR) "." TJB_VSTR(TORCH_VERSION_MINOR) "." TJB_VSTR(
     TORCH_VERSION_PATCH);
 
-enum Path { kRaw, kPointers, kTensors, kTorchLaunch, kChecked, kNumPaths };
-constexpr std::array<const char*, kNumPaths> kPathKey = {"raw", "pointers", "tensors", "torch_launch", "checked"};
+enum Path { kRaw, kPointers, kTensors, kTorchLaunch, kGetDevice, kChecked, kNumPaths };
+constexpr std::array<const char*, kNumPaths> kPathKey = {
+    "raw", "pointers", "tensors", "torch_launch", "torch_launch_get_device", "checked"};
 constexpr std::array<const char*, kNumPaths> kPathLabel = {
     "raw cuLaunchKernel (same cubin, parameters packed once)",
     "fn(config, pointers...), config.stream set",
     "fn(config, tensors...), config.stream set",
     "triton_jit::torch::launch(fn, config, tensors...)",
+    "torch::launch with its cudaGetDevice check (as with several visible GPUs)",
     "checked path: every check, CUDAGuard and stream lookup per call (torch::launch before its fast path)",
 };
 
@@ -159,16 +163,17 @@ void check_result(const Case& c, const char* path, Launch&& launch, at::Tensor& 
   }
 }
 
-// Runs the five paths of one case, alternating batch by batch.
-template <typename Pointers, typename Tensors, typename TorchLaunch, typename Checked>
+// Runs the six paths of one case, alternating batch by batch.
+template <typename Pointers, typename Tensors, typename TorchLaunch, typename GetDevice, typename Checked>
 void run_case(Case& c, RawLaunch& raw, cudaStream_t stream, int launches, int batch, Pointers&& pointers,
-              Tensors&& tensors, TorchLaunch&& torch_launch, Checked&& checked) {
+              Tensors&& tensors, TorchLaunch&& torch_launch, GetDevice&& get_device, Checked&& checked) {
   auto one_batch = [&](int path) -> double {
     switch (path) {
       case kRaw: return time_batch(batch, raw, stream);
       case kPointers: return time_batch(batch, pointers, stream);
       case kTensors: return time_batch(batch, tensors, stream);
       case kTorchLaunch: return time_batch(batch, torch_launch, stream);
+      case kGetDevice: return time_batch(batch, get_device, stream);
       default: return time_batch(batch, checked, stream);
     }
   };
@@ -321,11 +326,18 @@ int main(int argc, char** argv) {
     auto add_pointers = [&] { add_fn(config, px, py, padd, size, kBlock); };
     auto add_tensors = [&] { add_fn(config, x, y, add_out, size, kBlock); };
     auto add_launch = [&] { triton_jit::torch::launch(add_fn, config, x, y, add_out, size, kBlock); };
+    auto add_get_device = [&] {
+      triton_jit::torch::detail::launch_on_tensors_device<false>(add_fn, config, x, y, add_out, size, kBlock);
+    };
     auto add_checked = [&] { triton_jit::torch::detail::launch_checked(add_fn, config, x, y, add_out, size, kBlock); };
     auto many_pointers = [&] { many_fn(config, px, py, pz, pw, po, size, 0, 2, 3, 5, 0.5f, 1.5f, 2.5f, 3.5f, kBlock); };
     auto many_tensors = [&] { many_fn(config, x, y, z, w, o, size, 0, 2, 3, 5, 0.5f, 1.5f, 2.5f, 3.5f, kBlock); };
     auto many_launch = [&] {
       triton_jit::torch::launch(many_fn, config, x, y, z, w, o, size, 0, 2, 3, 5, 0.5f, 1.5f, 2.5f, 3.5f, kBlock);
+    };
+    auto many_get_device = [&] {
+      triton_jit::torch::detail::launch_on_tensors_device<false>(many_fn, config, x, y, z, w, o, size, 0, 2, 3, 5, 0.5f,
+                                                                 1.5f, 2.5f, 3.5f, kBlock);
     };
     auto many_checked = [&] {
       triton_jit::torch::detail::launch_checked(many_fn, config, x, y, z, w, o, size, 0, 2, 3, 5, 0.5f, 1.5f, 2.5f,
@@ -339,15 +351,19 @@ int main(int argc, char** argv) {
     check_result(add, "pointers", add_pointers, add_out, add_ref, kBlock, stream);
     check_result(add, "tensors", add_tensors, add_out, add_ref, kBlock, stream);
     check_result(add, "torch::launch", add_launch, add_out, add_ref, kBlock, stream);
+    check_result(add, "cudaGetDevice", add_get_device, add_out, add_ref, kBlock, stream);
     check_result(add, "checked", add_checked, add_out, add_ref, kBlock, stream);
     check_result(many, "raw", many_raw, o, many_ref, kBlock, stream);
     check_result(many, "pointers", many_pointers, o, many_ref, kBlock, stream);
     check_result(many, "tensors", many_tensors, o, many_ref, kBlock, stream);
     check_result(many, "torch::launch", many_launch, o, many_ref, kBlock, stream);
+    check_result(many, "cudaGetDevice", many_get_device, o, many_ref, kBlock, stream);
     check_result(many, "checked", many_checked, o, many_ref, kBlock, stream);
 
-    run_case(add, add_raw, stream, opt.launches, opt.batch, add_pointers, add_tensors, add_launch, add_checked);
-    run_case(many, many_raw, stream, opt.launches, opt.batch, many_pointers, many_tensors, many_launch, many_checked);
+    run_case(add, add_raw, stream, opt.launches, opt.batch, add_pointers, add_tensors, add_launch, add_get_device,
+             add_checked);
+    run_case(many, many_raw, stream, opt.launches, opt.batch, many_pointers, many_tensors, many_launch, many_get_device,
+             many_checked);
     Case* cases[] = {&add, &many};
 
     // What a launch calls beside cuLaunchKernel, each alone.
@@ -399,14 +415,17 @@ int main(int argc, char** argv) {
            << " |\n";
       }
       md << "\nTensor paths against the target (≤ " << fmt("%.2f", c->target) << " × raw): ";
-      for (int p : {kTensors, kTorchLaunch}) {
+      for (int p : {kTensors, kTorchLaunch, kGetDevice}) {
         const double ratio = c->us[p] / c->us[kRaw];
-        md << (p == kTensors ? "fn(config, tensors...) " : "; torch::launch ") << fmt("%.3f", ratio) << " "
-           << (ratio <= c->target ? "met" : "missed");
+        md << (p == kTensors       ? "fn(config, tensors...) "
+               : p == kTorchLaunch ? "; torch::launch "
+                                   : "; with cudaGetDevice ")
+           << fmt("%.3f", ratio) << " " << (ratio <= c->target ? "met" : "missed");
       }
       md << ". Over the pointer path: tensors " << fmt("%+.0f ns", 1000 * (c->us[kTensors] - c->us[kPointers]))
-         << ", torch::launch " << fmt("%+.0f ns", 1000 * (c->us[kTorchLaunch] - c->us[kPointers])) << ", checked path "
-         << fmt("%+.0f ns", 1000 * (c->us[kChecked] - c->us[kPointers])) << ".\n";
+         << ", torch::launch " << fmt("%+.0f ns", 1000 * (c->us[kTorchLaunch] - c->us[kPointers]))
+         << ", with cudaGetDevice " << fmt("%+.0f ns", 1000 * (c->us[kGetDevice] - c->us[kPointers]))
+         << ", checked path " << fmt("%+.0f ns", 1000 * (c->us[kChecked] - c->us[kPointers])) << ".\n";
     }
     md << "\n### What a launch calls beside cuLaunchKernel, each alone\n\n| call | ns per call |\n|---|---:|\n";
     for (const Call& call : calls) md << "| " << call.name << " | " << fmt("%.1f", call.ns) << " |\n";

@@ -175,11 +175,27 @@ struct DeviceScan {
 
 // True when `index` is the device a launch from this thread goes to without switching: the
 // current device (cudaGetDevice), which with a single visible device is that device whatever the
-// thread has done (c10 caches the count).
+// thread has done (c10 caches the count). kOneDeviceShortcut = false always asks cudaGetDevice
+// (what a host with several visible GPUs does; the benchmark times it on one).
+template <bool kOneDeviceShortcut = true>
 TRITON_JIT_TORCH_INLINE bool is_current_device(c10::DeviceIndex index) {
-  if (c10::cuda::device_count() == 1) return index == 0;
+  if (kOneDeviceShortcut && c10::cuda::device_count() == 1) return index == 0;
   int current = -1;
   return cudaGetDevice(&current) == cudaSuccess && current == index;
+}
+
+// launch()'s body: scan, then on the current device the stream and the call, else the checked path.
+template <bool kOneDeviceShortcut, typename... Args>
+TRITON_JIT_TORCH_INLINE void launch_on_tensors_device(const TritonJitFunction& fn, LaunchConfig config,
+                                                      const Args&... args) {
+  DeviceScan scan;
+  (scan.add(args), ...);
+  if (C10_UNLIKELY(scan.doubt || scan.index < 0 || !is_current_device<kOneDeviceShortcut>(scan.index))) {
+    launch_checked(fn, config, args...);
+    return;
+  }
+  config.stream = c10::cuda::getCurrentCUDAStream(scan.index).stream();
+  fn(config, args...);
 }
 
 }  // namespace detail
@@ -190,14 +206,7 @@ TRITON_JIT_TORCH_INLINE bool is_current_device(c10::DeviceIndex index) {
 // guard, which restores the current device afterwards.
 template <typename... Args>
 void launch(const TritonJitFunction& fn, LaunchConfig config, const Args&... args) {
-  detail::DeviceScan scan;
-  (scan.add(args), ...);
-  if (C10_UNLIKELY(scan.doubt || scan.index < 0 || !detail::is_current_device(scan.index))) {
-    detail::launch_checked(fn, config, args...);
-    return;
-  }
-  config.stream = c10::cuda::getCurrentCUDAStream(scan.index).stream();
-  fn(config, args...);
+  detail::launch_on_tensors_device<true>(fn, config, args...);
 }
 
 }  // namespace triton_jit::torch
