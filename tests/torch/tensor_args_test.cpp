@@ -226,6 +226,7 @@ TEST(TorchLaunchErrors, TensorsOnTwoDevices) {
 
 TEST(TorchLaunchErrors, NoTensorArgument) {
   const std::string want = "add_kernel: no tensor argument tells on which device to launch";
+  EXPECT_EQ(error_of([] { triton_jit::torch::launch(add_kernel(), one_program()); }), want);
   EXPECT_EQ(error_of([] {
               triton_jit::torch::launch(add_kernel(), one_program(), triton_jit::TypedPtr{nullptr, DType::fp32},
                                         nullptr, nullptr, 16, 1024);

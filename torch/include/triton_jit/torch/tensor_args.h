@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "triton_jit/triton_jit.h"
@@ -188,14 +189,20 @@ TRITON_JIT_TORCH_INLINE bool is_current_device(c10::DeviceIndex index) {
 template <bool kOneDeviceShortcut, typename... Args>
 TRITON_JIT_TORCH_INLINE void launch_on_tensors_device(const TritonJitFunction& fn, LaunchConfig config,
                                                       const Args&... args) {
-  DeviceScan scan;
-  (scan.add(args), ...);
-  if (C10_UNLIKELY(scan.doubt || scan.index < 0 || !is_current_device<kOneDeviceShortcut>(scan.index))) {
-    launch_checked(fn, config, args...);
-    return;
+  if constexpr (sizeof...(Args) == 0) {
+    launch_checked(fn, config);  // no tensor tells the device: the checked path says so
+  } else {
+    DeviceScan scan;
+    (scan.add(args), ...);
+    if (C10_UNLIKELY(scan.doubt || scan.index < 0 || !is_current_device<kOneDeviceShortcut>(scan.index))) {
+      launch_checked(fn, config, args...);
+      return;
+    }
+    config.stream = c10::cuda::getCurrentCUDAStream(scan.index).stream();
+    // fn(config, args...) without its out-of-line template call (scan.index >= 0: there are args).
+    const ArgValue values[] = {ArgConverter<std::decay_t<const Args>>::convert(args)...};
+    fn.launch(config, ArgSpan{values, sizeof...(Args)});
   }
-  config.stream = c10::cuda::getCurrentCUDAStream(scan.index).stream();
-  fn(config, args...);
 }
 
 }  // namespace detail
