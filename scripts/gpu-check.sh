@@ -18,7 +18,8 @@
 # GPU_CHECK_BUDGET_S seconds (default 480): each phase gets what is left. GPU_CHECK_TEST_JOBS
 # tests run at once (default: the cores, at most 8).
 # GPU_CHECK_BENCH lists the benchmarks to run (default, also when empty: "launch,torch,startup";
-# "none" runs none): launch (bench/run-gpu-bench.sh), torch (bench/torch/run-torch-bench.sh),
+# "none" runs none): launch (bench/run-gpu-bench.sh), torch (bench/torch/run-torch-bench.sh: the
+# launch overhead with at::Tensor arguments, OUT_DIR/tensor_launch_bench.md, then the operators),
 # startup (time to first launch, bench/first_launch.py, and prepare's parallel speedup,
 # bench/run-prepare-bench.sh).
 #
@@ -187,7 +188,8 @@ if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES =
   BENCH_STATUS=$(status_of "$rc" ran "$T" exit)
   log "benchmark: $BENCH_STATUS"
 fi
-# The torch operators' benchmark (OUT/torch_bench.md, OUT/ops_latency.png), when it exists.
+# The torch layer's benchmarks, when they exist: launch overhead with tensor arguments
+# (OUT/tensor_launch_bench.md), the operators (OUT/torch_bench.md, OUT/ops_latency.png).
 if [[ -f "$ROOT/bench/torch/run-torch-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,torch,* ]]; then
   T=$(left 10)
   log "torch benchmark: bench/torch/run-torch-bench.sh $BUILD $OUT (at most ${T}s)"

@@ -5,18 +5,22 @@
 #   bench/torch/run-torch-bench.sh BUILD_DIR OUT_DIR
 #
 # BUILD_DIR is a build with the torch layer (BUILD_DIR/torch/ops/libtriton_jit_ops.so). Runs
+# BUILD_DIR/bench/torch/launch_tensor_bench first (launch overhead with at::Tensor arguments:
+# raw cuLaunchKernel, raw pointers, fn(config, tensors...), triton_jit::torch::launch, alternating
+# in one process; writes OUT_DIR/tensor_launch_bench.md and .json), then
 # BUILD_DIR/bench/torch/ops_latency_cpp when it was built (C++: dispatcher vs direct launch vs
 # at::add), then bench/torch/ops_latency.py, which writes OUT_DIR/torch_bench.md and
-# OUT_DIR/ops_latency.png; the markdown table is printed last.
+# OUT_DIR/ops_latency.png; the markdown tables are printed last.
 #
 # Environment: PYTHON (default python3: needs torch, triton; matplotlib for the plot),
-# TORCH_BENCH_QUICK=1 (fewer sizes and repetitions), TORCH_BENCH_JSON=FILE (keep the raw results).
+# TORCH_BENCH_QUICK=1 (fewer sizes and repetitions), TORCH_BENCH_JSON=FILE (keep the raw results),
+# BENCH_LAUNCHES (20000) and BENCH_BATCH (1000) for launch_tensor_bench.
 # Exit status: 0 when it ran (or there is no GPU / no torch layer: a note is written), 1 when a
 # benchmark failed, 2 for bad usage.
 set -uo pipefail
 
 if [[ $# -ne 2 || "$1" == -h || "$1" == --help ]]; then
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,6 +30,8 @@ OUT=$(cd "$2" && pwd)
 PY=${PYTHON:-$(command -v python3 || true)}
 LIB="$BUILD/torch/ops/libtriton_jit_ops.so"
 CPP_EXE="$BUILD/bench/torch/ops_latency_cpp"
+LAUNCH_EXE="$BUILD/bench/torch/launch_tensor_bench"
+LAUNCH_MD="$OUT/tensor_launch_bench.md"
 MD="$OUT/torch_bench.md"
 export PYTHONUNBUFFERED=1
 export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$BUILD/triton-cache}
@@ -50,6 +56,20 @@ export LD_LIBRARY_PATH="$BUILD/torch/ops:$BUILD/torch:$BUILD${TORCH_LIB:+:$TORCH
 [[ -d "$BUILD/python" ]] && export PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
 
 status=0
+# Launch overhead with tensor arguments: the kernels of bench/launch_gpu_bench.cpp, its own table.
+if [[ -x "$LAUNCH_EXE" ]]; then
+  echo "== launch_tensor_bench: raw cuLaunchKernel vs pointers vs at::Tensor arguments vs torch::launch"
+  if ! "$LAUNCH_EXE" --launches "${BENCH_LAUNCHES:-20000}" --batch "${BENCH_BATCH:-1000}" \
+      --out "$LAUNCH_MD" --json "$OUT/tensor_launch_bench.json"; then
+    echo "run-torch-bench: launch_tensor_bench failed" >&2
+    status=1
+  fi
+else
+  echo "== launch_tensor_bench not built ($LAUNCH_EXE): tensor launch overhead skipped"
+  printf '# libtriton_jit launch overhead with at::Tensor arguments\n\nNot measured: %s was not built.\n' \
+    "$LAUNCH_EXE" >"$LAUNCH_MD"
+fi
+
 CPP_JSON=$(mktemp "${TMPDIR:-/tmp}/ops_latency_cpp.XXXXXX.json")
 trap 'rm -f "$CPP_JSON"' EXIT
 CPP_ARGS=()
@@ -76,6 +96,9 @@ if [[ $rc -ne 0 ]]; then
   status=1
 fi
 
+echo
+echo "================ tensor_launch_bench.md ================"
+cat "$LAUNCH_MD" 2>/dev/null || echo "(no $LAUNCH_MD)"
 echo
 echo "================ torch_bench.md ================"
 if [[ -f "$MD" ]]; then cat "$MD"; else echo "(no $MD)"; status=1; fi

@@ -4,52 +4,11 @@
 
 namespace triton_jit::torch {
 
-namespace {
-
-// Triton's element type of a torch dtype, if it has one.
-std::optional<DType> find_dtype(c10::ScalarType type) {
-  switch (type) {
-    case c10::ScalarType::Float: return DType::fp32;
-    case c10::ScalarType::Half: return DType::fp16;
-    case c10::ScalarType::BFloat16: return DType::bf16;
-    case c10::ScalarType::Double: return DType::fp64;
-    case c10::ScalarType::Float8_e4m3fn: return DType::fp8e4nv;
-    case c10::ScalarType::Float8_e5m2: return DType::fp8e5;
-    case c10::ScalarType::Float8_e4m3fnuz: return DType::fp8e4b8;
-    case c10::ScalarType::Float8_e5m2fnuz: return DType::fp8e5b16;
-    case c10::ScalarType::Bool: return DType::u1;
-    case c10::ScalarType::Char: return DType::i8;
-    case c10::ScalarType::Short: return DType::i16;
-    case c10::ScalarType::Int: return DType::i32;
-    case c10::ScalarType::Long: return DType::i64;
-    case c10::ScalarType::Byte: return DType::u8;
-    case c10::ScalarType::UInt16: return DType::u16;
-    case c10::ScalarType::UInt32: return DType::u32;
-    case c10::ScalarType::UInt64: return DType::u64;
-    default: return std::nullopt;
-  }
-}
-
-}  // namespace
-
-DType dtype_of(c10::ScalarType type) {
-  const std::optional<DType> d = find_dtype(type);
-  TORCH_CHECK(d.has_value(), "triton_jit: tensors of dtype ", type, " cannot be passed to a Triton kernel");
-  return *d;
-}
-
 ArgValue dtype_arg(c10::ScalarType type) {
-  const std::optional<DType> d = find_dtype(type);
-  TORCH_CHECK(d.has_value(), "triton_jit: the dtype ", type,
+  const int code = detail::triton_dtype_code(type);
+  TORCH_CHECK(code >= 0, "triton_jit: the dtype ", type,
               " has no Triton type, so it cannot be passed to a Triton kernel");
-  return ArgValue::torch_dtype(*d);
-}
-
-ArgValue tensor_arg(const at::Tensor& t) {
-  TORCH_CHECK(t.defined(), "triton_jit: an undefined tensor was passed as a kernel argument");
-  TORCH_CHECK(t.is_cuda(), "triton_jit: expected a CUDA tensor, got a tensor on ", t.device(),
-              "; move it with .cuda() or .to('cuda')");
-  return ArgValue::pointer(t.data_ptr(), dtype_of(t.scalar_type()));
+  return ArgValue::torch_dtype(static_cast<DType>(code));
 }
 
 ArgValue scalar_arg(const c10::Scalar& s) {
@@ -61,10 +20,32 @@ ArgValue scalar_arg(const c10::Scalar& s) {
 
 namespace detail {
 
+void unsupported_dtype(c10::ScalarType type) {
+  TORCH_CHECK(false, "triton_jit: tensors of dtype ", type, " cannot be passed to a Triton kernel");
+}
+
+ArgValue tensor_arg_checked(const at::Tensor& t) {
+  TORCH_CHECK(t.defined(), "triton_jit: an undefined tensor was passed as a kernel argument");
+  TORCH_CHECK(t.is_cuda(), "triton_jit: expected a CUDA tensor, got a tensor on ", t.device(),
+              "; move it with .cuda() or .to('cuda')");
+  return ArgValue::pointer(t.data_ptr(), dtype_of(t.scalar_type()));
+}
+
 void check_device(const at::Tensor& t, c10::Device device, const char* function) {
   TORCH_CHECK(t.device() == device, function, ": expected all tensors on ", device, ", but one is on ", t.device(),
               "; move them to one device");
 }
+
+// The table is the switch, entry for entry.
+constexpr bool table_matches_switch() {
+  for (size_t i = 0; i < kNumScalarTypes; ++i) {
+    if (kDTypeCodes[i] != triton_dtype_code(static_cast<c10::ScalarType>(i))) return false;
+  }
+  return true;
+}
+static_assert(table_matches_switch());
+static_assert(kDTypeCodes[static_cast<size_t>(c10::ScalarType::Float)] == static_cast<int>(DType::fp32));
+static_assert(kDTypeCodes[static_cast<size_t>(c10::ScalarType::ComplexFloat)] == -1);
 
 }  // namespace detail
 }  // namespace triton_jit::torch
