@@ -281,13 +281,14 @@ def _cache_flow(cli, out):
     listing, _ = cli("cache", "list")
     assert listing.startswith(f"# {out}/index: 1 entries\n"), listing
     entry = listing.splitlines()[1]
+    import triton
     assert re.fullmatch(r"[0-9a-f]{12}  valid  .*cli_kernels\.py:add_kernel  \[\*fp32:16,\*fp32:16,\*fp32:16,i32,64\]  "
-                        r"num_warps=4 num_stages=3 num_ctas=1  cuda:90  \d+ B", entry), entry
+                        r"num_warps=4 num_stages=3 num_ctas=1  cuda:90  triton " + re.escape(triton.__version__) +
+                        r"  \d+ B", entry), entry
     ident = entry[:8]
     info, _ = cli("cache", "info", ident)
     assert "state:          valid\n" in info and "target:         cuda:90:32\n" in info, info
     assert re.search(r"  unchanged  [0-9a-f]{16}  .*cli_kernels\.py\n", info), info
-    import triton
     assert f"triton:         {triton.__version__}\n" in info, info
     pruned, _ = cli("cache", "prune", "--older-than", "30")
     assert pruned.startswith("removed 0 entries"), pruned

@@ -1,6 +1,6 @@
 // A process of its own for the kernel-store tests (store_test.cpp): gets FILE:FUNCTION, launches
 // its (x, y, out, n, BLOCK) kernel once on the fake driver and prints what it took to do so:
-//   compiles=0 index_hits=1 pack_hits=0 python_used=0 cubin_sha256=... kernel=...
+//   compiles=0 index_hits=1 pack_hits=0 python_used=0 cubin_sha256=... kernel=... triton=3.6.0
 // or `error=TYPE: message` (exit 3). Options: --block N (default 256), --pack FILE (load_pack).
 #include <cstdio>
 #include <cstring>
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
               << " launches=" << fake::state().launches.size() << " python_used=" << triton_jit::python_used()
               << " cubin_sha256=" << triton_jit::detail::sha256_hex(info.cubin) << " metadata_sha256="
               << triton_jit::detail::sha256_hex(triton_jit::test::launch_metadata(info).metadata_json)
-              << " kernel=" << info.name << std::endl;
+              << " kernel=" << info.name << " triton=" << info.triton_version << std::endl;
   } catch (const triton_jit::MissingKernelError& e) {
     std::cout << "error=MissingKernelError: " << e.what() << "\nmanifest_line=" << e.manifest_line()
               << "\npython_used=" << triton_jit::python_used() << std::endl;
