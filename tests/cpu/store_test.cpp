@@ -2,8 +2,8 @@
 // (a fresh process) against a private cache directory and reads what the probe took to launch.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -14,6 +14,7 @@
 #include "store/files.h"
 #include "store/records.h"
 #include "store/sha256.h"
+#include "support/launch_metadata.h"
 #include "test_util.h"
 #include "triton_jit/triton_jit.h"
 
@@ -335,6 +336,30 @@ TEST_F(PackTest, APackServesAProcessWithoutPythonWithTheSameBinary) {
     EXPECT_EQ(p["cubin_sha256"], compiled["cubin_sha256"]);
     EXPECT_EQ(p["metadata_sha256"], compiled["metadata_sha256"]);
   }
+}
+
+TEST_F(PackTest, APackKeepsTheLaunchInterfaceOfTheTritonThatBuiltIt) {
+  // Built with this process's Triton (TRITON_JIT_PYTHON), launched by a process whose python is the
+  // build's: another Triton version when scripts/test-triton-versions.sh runs this test.
+  const std::string pack = build("target=cuda:90");
+  const triton_jit::PackInfo info = triton_jit::read_pack_info(pack);
+  auto& fn = triton_jit::TritonJitFunction::get(kernel_file(), "scaled_add");
+  const auto args = test::args(reinterpret_cast<const float*>(0x10000), reinterpret_cast<const float*>(0x20000),
+                               reinterpret_cast<float*>(0x30000), 1000, 256);
+  const triton_jit::KernelInfo& here = fn.compile(triton_jit::LaunchConfig{triton_jit::Grid(4)}, test::span(args));
+  ASSERT_EQ(info.triton_version, here.triton_version);
+
+  const Probe p = run(python_env(TRITON_JIT_BUILD_PYTHON), "--pack '" + pack + "' --versions 1", empty_cache());
+  ASSERT_EQ(p.status, 0) << p.output;
+  SCOPED_TRACE("pack built by Triton " + info.triton_version + ", launched by a process with Triton " +
+               p["process_triton"]);
+  EXPECT_EQ(p["pack_hits"], "1");
+  EXPECT_EQ(p["compiles"], "0");
+  EXPECT_EQ(p["triton"], info.triton_version);
+  // x, y, out, n, then the scratch pointers of the Triton that built the kernel.
+  const size_t scratch = triton_jit::test::launch_metadata(here).scratch_params.size();
+  EXPECT_EQ(p["scratch"], std::to_string(scratch));
+  EXPECT_EQ(p["params"], std::to_string(4 + scratch));
 }
 
 TEST_F(PackTest, AMissingSpecializationNamesTheManifestLineThatAddsIt) {
