@@ -218,7 +218,9 @@ std::vector<TargetCase> target_cases() {
   return {
       {"add.py", "add_kernel", add_args(1000, 256), {8, 8, 8, 4}},
       {"add.py", "add_kernel", add_args(1, 128), {8, 8, 8}},
-      {"scalars.py", "scalars_kernel", test::args(x, 1.0, 2.0, 3.0f, 4.0, int64_t{5}, true, int8_t{6}, 32),
+      {"scalars.py",
+       "scalars_kernel",
+       test::args(x, 1.0, 2.0, 3.0f, 4.0, int64_t{5}, true, int8_t{6}, 32),
        {8, 2, 2, 4, 8, 8, 1, 1}},
       // Defaults fill BLOCK, MODE, EXTRA, ALPHA, FLAG and the runtime scale (i32); one == 1 is a constexpr.
       {"defaults.py", "defaults_kernel", test::args(x, 100), {8, 4, 4}},
@@ -250,7 +252,8 @@ TEST_P(CompileForTarget, BinaryMatchesTheLaunchInterface) {
       << triton_jit::test::launch_metadata(k).metadata_json;
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, CompileForTarget, testing::Combine(testing::ValuesIn(target_cases()), testing::Values(90, 80)),
+INSTANTIATE_TEST_SUITE_P(Kernels, CompileForTarget,
+                         testing::Combine(testing::ValuesIn(target_cases()), testing::Values(90, 80)),
                          [](const testing::TestParamInfo<std::tuple<TargetCase, int>>& info) {
                            const TargetCase& c = std::get<0>(info.param);
                            return std::string(c.function) + "_" + std::to_string(info.index / 2) + "_sm" +

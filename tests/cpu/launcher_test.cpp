@@ -40,11 +40,10 @@ CUstream_st* stream(uintptr_t value) { return reinterpret_cast<CUstream_st*>(val
 // scratch too from Triton 3.5 on), as the bridge reports them (compile_test.cpp checks that list
 // against the cubin), and a kernel's parameter sizes: `runtime` ones, then those pointers.
 size_t scratch_count() {
-  static const size_t n = triton_jit::test::launch_metadata(
-                              add().compile(test::config(), test::span(test::args(device_ptr(0x100000),
-                                                                                  device_ptr(0x200000),
-                                                                                  device_ptr(0x300000), 1000, 64))))
-                              .scratch_params.size();
+  static const size_t n = [] {
+    const auto args = test::args(device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 64);
+    return triton_jit::test::launch_metadata(add().compile(test::config(), test::span(args))).scratch_params.size();
+  }();
   return n;
 }
 std::vector<size_t> with_scratch(std::vector<size_t> runtime) {
