@@ -115,15 +115,23 @@ bool interpreter_used() noexcept { return g_used.load(std::memory_order_relaxed)
 
 std::string python_environment() {
   if (Py_IsInitialized() && !g_starting_own.load()) {
-    // The host runs Python: its own executable, read once.
-    static const std::string host = [] {
-      GilGuard gil;
+    // The host runs Python: its own executable, read once. Lock order: the GIL, then the mutex
+    // (a thread holding the GIL may be the one that reads it).
+    static std::mutex mutex;
+    static std::string host;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!host.empty()) return host;
+    }
+    GilGuard gil;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (host.empty()) {
       try {
-        return py::str(py::module_::import("sys").attr("executable")).cast<std::string>();
+        host = py::str(py::module_::import("sys").attr("executable")).cast<std::string>();
       } catch (py::error_already_set&) {
-        return std::string("<host python>");
       }
-    }();
+      if (host.empty()) host = "<host python>";
+    }
     return host;
   }
   std::string exe = python_executable();
