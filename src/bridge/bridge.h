@@ -55,6 +55,13 @@ void compile_many(const std::vector<CompileJob>& jobs, int workers,
 
 std::string triton_version();
 
+// The Python environment whose Triton this process compiles with, known without starting Python:
+// the host's sys.executable when the process runs Python itself (the runtime joins it), else the
+// python the runtime would start (TRITON_JIT_PYTHON, else the build's), as an absolute path with
+// its symlinks kept (virtualenvs link to one base python). The persistent index keys its entries
+// by it, so a process never takes a kernel compiled by another Triton installation.
+std::string python_environment();
+
 // Releases the GIL for its lifetime when the calling thread holds it (a host Python thread
 // calling into the runtime), so that a thread it waits for can run Python (a compile) meanwhile.
 class ScopedGilRelease {

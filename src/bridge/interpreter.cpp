@@ -4,9 +4,11 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <string>
 
+#include "bridge/bridge.h"
 #include "triton_jit/errors.h"
 
 // Generated at build time from triton_jit_bridge.py.
@@ -22,6 +24,7 @@ namespace triton_jit::bridge {
 namespace {
 
 std::atomic<bool> g_used{false};
+std::atomic<bool> g_starting_own{false};  // set before this runtime starts its own interpreter
 std::once_flag g_init_once;
 
 // The Python whose packages (triton) the interpreter should see: TRITON_JIT_PYTHON, else the
@@ -40,6 +43,7 @@ void start_interpreter() {
   config.parse_argv = 0;
   std::string exe = python_executable();
   PyStatus status = PyStatus_Ok();
+  g_starting_own.store(true);
   if (!exe.empty()) status = PyConfig_SetBytesString(&config, &config.program_name, exe.c_str());
   if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
   PyConfig_Clear(&config);
@@ -108,5 +112,33 @@ py::module_& bridge() {
 }
 
 bool interpreter_used() noexcept { return g_used.load(std::memory_order_relaxed); }
+
+std::string python_environment() {
+  if (Py_IsInitialized() && !g_starting_own.load()) {
+    // The host runs Python: its own executable, read once. Lock order: the GIL, then the mutex
+    // (a thread holding the GIL may be the one that reads it).
+    static std::mutex mutex;
+    static std::string host;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!host.empty()) return host;
+    }
+    GilGuard gil;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (host.empty()) {
+      try {
+        host = py::str(py::module_::import("sys").attr("executable")).cast<std::string>();
+      } catch (py::error_already_set&) {
+      }
+      if (host.empty()) host = "<host python>";
+    }
+    return host;
+  }
+  std::string exe = python_executable();
+  if (exe.empty() || exe.find('/') == std::string::npos) return exe;  // found on PATH by Python, as given
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(exe, ec);
+  return ec ? exe : absolute.lexically_normal().string();
+}
 
 }  // namespace triton_jit::bridge

@@ -209,17 +209,95 @@ def specialization(items):
     return [(ty, _constexpr_value(text)) for ty, text in items]
 
 
-def _pack(fn, backend, specialization, options):
+def _call_options(fn, options):
+    """The keyword arguments JITFunction.run passes on for a call with `options`: the function's
+    debug flag or TRITON_DEBUG (every version), and the options run takes from Triton's knobs when
+    this Triton has them: instrumentation_mode (3.6 and newer), fpsan_homomorphic_casts (3.9).
+    Unlike run, an option the caller gives explicitly is kept."""
+    from triton import knobs
+    kwargs = dict(options)
+    kwargs["debug"] = bool(kwargs.get("debug", getattr(fn, "debug", False)) or knobs.runtime.debug)
+    for name in ("instrumentation_mode", "fpsan_homomorphic_casts"):
+        if name not in kwargs and hasattr(knobs.compilation, name):
+            kwargs[name] = getattr(knobs.compilation, name)
+    return kwargs
+
+
+def _pack(fn, backend, specialization, kwargs):
     """Triton's own packing of a specialization into (options, signature, constexprs, attrs)."""
     bound_args = {p.name: (hint if ty == "constexpr" else None)
                   for p, (ty, hint) in zip(fn.params, specialization)}
-    kwargs = dict(options)
-    kwargs.setdefault("debug", bool(getattr(fn, "debug", False)))
+    known = backend.parse_options({}).__dict__
     for k in kwargs:
-        if k not in backend.parse_options({}).__dict__:
-            raise KeyError(f"unknown compile option '{k}'; options of this Triton: "
-                           f"{', '.join(sorted(backend.parse_options({}).__dict__))}")
-    return fn._pack_args(backend, kwargs, bound_args, list(specialization), kwargs)
+        if k not in known:
+            raise KeyError(f"unknown compile option '{k}'; options of this Triton: {', '.join(sorted(known))}")
+    if hasattr(fn, "_pack_args"):  # Triton 3.5 and newer
+        return fn._pack_args(backend, kwargs, bound_args, list(specialization), kwargs)
+    return _pack_args_inline(fn, backend, kwargs, bound_args, list(specialization))
+
+
+def _pack_args_inline(fn, backend, kwargs, bound_args, specialization):
+    """Triton 3.4 packs inside JITFunction.run (3.5 moved these lines, unchanged, into
+    JITFunction._pack_args): the same steps, on the same helpers of triton._utils."""
+    from triton._utils import find_paths_if, get_iterable_path
+    options = backend.parse_options(kwargs)
+    sigkeys = [p.name for p in fn.params]
+    sigvals = [ty for ty, _ in specialization]
+    signature = dict(zip(sigkeys, sigvals))
+    constexprs = find_paths_if(sigvals, lambda _, val: val == "constexpr")
+    constexprs = {path: get_iterable_path(list(bound_args.values()), path) for path in constexprs}
+    attrvals = [hint for _, hint in specialization]
+    attrs = find_paths_if(attrvals, lambda _, x: isinstance(x, str))
+    attrs = {k: backend.parse_attr(get_iterable_path(attrvals, k)) for k in attrs}
+    return options, signature, constexprs, attrs
+
+
+# Launch metadata (kernel.metadata) by Triton version, and what the C++ launcher takes from it:
+#   3.4      global_scratch_size/align: the launcher appends one scratch pointer; cluster_dims.
+#   3.5      + profile_scratch_size/align (a second pointer), instrumentation_mode, tmem_size.
+#   3.6-3.8  - cluster_dims: Triton's launcher uses a (num_ctas, 1, 1) cluster; + enable_reflect_ftz.
+#            3.8's launcher adds GSan arguments when instrumentation_mode has "gsan".
+#   3.9      + clc, sched4reg, fpsan_homomorphic_casts, min_shared_mem.
+# Read here: name, shared, num_warps, num_ctas, cluster_dims, the scratch sizes and alignments,
+# launch_pdl, launch_cooperative_grid, tensordesc_meta, hash, instrumentation_mode. Every other
+# field is deliberately ignored and kept in metadata_json only: they steer code generation, and
+# Triton's own launcher (backends/nvidia/driver.py, driver.c) reads none of them either. That
+# includes 3.9's clc (cluster launch control, sm_100+: lowered into the kernel, which launches
+# like any other), min_shared_mem (already part of `shared`) and tmem_size (Triton checks it
+# against the device when loading a Blackwell kernel; this runtime leaves that to the driver).
+
+
+def _scratch_params(metadata):
+    """The trailing pointers the launcher appends, one per scratch kind this Triton knows, whether
+    or not the kernel uses it: global (every version), profile (3.5 and newer)."""
+    params = ["global_scratch"]
+    if hasattr(metadata, "profile_scratch_size"):
+        params.append("profile_scratch")
+    return params
+
+
+def _cluster_dims(metadata):
+    """The cluster shape a launch uses. Triton 3.4 and 3.5 record cluster_dims and launch with it;
+    3.6 and newer have no such field and launch a (num_ctas, 1, 1) cluster, as the C++ launcher
+    does for every version. cluster_dims is a compile option this runtime cannot set (a tuple), so
+    PlanCTA's (num_ctas, 1, 1) is what 3.4 and 3.5 record; anything else is refused."""
+    num_ctas = int(getattr(metadata, "num_ctas", 1))
+    dims = [int(c) for c in getattr(metadata, "cluster_dims", (num_ctas, 1, 1))]
+    dims += [1] * (3 - len(dims))
+    if num_ctas != 1 and dims != [num_ctas, 1, 1]:
+        raise NotImplementedError(f"the kernel was compiled for a {dims} cluster with num_ctas={num_ctas}; "
+                                  f"this runtime launches ({num_ctas}, 1, 1) clusters only")
+    return dims
+
+
+def _check_launch_interface(metadata):
+    """Refuses kernels whose launch needs arguments the C++ launcher cannot pass: GSan
+    instrumentation (Triton 3.8 and newer) appends a globals pointer, a launch table and an index."""
+    modes = {m.strip() for m in str(getattr(metadata, "instrumentation_mode", "") or "").split(",")}
+    if "gsan" in modes:
+        raise NotImplementedError("instrumentation_mode 'gsan' adds kernel arguments only Triton's own launcher "
+                                  "passes; unset TRITON_INSTRUMENTATION_MODE (or the option) to compile for "
+                                  "libtriton_jit")
 
 
 def _metadata_dict(metadata):
@@ -232,15 +310,6 @@ def _metadata_dict(metadata):
     return out
 
 
-def _scratch_params(metadata):
-    # The launcher appends one pointer per scratch kind this Triton knows (3.4: global only;
-    # 3.5 and newer: global and profile), whether or not the kernel uses it.
-    params = ["global_scratch"]
-    if hasattr(metadata, "profile_scratch_size"):
-        params.append("profile_scratch")
-    return params
-
-
 def compile(fn, specialization, options, target):
     """Compiles `fn` for `specialization` (Triton's list of (type, hint) tuples; constexprs as
     ("constexpr", value)) with `options` (dict) for `target` ((backend, arch, warp_size)).
@@ -249,21 +318,22 @@ def compile(fn, specialization, options, target):
     from triton.compiler import ASTSource
     gpu_target = _gpu_target(target)
     backend = _make_backend(gpu_target)
-    opts, signature, constexprs, attrs = _pack(fn, backend, specialization, options)
+    dependencies, constexpr_globals = _dependencies(fn)
+    _pin_constexpr_globals(fn, constexpr_globals)
+    opts, signature, constexprs, attrs = _pack(fn, backend, specialization, _call_options(fn, options))
     src = ASTSource(fn, signature, constexprs, attrs)
     kernel = triton.compile(src, target=gpu_target, options=opts.__dict__)
     md = kernel.metadata
-    cluster = tuple(getattr(md, "cluster_dims", (getattr(md, "num_ctas", 1), 1, 1)))
-    meta = _metadata_dict(md)
+    _check_launch_interface(md)
     return {
-        "dependencies": _dependency_files(fn),
+        "dependencies": dependencies,
         "triton_file": os.path.abspath(triton.__file__),
         "name": md.name,
         "cubin": kernel.asm["cubin"],
         "shared": int(md.shared),
         "num_warps": int(md.num_warps),
         "num_ctas": int(getattr(md, "num_ctas", 1)),
-        "cluster_dims": [int(c) for c in cluster] + [1] * (3 - len(cluster)),
+        "cluster_dims": _cluster_dims(md),
         "global_scratch_size": int(getattr(md, "global_scratch_size", 0)),
         "global_scratch_align": int(getattr(md, "global_scratch_align", 1)),
         "profile_scratch_size": int(getattr(md, "profile_scratch_size", 0)),
@@ -275,16 +345,20 @@ def compile(fn, specialization, options, target):
         "target": [gpu_target.backend, int(gpu_target.arch), int(gpu_target.warp_size)],
         "hash": str(getattr(md, "hash", "")),
         "triton_version": triton.__version__,
-        "metadata_json": json.dumps(meta, default=str, sort_keys=True),
+        "metadata_json": json.dumps(_metadata_dict(md), default=str, sort_keys=True),
     }
 
 
-def _dependency_files(fn):
-    """Source files whose change must invalidate `fn`'s kernels: its own file, those of every
-    @triton.jit function it calls (transitively) and those of the modules whose globals it reads.
-    Triton's DependenciesFinder decides what counts as a dependency, as for its own cache key."""
+def _dependencies(fn):
+    """(files, constexpr globals) of `fn`. Files: the sources whose change must invalidate `fn`'s
+    kernels: its own file, those of every @triton.jit function it calls (transitively) and those of
+    the modules whose globals it reads. Constexpr globals: (name, module file, repr of the value) of
+    every tl.constexpr global those functions read. Triton's DependenciesFinder decides what counts
+    as a dependency, as for its own cache key."""
+    from triton.language import constexpr
     from triton.runtime.jit import DependenciesFinder, JITFunction
-    files, seen, todo = set(), set(), [fn]
+    followed = _dependency_types()
+    files, constexprs, seen, todo = set(), set(), set(), [fn]
     while todo:
         f = todo.pop()
         if id(f) in seen:
@@ -299,18 +373,47 @@ def _dependency_files(fn):
 
         class _Finder(DependenciesFinder):
             def _update_hash(self, func):
-                callees.append(func)
+                if isinstance(func, followed):
+                    callees.append(func)
                 super()._update_hash(func)
 
         finder = _Finder(name=f._fn_name, globals=f.__globals__,
                          nonlocals=inspect.getclosurevars(f.fn).nonlocals, src=f.src)
         finder.visit(f.parse())
-        for _, scope in finder.used_global_vals.values():
+        for (name, _), (value, scope) in finder.used_global_vals.items():
             module_file = scope.get("__file__") if isinstance(scope, dict) else None
             if module_file:
                 files.add(os.path.abspath(module_file))
+            if isinstance(value, constexpr):
+                constexprs.add((name, module_file or "", repr(value)))
         todo.extend(callees)
-    return sorted(files)
+    return sorted(files), sorted(constexprs)
+
+
+def _pin_constexpr_globals(fn, constexpr_globals):
+    """Triton 3.4 only: its JITFunction.cache_key, which keys Triton's own disk cache, leaves out
+    the values of the tl.constexpr globals a kernel reads (3.5 and newer hash them), so after
+    such a global is edited Triton 3.4 hands back the old binary. Here the values are hashed into
+    `fn`'s key as 3.5 does, once per function object; kernels reading none keep Triton's key."""
+    if not constexpr_globals or getattr(fn, "_triton_jit_pinned", False) or _triton_version() >= (3, 5):
+        return
+    key = fn.cache_key + str(constexpr_globals)
+    fn.hash = hashlib.sha256(key.encode("utf-8")).hexdigest()
+    fn._triton_jit_pinned = True
+
+
+def _triton_version():
+    """(major, minor) of the installed Triton, for the rare difference no attribute reveals."""
+    return tuple(int(p) for p in re.findall(r"\d+", triton.__version__)[:2])
+
+
+def _dependency_types():
+    """What the dependency walk follows among the values DependenciesFinder hashes: JITCallable
+    (Triton 3.5 and newer: @triton.jit functions and @triton.constexpr_function helpers, the only
+    values _update_hash receives), else JITFunction (Triton 3.4, whose _update_hash receives every
+    value a name or attribute resolves to: numbers, modules, plain functions, None)."""
+    import triton.runtime.jit as jit
+    return getattr(jit, "JITCallable", jit.JITFunction)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -433,5 +536,15 @@ def describe_exception(exc, fn=None):
         if lineno is not None:
             # Triton parses the dedented source of the function alone: its line 1 is the `def`.
             line = line + int(lineno) - 1
+    return type(exc).__name__, _error_message(exc), file, line, tb
+
+
+def _error_message(exc):
+    """str(exc), with the reason added where Triton keeps it apart: 3.4's CompilationError leaves
+    error_message empty when a builtin raised (the reason is only its __cause__); 3.5 and newer
+    put the cause's text in error_message, which str() shows after the source excerpt."""
     message = str(exc).strip() or type(exc).__name__
-    return type(exc).__name__, message, file, line, tb
+    cause = exc.__cause__
+    if cause is not None and hasattr(exc, "error_message") and not exc.error_message:
+        message += "\n" + (str(cause).strip() or type(cause).__name__)
+    return message

@@ -62,7 +62,7 @@ StaticSignature read_static_signature(std::string_view requested_path, const std
                                 "), and no loaded kernel pack holds a function of that name from a file of that name",
                             std::string(requested_path), name);
   }
-  if (auto s = KernelIndex::instance().load_signature(path, name)) return *s;
+  if (auto s = KernelIndex::instance().load_signature(path, name, bridge::python_environment())) return *s;
   if (offline()) {
     throw KernelLookupError("cannot get Triton function '" + name + "' of " + path +
                                 ": offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline) and no loaded pack or "
@@ -74,7 +74,7 @@ StaticSignature read_static_signature(std::string_view requested_path, const std
   detail::SignatureRecord record;
   record.dependencies.push_back(*source);
   record.signature = loaded.signature;
-  KernelIndex::instance().store_signature(path, name, record);
+  KernelIndex::instance().store_signature(path, name, bridge::python_environment(), record);
   return std::move(loaded.signature);
 }
 

@@ -88,7 +88,7 @@ std::optional<CompiledKernel> find_stored(FunctionState& fn, const KernelKey& ke
     return kernel;
   }
   std::string stale;
-  if (auto record = KernelIndex::instance().load(fn.path, fn.name, key, &stale)) {
+  if (auto record = KernelIndex::instance().load(fn.path, fn.name, key, bridge::python_environment(), &stale)) {
     fn.index_hits.fetch_add(1, std::memory_order_relaxed);
     *found = Found::Index;
     return std::move(record->kernel);
@@ -134,7 +134,7 @@ void store_in_index(const FunctionState& fn, const KernelKey& key, const bridge:
     record.dependencies.push_back(std::move(*dep));
   }
   if (auto dep = describe_file(compiled.triton_file, false)) record.dependencies.push_back(std::move(*dep));
-  KernelIndex::instance().store(record);
+  KernelIndex::instance().store(record, bridge::python_environment());
 }
 
 // The Python JITFunction, imported on first need.

@@ -65,9 +65,11 @@ std::string KernelIndex::directory() {
   return dir_;
 }
 
-std::string KernelIndex::kernel_id(const std::string& path, const std::string& name, const KernelKey& key) {
+std::string KernelIndex::kernel_id(const std::string& path, const std::string& name, const KernelKey& key,
+                                   const std::string& environment) {
+  const std::string_view nul("\0", 1);
   Sha256 h;
-  h.update(path).update(std::string_view("\0", 1)).update(name).update(std::string_view("\0", 1)).update(key.text());
+  h.update(path).update(nul).update(name).update(nul).update(key.text()).update(nul).update(environment);
   return h.hex();
 }
 
@@ -75,10 +77,11 @@ std::string KernelIndex::kernel_file(const std::string& dir, const std::string& 
   return dir + "/v2/kernels/" + id.substr(0, 2) + "/" + id + ".tjk";
 }
 
-std::string KernelIndex::signature_file(const std::string& dir, const std::string& path,
-                                        const std::string& name) const {
+std::string KernelIndex::signature_file(const std::string& dir, const std::string& path, const std::string& name,
+                                        const std::string& environment) const {
+  const std::string_view nul("\0", 1);
   Sha256 h;
-  h.update(path).update(std::string_view("\0", 1)).update(name);
+  h.update(path).update(nul).update(name).update(nul).update(environment);
   return dir + "/v2/functions/" + h.hex() + ".tjs";
 }
 
@@ -101,10 +104,10 @@ void KernelIndex::write(const std::string& dir, const std::string& file, const s
 }
 
 std::optional<KernelRecord> KernelIndex::load(const std::string& path, const std::string& name, const KernelKey& key,
-                                              std::string* stale) {
+                                              const std::string& environment, std::string* stale) {
   const std::string dir = directory();
   if (dir.empty()) return std::nullopt;
-  const std::string file = kernel_file(dir, kernel_id(path, name, key));
+  const std::string file = kernel_file(dir, kernel_id(path, name, key, environment));
   auto bytes = read_file(file);
   if (!bytes) return std::nullopt;
   KernelRecord record;
@@ -126,19 +129,20 @@ std::optional<KernelRecord> KernelIndex::load(const std::string& path, const std
   return record;
 }
 
-void KernelIndex::store(const KernelRecord& record) {
+void KernelIndex::store(const KernelRecord& record, const std::string& environment) {
   const std::string dir = directory();
   if (dir.empty()) return;
   BinaryWriter w;
   write_kernel_record(w, record);
-  write(dir, kernel_file(dir, kernel_id(record.function_path, record.function_name, record.key)),
+  write(dir, kernel_file(dir, kernel_id(record.function_path, record.function_name, record.key, environment)),
         seal(kKernelMagic, kFormatVersion, w.bytes()));
 }
 
-std::optional<StaticSignature> KernelIndex::load_signature(const std::string& path, const std::string& name) {
+std::optional<StaticSignature> KernelIndex::load_signature(const std::string& path, const std::string& name,
+                                                           const std::string& environment) {
   const std::string dir = directory();
   if (dir.empty()) return std::nullopt;
-  const std::string file = signature_file(dir, path, name);
+  const std::string file = signature_file(dir, path, name, environment);
   auto bytes = read_file(file);
   if (!bytes) return std::nullopt;
   try {
@@ -153,13 +157,14 @@ std::optional<StaticSignature> KernelIndex::load_signature(const std::string& pa
   }
 }
 
-void KernelIndex::store_signature(const std::string& path, const std::string& name, const SignatureRecord& record) {
+void KernelIndex::store_signature(const std::string& path, const std::string& name, const std::string& environment,
+                                  const SignatureRecord& record) {
   const std::string dir = directory();
   if (dir.empty()) return;
   BinaryWriter w;
   write_dependencies(w, record.dependencies);
   write_signature(w, record.signature);
-  write(dir, signature_file(dir, path, name), seal(kSignatureMagic, kFormatVersion, w.bytes()));
+  write(dir, signature_file(dir, path, name, environment), seal(kSignatureMagic, kFormatVersion, w.bytes()));
 }
 
 IndexEntry describe_entry(const std::string& file) {

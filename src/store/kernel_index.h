@@ -12,8 +12,10 @@
 namespace triton_jit::detail {
 
 // The on-disk index (docs/FORMATS.md):
-//   DIR/v1/kernels/XX/ID.tjk     one compiled kernel; ID = sha256(path, name, key text)
-//   DIR/v1/functions/ID.tjs      one function's static signature; ID = sha256(path, name)
+//   DIR/v1/kernels/XX/ID.tjk     one compiled kernel; ID = sha256(path, name, key text, environment)
+//   DIR/v1/functions/ID.tjs      one function's static signature; ID = sha256(path, name, environment)
+// `environment` names the Triton installation the entry belongs to (bridge::python_environment):
+// a process using another one neither takes nor overwrites it.
 // Reads never fail: a missing, stale or damaged file is a miss. Writes go through a temporary
 // file and a rename; the first write that fails turns writing off with one warning.
 class KernelIndex {
@@ -26,22 +28,26 @@ class KernelIndex {
   // The kernel for `key` of `path`:`name` when stored and still valid; when it is stored but
   // stale, nothing, with the reason in *stale.
   std::optional<KernelRecord> load(const std::string& path, const std::string& name, const KernelKey& key,
-                                   std::string* stale = nullptr);
-  void store(const KernelRecord& record);
+                                   const std::string& environment, std::string* stale = nullptr);
+  void store(const KernelRecord& record, const std::string& environment);
 
-  std::optional<StaticSignature> load_signature(const std::string& path, const std::string& name);
-  void store_signature(const std::string& path, const std::string& name, const SignatureRecord& record);
+  std::optional<StaticSignature> load_signature(const std::string& path, const std::string& name,
+                                                const std::string& environment);
+  void store_signature(const std::string& path, const std::string& name, const std::string& environment,
+                       const SignatureRecord& record);
 
   std::vector<IndexEntry> list();
   size_t clear();
   size_t prune(double days);
 
-  static std::string kernel_id(const std::string& path, const std::string& name, const KernelKey& key);
+  static std::string kernel_id(const std::string& path, const std::string& name, const KernelKey& key,
+                               const std::string& environment);
 
  private:
   std::string kernel_file(const std::string& dir, const std::string& id) const;
   std::vector<std::string> entry_files(const std::string& dir) const;
-  std::string signature_file(const std::string& dir, const std::string& path, const std::string& name) const;
+  std::string signature_file(const std::string& dir, const std::string& path, const std::string& name,
+                             const std::string& environment) const;
   void write(const std::string& dir, const std::string& file, const std::string& bytes);
   void warn_damaged(const std::string& file, const std::string& why);
 

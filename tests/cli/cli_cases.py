@@ -374,13 +374,14 @@ def _cache_flow(cli, out):
     listing, _ = cli("cache", "list")
     assert listing.startswith(f"# {out}/index: 1 entries\n"), listing
     entry = listing.splitlines()[1]
+    import triton
     assert re.fullmatch(r"[0-9a-f]{12}  valid  .*cli_kernels\.py:add_kernel  \[\*fp32:16,\*fp32:16,\*fp32:16,i32,64\]  "
-                        r"num_warps=4 num_stages=3 num_ctas=1  cuda:90  \d+ B", entry), entry
+                        r"num_warps=4 num_stages=3 num_ctas=1  cuda:90  triton " + re.escape(triton.__version__) +
+                        r"  \d+ B", entry), entry
     ident = entry[:8]
     info, _ = cli("cache", "info", ident)
     assert "state:          valid\n" in info and "target:         cuda:90:32\n" in info, info
     assert re.search(r"  unchanged  [0-9a-f]{16}  .*cli_kernels\.py\n", info), info
-    import triton
     assert f"triton:         {triton.__version__}\n" in info, info
     pruned, _ = cli("cache", "prune", "--older-than", "30")
     assert pruned.startswith("removed 0 entries"), pruned
@@ -472,24 +473,12 @@ def _check_verbose(err, needle):
     assert needle in rest, f"{needle!r} not in the verbose report:\n{err}"
 
 
-class _Pointer:
-    def __init__(self, address, dtype):
-        self._address = address
-        self.dtype = dtype
-
-    def data_ptr(self):
-        return self._address
-
-
 def _check_parity(function, items, out):
     """The tool's --repr line equals Triton's own binder's specialization for the same call."""
     import importlib.util
 
-    import triton
-    import triton.language as tl
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import make_backend
-    from triton.runtime.jit import create_function_from_signature, type_canonicalisation_dict
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+    import triton_reference
 
     spec = importlib.util.spec_from_file_location("cli_kernels_parity", os.path.join(ARGS.kernels, "cli_kernels.py"))
     module = importlib.util.module_from_spec(spec)
@@ -506,20 +495,13 @@ def _check_parity(function, items, out):
             import torch
             return getattr(torch, item["torch_dtype"].removeprefix("torch."))
         if isinstance(item, dict):
-            name = item["ptr"].lstrip("*")
-            canonical = type_canonicalisation_dict[name]
-            dtype = next(o for o in vars(tl).values() if isinstance(o, tl.dtype)
-                         and type_canonicalisation_dict.get(str(o).split(".")[-1]) == canonical)
             addr = item["addr"]
-            return _Pointer(int(addr, 0) if isinstance(addr, str) else addr, dtype)
+            return triton_reference.make_pointer(int(addr, 0) if isinstance(addr, str) else addr, item["ptr"].lstrip("*"))
         return item
 
-    backend = make_backend(GPUTarget("cuda", 90, 32))
-    binder = create_function_from_signature(fn.signature, fn.params, backend)
-    expected = repr(binder(*[to_python(i) for i in items])[1])
+    expected = triton_reference.triton_specialization(fn, [([to_python(i) for i in items], {})])[0]
     got = out.splitlines()[1]
     assert got == expected, f"triton-jit: {got}\ntriton:     {expected}"
-    _ = triton  # imported for the side effects of a full Triton import
 
 
 def run(name):
@@ -563,6 +545,29 @@ def run(name):
     return 0
 
 
+def _run_under_tested_python():
+    """Re-runs this script under TRITON_JIT_PYTHON when that names another python than the one
+    running it: the checks that ask Triton (its version, its binder) must ask the Triton the tool
+    compiles with (scripts/test-triton-versions.sh sets it per version; CTest runs the build's)."""
+    exe = os.environ.get("TRITON_JIT_PYTHON", "")
+    if exe and os.path.abspath(exe) != os.path.abspath(sys.executable) and not os.environ.get("CLI_CASES_REEXEC"):
+        os.environ["CLI_CASES_REEXEC"] = "1"
+        sys.stdout.flush()
+        os.execv(exe, [exe, os.path.abspath(__file__)] + sys.argv[1:])
+
+
+def _relocate_caches():
+    """TRITON_JIT_TEST_CACHE_ROOT moves the caches (and the work folder) below it, as
+    tests/support/test_env.cpp does for the test executables."""
+    root = os.environ.get("TRITON_JIT_TEST_CACHE_ROOT", "")
+    if not root:
+        return
+    for name in ("TRITON_CACHE_DIR", "TRITON_JIT_CACHE_DIR"):
+        if os.environ.get(name):
+            os.environ[name] = os.path.join(root, os.path.basename(os.environ[name].rstrip("/")))
+    ARGS.work = os.path.join(root, "cli-work")
+
+
 def main():
     global ARGS
     parser = argparse.ArgumentParser()
@@ -575,6 +580,8 @@ def main():
     if ARGS.list:
         print(";".join(list(CASES) + list(FLOWS)), end="")
         return 0
+    _run_under_tested_python()
+    _relocate_caches()
     names = ARGS.cases or list(CASES) + list(FLOWS)
     return 1 if sum(run(n) for n in names) else 0
 

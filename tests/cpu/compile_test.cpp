@@ -1,9 +1,13 @@
-// TritonJitFunction::compile (from arguments and from a CompileRequest) for sm_90 on a machine without a GPU. The
-// cubin itself (ELF header, .nv.info parameter table written by ptxas) is the reference.
+// TritonJitFunction::compile (from arguments and from a CompileRequest) for sm_90 and sm_80 on a machine without a
+// GPU. The cubin itself (ELF header, .nv.info parameter table written by ptxas) is the reference. Runs against every
+// supported Triton (scripts/test-triton-versions.sh): what differs by version (the scratch pointers the launcher
+// appends) is checked against the binary and Triton's own metadata, not against a list written for one version.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <ostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cubin_reader.h"
@@ -19,6 +23,31 @@ namespace {
 const unsigned char* bytes(const KernelInfo& k) { return reinterpret_cast<const unsigned char*>(k.cubin.data()); }
 
 TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
+
+// The scratch pointers the launcher appends, as this Triton's metadata implies them: global scratch in every
+// version, profile scratch where the metadata has the field (Triton 3.5 and newer).
+std::vector<std::string> expected_scratch_params(const KernelInfo& k) {
+  std::vector<std::string> params{"global_scratch"};
+  if (test::contains(triton_jit::test::launch_metadata(k).metadata_json, "\"profile_scratch_size\":")) {
+    params.push_back("profile_scratch");
+  }
+  return params;
+}
+
+// The sizes of the kernel's parameters in the cubin.
+std::vector<int> param_sizes(const KernelInfo& k) {
+  std::vector<int> sizes;
+  if (const auto params = cubin::kernel_params(k.cubin, k.name)) {
+    for (const auto& p : *params) sizes.push_back(p.size);
+  }
+  return sizes;
+}
+
+// `runtime` sizes, then one 8-byte pointer per scratch parameter the launcher appends.
+std::vector<int> with_scratch(std::vector<int> runtime, const KernelInfo& k) {
+  runtime.insert(runtime.end(), triton_jit::test::launch_metadata(k).scratch_params.size(), 8);
+  return runtime;
+}
 
 std::vector<triton_jit::ArgValue> add_args(int n, int block) {
   return {test::ptr(0x100000), test::ptr(0x200000), test::ptr(0x300000), triton_jit::to_arg(n),
@@ -47,8 +76,7 @@ TEST(Compile, AddKernelForSm90) {
   EXPECT_EQ(k.target.arch, 90);
   EXPECT_EQ(k.target.warp_size, 32);
   EXPECT_EQ(k.target.str(), "cuda:90");
-  EXPECT_EQ(triton_jit::test::launch_metadata(k).scratch_params,
-            (std::vector<std::string>{"global_scratch", "profile_scratch"}));
+  EXPECT_EQ(triton_jit::test::launch_metadata(k).scratch_params, expected_scratch_params(k));
   EXPECT_EQ(triton_jit::test::launch_metadata(k).global_scratch_size, 0);
   EXPECT_FALSE(triton_jit::test::launch_metadata(k).launch_pdl);
   EXPECT_FALSE(triton_jit::test::launch_metadata(k).launch_cooperative_grid);
@@ -61,11 +89,7 @@ TEST(Compile, AddKernelForSm90) {
 
   // The kernel takes what the launcher will pass: three pointers, the i32 size, then one pointer
   // per scratch parameter; the constexpr is gone.
-  const auto params = cubin::kernel_params(k.cubin, k.name);
-  ASSERT_TRUE(params.has_value());
-  std::vector<int> sizes;
-  for (const auto& p : *params) sizes.push_back(p.size);
-  EXPECT_EQ(sizes, (std::vector<int>{8, 8, 8, 4, 8, 8}));
+  EXPECT_EQ(param_sizes(k), with_scratch({8, 8, 8, 4}, k));
 }
 
 TEST(Compile, MoreWarps) {
@@ -116,9 +140,7 @@ TEST(Compile, SignatureWithConstexprOne) {
   EXPECT_EQ(add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,1,128", 4, 3, 1, {}, Target{}}).hash,
             from_args.hash);
   // The size is a constant: the kernel takes only the pointers and the scratch pointers.
-  const auto params = cubin::kernel_params(from_args.cubin, from_args.name);
-  ASSERT_TRUE(params.has_value());
-  EXPECT_EQ(params->size(), 5u);
+  EXPECT_EQ(param_sizes(from_args), with_scratch({8, 8, 8}, from_args));
 }
 
 TEST(Compile, AnnotatedScalarsAndDefaults) {
@@ -126,12 +148,8 @@ TEST(Compile, AnnotatedScalarsAndDefaults) {
   const std::vector<triton_jit::ArgValue> sargs = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 1.0,
                                                              2.0, 3.0f, 4.0, int64_t{5}, true, int8_t{6}, 32);
   const KernelInfo& k = scalars.compile(test::config(), test::span(sargs));
-  const auto params = cubin::kernel_params(k.cubin, k.name);
-  ASSERT_TRUE(params.has_value());
-  std::vector<int> sizes;
-  for (const auto& p : *params) sizes.push_back(p.size);
-  // out_ptr, fp16, bf16, fp32, fp64, i64, u1, i8, then the two scratch pointers.
-  EXPECT_EQ(sizes, (std::vector<int>{8, 2, 2, 4, 8, 8, 1, 1, 8, 8}));
+  // out_ptr, fp16, bf16, fp32, fp64, i64, u1, i8, then the scratch pointers.
+  EXPECT_EQ(param_sizes(k), with_scratch({8, 2, 2, 4, 8, 8, 1, 1}, k));
 
   auto& defaults = TritonJitFunction::get(test::kernel("defaults.py"), "defaults_kernel");
   const auto dargs = test::args(reinterpret_cast<const float*>(uintptr_t{0x1000}), 100);
@@ -214,5 +232,64 @@ TEST(Compile, ExplicitTarget) {
   EXPECT_THROW(Target::parse("cuda:9x"), triton_jit::Error);
   EXPECT_EQ(Target::parse("cuda:80:32").str(), "cuda:80");
 }
+
+// Several kernels, each for sm_90 and sm_80: the binary is for the target asked, its entry point is
+// the function, and its parameter table is exactly what the launcher passes (runtime arguments by
+// their specialized type, constexprs and `== 1` integers gone, then the scratch pointers).
+struct TargetCase {
+  const char* file;
+  const char* function;
+  std::vector<triton_jit::ArgValue> args;
+  std::vector<int> runtime_param_sizes;
+};
+
+void PrintTo(const TargetCase& c, std::ostream* os) { *os << c.file << ":" << c.function; }
+
+std::vector<TargetCase> target_cases() {
+  const float* x = reinterpret_cast<const float*>(uintptr_t{0x1000});
+  return {
+      {"add.py", "add_kernel", add_args(1000, 256), {8, 8, 8, 4}},
+      {"add.py", "add_kernel", add_args(1, 128), {8, 8, 8}},
+      {"scalars.py",
+       "scalars_kernel",
+       test::args(x, 1.0, 2.0, 3.0f, 4.0, int64_t{5}, true, int8_t{6}, 32),
+       {8, 2, 2, 4, 8, 8, 1, 1}},
+      // Defaults fill BLOCK, MODE, EXTRA, ALPHA, FLAG and the runtime scale (i32); one == 1 is a constexpr.
+      {"defaults.py", "defaults_kernel", test::args(x, 100), {8, 4, 4}},
+      // do_not_specialize: b and c stay i32 parameters although they are 1; f an i64.
+      {"do_not_specialize.py", "dns_kernel", test::args(x, 1, 1, 7, x, int64_t{1} << 40, 64), {8, 4, 4, 4, 8, 8}},
+      {"scratch.py", "sum_kernel", test::args(x, reinterpret_cast<float*>(uintptr_t{0x2000}), 256), {8, 8}},
+  };
+}
+
+class CompileForTarget : public testing::TestWithParam<std::tuple<TargetCase, int>> {};
+
+TEST_P(CompileForTarget, BinaryMatchesTheLaunchInterface) {
+  const auto& [c, arch] = GetParam();
+  auto& fn = TritonJitFunction::get(test::kernel(c.file), c.function);
+  struct ResetTarget {
+    ~ResetTarget() { triton_jit::set_target(std::nullopt); }
+  } reset;
+  triton_jit::set_target(Target::parse("cuda:" + std::to_string(arch)));
+  const KernelInfo& k = fn.compile(test::config(), test::span(c.args));
+  EXPECT_EQ(k.target.arch, arch);
+  ASSERT_TRUE(cubin::is_elf64(bytes(k), k.cubin.size()));
+  EXPECT_EQ(cubin::sm_version(bytes(k)), arch);
+  EXPECT_EQ(k.name, c.function);
+  EXPECT_TRUE(cubin::find_section(bytes(k), ".text." + k.name).has_value());
+  EXPECT_EQ(triton_jit::test::launch_metadata(k).scratch_params, expected_scratch_params(k));
+  EXPECT_EQ(param_sizes(k), with_scratch(c.runtime_param_sizes, k));
+  EXPECT_EQ(k.triton_version, triton_jit::triton_version());
+  EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(k).metadata_json, "\"arch\": " + std::to_string(arch)))
+      << triton_jit::test::launch_metadata(k).metadata_json;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CompileForTarget,
+                         testing::Combine(testing::ValuesIn(target_cases()), testing::Values(90, 80)),
+                         [](const testing::TestParamInfo<std::tuple<TargetCase, int>>& info) {
+                           const TargetCase& c = std::get<0>(info.param);
+                           return std::string(c.function) + "_" + std::to_string(info.index / 2) + "_sm" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
 
 }  // namespace

@@ -123,12 +123,14 @@ inline std::optional<std::vector<KernelParam>> kernel_params(const std::string& 
   return kernel_params(reinterpret_cast<const unsigned char*>(cubin.data()), kernel);
 }
 
-// The SM number the cubin was built for (90 for sm_90 and sm_90a).
+// The SM number the cubin was built for (90 for sm_90 and sm_90a). ELF ABI version 7 and older keep
+// it in the low byte of e_flags; version 8 (ptxas for sm_100, and for sm_90 too when Triton 3.9 asks
+// for it) keeps it in bits 8..15, the low byte then holding other flags.
 inline int sm_version(const unsigned char* image) {
   const uint32_t f = flags(image);
-  // Older toolkits keep the SM in the low byte; newer ones also (or only) in bits 8..15 or 16..23.
-  if ((f & 0xff) != 0) return static_cast<int>(f & 0xff);
-  return static_cast<int>((f >> 8) & 0xff);
+  const unsigned abi_version = image[8];  // e_ident[EI_ABIVERSION]
+  if (abi_version >= 8 || (f & 0xff) == 0) return static_cast<int>((f >> 8) & 0xff);
+  return static_cast<int>(f & 0xff);
 }
 
 }  // namespace cubin

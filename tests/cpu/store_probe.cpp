@@ -1,8 +1,10 @@
 // A process of its own for the kernel-store tests (store_test.cpp): gets FILE:FUNCTION, launches
 // its (x, y, out, n, BLOCK[, DTYPE]) kernel once on the fake driver and prints what it took to do so:
-//   compiles=0 index_hits=1 pack_hits=0 python_used=0 cubin_sha256=... kernel=...
+//   compiles=0 index_hits=1 pack_hits=0 python_used=0 cubin_sha256=... kernel=... triton=3.6.0
 // or `error=TYPE: message` (exit 3). Options: --block N (default 256), --pack FILE (load_pack),
-// --function NAME (instead of FUNCTION), --dtype tl:NAME or torch:NAME (a sixth argument, a dtype).
+// --function NAME (instead of FUNCTION), --dtype tl:NAME or torch:NAME (a sixth argument, a dtype),
+// --versions 1 (also print params=N, the parameters of the launch, scratch=N, the kernel's scratch
+// pointers, and process_triton=VERSION, the Triton this process's Python has: starts Python).
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -23,8 +25,10 @@ int main(int argc, char** argv) {
   int block = 256;
   std::string function = argv[2];
   std::vector<triton_jit::ArgValue> extra;  // the dtype, if any
+  bool versions = false;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--block") == 0) block = std::stoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--versions") == 0) versions = std::strcmp(argv[i + 1], "1") == 0;
     if (std::strcmp(argv[i], "--function") == 0) function = argv[i + 1];
     if (std::strcmp(argv[i], "--dtype") == 0) {
       const std::string spec = argv[i + 1];
@@ -62,7 +66,12 @@ int main(int argc, char** argv) {
               << " launches=" << fake::state().launches.size() << " python_used=" << triton_jit::python_used()
               << " cubin_sha256=" << triton_jit::detail::sha256_hex(info.cubin) << " metadata_sha256="
               << triton_jit::detail::sha256_hex(triton_jit::test::launch_metadata(info).metadata_json)
-              << " kernel=" << info.name << std::endl;
+              << " kernel=" << info.name << " triton=" << info.triton_version << std::endl;
+    if (versions) {
+      std::cout << "params=" << fake::state().launches.at(0).params.size()
+                << " scratch=" << triton_jit::test::launch_metadata(info).scratch_params.size()
+                << " process_triton=" << triton_jit::triton_version() << std::endl;
+    }
   } catch (const triton_jit::MissingKernelError& e) {
     std::cout << "error=MissingKernelError: " << e.what() << "\nmanifest_line=" << e.manifest_line()
               << "\npython_used=" << triton_jit::python_used() << std::endl;

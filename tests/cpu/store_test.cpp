@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "store/files.h"
 #include "store/records.h"
 #include "store/sha256.h"
+#include "support/launch_metadata.h"
 #include "test_util.h"
 #include "triton_jit/triton_jit.h"
 
@@ -61,6 +63,18 @@ class StoreTest : public ::testing::Test {
                                    kernel_file() + "' scaled_add " + args);
   }
   std::string no_python() const { return "PYTHONPATH='" + (root_ / "no_triton").string() + "'"; }
+
+  // The python the tests use (TRITON_JIT_PYTHON, tests/support/test_env.cpp) and its virtualenv.
+  static std::string tested_python() {
+    const char* p = std::getenv("TRITON_JIT_PYTHON");
+    return p == nullptr ? "" : p;
+  }
+  static std::optional<fs::path> tested_venv() {
+    const fs::path venv = fs::absolute(tested_python()).parent_path().parent_path();
+    if (tested_python().empty() || !fs::exists(venv / "pyvenv.cfg")) return std::nullopt;
+    return venv;
+  }
+  static std::string python_env(const fs::path& python) { return "TRITON_JIT_PYTHON='" + python.string() + "'"; }
 
   std::vector<fs::path> files_under(const std::string& dir, const std::string& needle) const {
     std::vector<fs::path> out;
@@ -284,6 +298,86 @@ TEST_F(StoreTest, ConcurrentWritersLeaveOneValidEntry) {
   EXPECT_EQ(reader["index_hits"], "1") << reader.output;
 }
 
+// ---- one index, several Triton installations ----
+
+TEST_F(StoreTest, AnotherTritonInstallationHasEntriesOfItsOwn) {
+  const auto venv = tested_venv();
+  if (!venv) GTEST_SKIP() << "needs TRITON_JIT_PYTHON to be a virtualenv's python, not " << tested_python();
+  // The same virtualenv under another path: to the runtime, another installation of Triton
+  // (its triton/__init__.py has another path), which may hold another version.
+  fs::create_directory_symlink(*venv, root_ / "other_env");
+  const std::string mine = python_env(tested_python());
+  const std::string other = python_env(root_ / "other_env" / "bin" / fs::path(tested_python()).filename());
+  const Probe first = run(mine);
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(first["compiles"], "1");
+  const Probe second = run(other);
+  ASSERT_EQ(second.status, 0) << second.output;
+  EXPECT_EQ(second["index_hits"], "0") << "a kernel compiled by another Triton installation was served";
+  EXPECT_EQ(second["compiles"], "1");
+  EXPECT_EQ(second["triton"], first["triton"]);
+  // Each installation finds its own entry without Python; neither overwrote the other.
+  for (const std::string& env : {mine, other}) {
+    const Probe warm = run(env + " " + no_python());
+    ASSERT_EQ(warm.status, 0) << warm.output;
+    EXPECT_EQ(warm["index_hits"], "1") << env;
+    EXPECT_EQ(warm["python_used"], "0") << env;
+  }
+  EXPECT_EQ(files_under(cache_, ".tjk").size(), 2u);
+}
+
+TEST_F(StoreTest, TritonChangedInPlaceInvalidatesButTritonGoneDoesNot) {
+  const auto venv = tested_venv();
+  if (!venv) GTEST_SKIP() << "needs TRITON_JIT_PYTHON to be a virtualenv's python, not " << tested_python();
+  // A virtualenv of our own whose triton/__init__.py (the file that holds __version__, recorded
+  // with every kernel) can be edited: the rest of the package, and its dist-info (which names
+  // Triton's backends), are linked from the tested one.
+  const fs::path env = root_ / "env";
+  fs::create_directories(env / "bin");
+  fs::copy_file(*venv / "pyvenv.cfg", env / "pyvenv.cfg");
+  fs::create_symlink(fs::canonical(tested_python()), env / "bin" / "python");
+  fs::path package;
+  for (const auto& lib : fs::directory_iterator(*venv / "lib")) {
+    const fs::path triton = lib.path() / "site-packages" / "triton";
+    if (!fs::exists(triton / "__init__.py")) continue;
+    package = env / "lib" / lib.path().filename() / "site-packages" / "triton";
+    fs::create_directories(package);
+    for (const auto& item : fs::directory_iterator(triton)) {
+      if (item.path().filename() == "__init__.py") {
+        fs::copy_file(item.path(), package / "__init__.py");
+      } else {
+        fs::create_symlink(item.path(), package / item.path().filename());
+      }
+    }
+    for (const auto& item : fs::directory_iterator(triton.parent_path())) {
+      const std::string name = item.path().filename().string();
+      if (name.rfind("triton-", 0) == 0 && name.size() > 10 && name.substr(name.size() - 10) == ".dist-info") {
+        fs::create_symlink(item.path(), package.parent_path() / name);
+      }
+    }
+  }
+  ASSERT_FALSE(package.empty()) << "no triton package in " << *venv;
+  const std::string python = python_env(env / "bin" / "python");
+  const Probe first = run(python);
+  ASSERT_EQ(first.status, 0) << first.output;
+  ASSERT_EQ(first["compiles"], "1");
+  EXPECT_EQ(run(python + " " + no_python())["index_hits"], "1");
+
+  // Triton upgraded in place: its __init__.py changes, the kernel compiles again.
+  std::ofstream(package / "__init__.py", std::ios::app) << "\n# upgraded\n";
+  const Probe upgraded = run(python);
+  ASSERT_EQ(upgraded.status, 0) << upgraded.output;
+  EXPECT_EQ(upgraded["index_hits"], "0") << "a kernel of the Triton replaced in place was served";
+  EXPECT_EQ(upgraded["compiles"], "1");
+
+  // Triton uninstalled (a deployment without it): the kernels it compiled still serve.
+  fs::rename(package, package.parent_path() / "triton_uninstalled");
+  const Probe gone = run(python);
+  ASSERT_EQ(gone.status, 0) << gone.output;
+  EXPECT_EQ(gone["index_hits"], "1");
+  EXPECT_EQ(gone["python_used"], "0");
+}
+
 // ---- packs ----
 
 class PackTest : public StoreTest {
@@ -361,6 +455,30 @@ TEST_F(PackTest, DTypeConstexprsFromAManifestServeAProcessWithoutPython) {
   const auto entries = triton_jit::read_pack_manifest((root_ / "suggested.txt").string());
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].signature, "*fp32:16,*fp32:16,*fp32:16,i32,256,triton.language.float32");
+}
+
+TEST_F(PackTest, APackKeepsTheLaunchInterfaceOfTheTritonThatBuiltIt) {
+  // Built with this process's Triton (TRITON_JIT_PYTHON), launched by a process whose python is the
+  // build's: another Triton version when scripts/test-triton-versions.sh runs this test.
+  const std::string pack = build("target=cuda:90");
+  const triton_jit::PackInfo info = triton_jit::read_pack_info(pack);
+  auto& fn = triton_jit::TritonJitFunction::get(kernel_file(), "scaled_add");
+  const auto args = test::args(reinterpret_cast<const float*>(0x10000), reinterpret_cast<const float*>(0x20000),
+                               reinterpret_cast<float*>(0x30000), 1000, 256);
+  const triton_jit::KernelInfo& here = fn.compile(triton_jit::LaunchConfig{triton_jit::Grid(4)}, test::span(args));
+  ASSERT_EQ(info.triton_version, here.triton_version);
+
+  const Probe p = run(python_env(TRITON_JIT_BUILD_PYTHON), "--pack '" + pack + "' --versions 1", empty_cache());
+  ASSERT_EQ(p.status, 0) << p.output;
+  SCOPED_TRACE("pack built by Triton " + info.triton_version + ", launched by a process with Triton " +
+               p["process_triton"]);
+  EXPECT_EQ(p["pack_hits"], "1");
+  EXPECT_EQ(p["compiles"], "0");
+  EXPECT_EQ(p["triton"], info.triton_version);
+  // x, y, out, n, then the scratch pointers of the Triton that built the kernel.
+  const size_t scratch = triton_jit::test::launch_metadata(here).scratch_params.size();
+  EXPECT_EQ(p["scratch"], std::to_string(scratch));
+  EXPECT_EQ(p["params"], std::to_string(4 + scratch));
 }
 
 TEST_F(PackTest, AMissingSpecializationNamesTheManifestLineThatAddsIt) {

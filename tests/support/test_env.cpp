@@ -3,6 +3,10 @@
 // It is compiled in rather than passed as CTest's ENVIRONMENT because gtest_discover_tests
 // (CMake 3.25) flattens list-valued properties: only the first variable would arrive.
 //
+// TRITON_JIT_TEST_ENV_DEFAULTS (TRITON_JIT_PYTHON) applies only where the environment has no
+// value: a run against another Triton sets TRITON_JIT_PYTHON to that python.
+// TRITON_JIT_TEST_CACHE_ROOT, when set, moves the two caches below it (keeping their folder names).
+//
 // The kernel index gets a directory per process (removed at exit): a test that counts compiles
 // must not find kernels another test process stored.
 #include <ftw.h>
@@ -26,6 +30,16 @@ void remove_process_cache_dir() {
   if (g_process_cache_dir[0] != 0) ::nftw(g_process_cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+bool is_cache_dir(const std::string& name) { return name == "TRITON_CACHE_DIR" || name == "TRITON_JIT_CACHE_DIR"; }
+
+// A cache folder below TRITON_JIT_TEST_CACHE_ROOT when it is set: ROOT/<the folder's own name>.
+std::string relocated(const std::string& dir) {
+  const char* root = std::getenv("TRITON_JIT_TEST_CACHE_ROOT");
+  if (root == nullptr || *root == 0) return dir;
+  const size_t slash = dir.find_last_of('/');
+  return std::string(root) + "/" + (slash == std::string::npos ? dir : dir.substr(slash + 1));
+}
+
 bool apply_test_env() {
   for (const char* const* e = kTestEnv; *e != nullptr; ++e) {
     const std::string entry = *e;
@@ -33,6 +47,7 @@ bool apply_test_env() {
     if (eq == std::string::npos || eq == 0) continue;
     std::string name = entry.substr(0, eq);
     std::string value = entry.substr(eq + 1);
+    if (is_cache_dir(name)) value = relocated(value);
     if (name == "TRITON_JIT_CACHE_DIR") {
       if (std::getenv("TRITON_JIT_TEST_KEEP_CACHE_DIR") != nullptr) continue;  // a test's child process
       value += "/process-" + std::to_string(::getpid());
@@ -40,6 +55,14 @@ bool apply_test_env() {
       std::atexit(remove_process_cache_dir);
     }
     setenv(name.c_str(), value.c_str(), 1);
+  }
+  for (const char* const* e = kTestEnvDefaults; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    const std::string name = entry.substr(0, eq);
+    if (const char* set = std::getenv(name.c_str()); set != nullptr && *set != 0) continue;
+    setenv(name.c_str(), entry.c_str() + eq + 1, 1);
   }
   return true;
 }

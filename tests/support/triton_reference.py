@@ -1,7 +1,8 @@
 """Triton's own view of a call, for the parity tests: Triton's binder run on stand-ins for tensors.
 
-Loaded by tests/cpu/spec_key_parity_test.cpp through the embedded interpreter; not part of the
-library (the shipped bridge holds only what the runtime needs).
+Loaded by tests/cpu/spec_key_parity_test.cpp through the embedded interpreter, and by
+tests/cli/cli_cases.py; not part of the library (the shipped bridge holds only what the runtime
+needs). It asks whatever Triton the python imports, so each version is compared with itself.
 """
 
 
@@ -26,19 +27,36 @@ def make_pointer(address, dtype_name):
     raise KeyError(dtype_name)
 
 
+# How JITFunction.create_binder builds the binder its run() calls, in every Triton from 3.4 to 3.9
+# (3.4 and 3.5 specialize in Python, 3.6 and newer in C++ through native_specialize_impl, behind
+# the same call). create_binder itself needs a GPU driver for the current target, so the same call
+# is made here with the backend of an explicit target.
+_BINDER_CALL = "create_function_from_signature(self.signature, self.params, backend)"
+
+
+def binder(fn, target=("cuda", 90, 32)):
+    """The binder Triton's JIT builds for `fn`: binder(*args, **kwargs) returns (bound arguments,
+    specialization list, options)."""
+    import inspect
+
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import make_backend
+    from triton.runtime.jit import JITFunction, create_function_from_signature
+    if _BINDER_CALL not in inspect.getsource(JITFunction.create_binder):
+        raise RuntimeError("this Triton's JITFunction.create_binder no longer calls " + _BINDER_CALL +
+                           ": update tests/support/triton_reference.py to build the binder as it does")
+    return create_function_from_signature(fn.signature, fn.params, make_backend(GPUTarget(*target)))
+
+
 def triton_specialization(fn, calls, target=("cuda", 90, 32)):
     """repr of Triton's specialization list for each call in `calls` (a list of (args, kwargs)),
     computed by the binder Triton's JIT itself builds for `fn`; "error: TypeError" for a call the
     binder rejects (a dtype given to a runtime parameter, say)."""
-    from triton.runtime.jit import create_function_from_signature
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import make_backend
-    backend = make_backend(GPUTarget(*target))
-    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    bind = binder(fn, target)
 
     def one(args, kwargs):
         try:
-            return repr(binder(*args, **kwargs)[1])
+            return repr(bind(*args, **kwargs)[1])
         except TypeError:
             return "error: TypeError"
     return [one(args, kwargs) for args, kwargs in calls]
@@ -68,18 +86,20 @@ def make_dtype(name, torch_spelling):
 
 def triton_compile(fn, args, kwargs=None, target=("cuda", 90, 32)):
     """(hash, cubin) of what JITFunction.run compiles for this call on a miss, without the driver
-    it needs for the device: the binder's specialization, _pack_args, ASTSource, triton.compile."""
+    it needs for the device: the binder's specialization, _pack_args, ASTSource, triton.compile.
+    None where this Triton has no _pack_args (3.4 packs inline in run)."""
     from triton import knobs
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource, compile, make_backend
-    from triton.runtime.jit import create_function_from_signature
+    if not hasattr(fn, "_pack_args"):
+        return None
     gpu_target = GPUTarget(*target)
     backend = make_backend(gpu_target)
     kwargs = dict(kwargs or {})
     kwargs["debug"] = kwargs.get("debug", fn.debug) or knobs.runtime.debug
-    kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
-    binder = create_function_from_signature(fn.signature, fn.params, backend)
-    bound_args, specialization, options = binder(*args, **kwargs)
+    if hasattr(knobs.compilation, "instrumentation_mode"):
+        kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
+    bound_args, specialization, options = binder(fn, target)(*args, **kwargs)
     options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
     kernel = compile(ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options.__dict__)
     return kernel.metadata.hash, kernel.asm["cubin"]

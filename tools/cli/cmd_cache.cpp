@@ -48,7 +48,7 @@ int list() {
       continue;
     }
     std::cout << e.function_path << ":" << e.function_name << "  [" << e.signature << "]  " << launch_options(e) << "  "
-              << e.target.str() << "  " << e.bytes << " B\n";
+              << e.target.str() << "  triton " << e.triton_version << "  " << e.bytes << " B\n";
   }
   return 0;
 }

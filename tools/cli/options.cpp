@@ -370,12 +370,13 @@ Options:
        triton-jit cache prune --older-than DAYS
 
 The persistent kernel index: every kernel compiled is stored there with what identifies it
-(function, source hashes of its dependencies, specialization, options, target, Triton
-version), so a later process launches it without Python.
+(function, source hashes of its dependencies, specialization, options, target, the Triton
+installation that compiled it), so a later process launches it without Python. A process
+whose TRITON_JIT_PYTHON names another installation has entries of its own.
 
 Actions:
   list                      one entry a line: ID (12 digits), state, function, signature,
-                            launch options, target, size
+                            launch options, target, Triton version, size
   info ID                   everything about one entry (ID: any unique prefix)
   clear                     remove every entry
   prune --older-than DAYS   remove entries unused for DAYS days, and stale or damaged ones

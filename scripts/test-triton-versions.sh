@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Runs the CPU tests of an already-built tree against every supported Triton release: each
+# version in a small virtualenv of its own (Triton only, no torch), made from the base python of
+# the build's python (the library embeds that python's libpython) and kept between runs. The
+# one built library serves every version: it takes its interpreter from TRITON_JIT_PYTHON.
+#
+#   scripts/test-triton-versions.sh [BUILD_DIR]      (default: $BUILD_DIR, else build)
+#
+# Per version, three ctest runs with TRITON_JIT_PYTHON set to that virtualenv's python and the
+# test caches (TRITON_CACHE_DIR, TRITON_JIT_CACHE_DIR, the CLI work folder) moved below
+# BUILD_DIR/triton-versions/VERSION (TRITON_JIT_TEST_CACHE_ROOT):
+#   parity    the C++ specialization against that version's own binder (cpu.*Parity*)
+#   compile   every other CPU test: compiles of several kernels for sm_90 and sm_80 checked
+#             against the cubins, the launcher on a fake driver, signatures, errors, the kernel
+#             index and packs, prepare (-L cpu, without parity, the CLI and cpu.env.*, which
+#             use the build folder's own caches)
+#   cli       the triton-jit command-line tests (-L cli)
+# then prints one table line per version. Exit status: 0 when every run passed, 1 otherwise.
+#
+# Knobs:
+#   TRITON_JIT_VERSIONS  space-separated Triton versions (default: the supported list below);
+#                        "none" skips the whole run
+#   TRITON_JIT_VENVS     where the virtualenvs live (default ~/.cache/triton_jit/venvs), one
+#                        folder triton-X.Y.Z each, made when missing and re-used otherwise
+#   CTEST_JOBS, CTEST_TIMEOUT, JOBS   as for scripts/test.sh
+set -euo pipefail
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# The newest patch release of each supported minor version.
+TJ_TRITON_VERSIONS_SUPPORTED="3.4.0 3.5.1 3.6.0 3.7.1 3.8.0 3.9.0"
+
+case "${1:-}" in
+  -h | --help)
+    sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"
+    exit 0
+    ;;
+esac
+if [ $# -gt 1 ]; then tj_die "usage: scripts/test-triton-versions.sh [BUILD_DIR]"; fi
+build_dir="${1:-$BUILD_DIR}"
+case "$build_dir" in /*) ;; *) build_dir="$PWD/$build_dir" ;; esac
+versions="${TRITON_JIT_VERSIONS:-$TJ_TRITON_VERSIONS_SUPPORTED}"
+if [ "$versions" = none ]; then
+  tj_log "TRITON_JIT_VERSIONS=none: not testing other Triton versions"
+  exit 0
+fi
+venvs="${TRITON_JIT_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/triton_jit/venvs}"
+jobs="${CTEST_JOBS:-$JOBS}"
+timeout="${CTEST_TIMEOUT:-1200}"
+
+[ -f "$build_dir/CTestTestfile.cmake" ] || tj_die "$build_dir is not a configured build folder with tests (build it first: scripts/setup.sh)"
+build_python="$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build_dir/CMakeCache.txt")"
+[ -x "$build_python" ] || tj_die "the python $build_dir was configured with ($build_python) does not run"
+# The interpreter the build's python was made from: a virtualenv of it shares the embedded libpython.
+base_python="$("$build_python" - <<'EOF'
+import os, sys
+exe = getattr(sys, "_base_executable", "")
+if not exe or not os.path.exists(exe):
+    exe = os.path.join(sys.base_prefix, "bin", "python%d.%d" % sys.version_info[:2])
+print(exe)
+EOF
+)"
+python_id() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2], sys.base_prefix)'; }
+build_python_id="$(python_id "$build_python")"
+
+# tj_triton_venv VERSION: the python of a virtualenv holding only Triton VERSION (made when missing or
+# broken). Prints it on stdout; progress goes to stderr.
+tj_triton_venv() {
+  local version=$1 venv="$venvs/triton-$1"
+  mkdir -p "$venvs"
+  (
+    if command -v flock >/dev/null 2>&1; then
+      exec 8>"$venv.lock"
+      flock 8
+    fi
+    stamp="$venv/.triton-jit-ready"
+    if [ -f "$stamp" ] && [ -x "$venv/bin/python" ] &&
+      [ "$(python_id "$venv/bin/python" 2>/dev/null)" = "$build_python_id" ] &&
+      "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('triton') != '$version')" 2>/dev/null; then
+      exit 0
+    fi
+    tj_log "creating $venv (python $base_python, pip install triton==$version)" >&2
+    rm -rf "$venv"
+    "$base_python" -m venv "$venv" >&2 || { tj_error "$base_python -m venv $venv failed"; exit 1; }
+    local_flags=(--no-input --disable-pip-version-check --quiet)
+    if [ -n "${CI:-}" ] || [ ! -t 2 ]; then local_flags+=(--progress-bar off); fi
+    "$venv/bin/python" -m pip install "${local_flags[@]}" "triton==$version" >&2 ||
+      { tj_error "pip install triton==$version into $venv failed"; exit 1; }
+    "$venv/bin/python" -c 'import triton' >&2 || { tj_error "$venv cannot import triton"; exit 1; }
+    : >"$stamp"
+  ) || return 1
+  printf '%s\n' "$venv/bin/python"
+}
+
+# run_group NAME LOG ctest-args...: one ctest run; prints "pass (N)" or "FAIL (F of N)"; "none" for
+# the CLI group of a build without the CLI (it needs nlohmann-json), "FAIL (no tests)" otherwise.
+run_group() {
+  local name=$1 log=$2 listing
+  shift 2
+  listing="$(ctest --test-dir "$build_dir" -N "$@" 2>&1 || true)"
+  if ! grep -q '^ *Test *#' <<<"$listing"; then
+    if [ "$name" = cli ] && [ ! -x "$build_dir/tools/triton-jit" ]; then
+      printf 'none'
+    else
+      printf 'FAIL (no tests)'
+    fi
+    return 0
+  fi
+  if ctest --test-dir "$build_dir" --output-on-failure --no-tests=error --parallel "$jobs" --timeout "$timeout" \
+    "$@" >"$log" 2>&1; then
+    printf 'pass (%s)' "$(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$log")"
+  else
+    local summary
+    summary="$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1 of \2/p' "$log")"
+    printf 'FAIL (%s)' "${summary:-see log}"
+    {
+      echo "---- $name failed; $log ends with:"
+      grep -E '^\s+[0-9]+ - |Failure|error' "$log" | head -n 40 || true
+    } >&2
+  fi
+}
+
+tj_log "Triton versions: $versions (build $build_dir, virtualenvs in $venvs)"
+rows=()
+failed=0
+for version in $versions; do
+  start=$SECONDS
+  work="$build_dir/triton-versions/$version"
+  # Triton's own caches are kept between runs, as the build folder's are; the rest starts afresh.
+  mkdir -p "$work"
+  find "$work" -mindepth 1 -maxdepth 1 ! -name 'test-triton-cache' ! -name 'triton-cache' -exec rm -rf {} +
+  if ! python="$(tj_triton_venv "$version")"; then
+    rows+=("$(printf '%-8s | %-12s | %-12s | %-12s | %7s | %s' "$version" "-" "-" "-" "-" "FAILED")")
+    failed=1
+    continue
+  fi
+  venv_seconds=$((SECONDS - start))
+  venv_note="ready"
+  if [ "$venv_seconds" -gt 2 ]; then venv_note="made in $venv_seconds s"; fi
+  tj_log "Triton $version: $python"
+  export TRITON_JIT_PYTHON="$python" TRITON_JIT_TEST_CACHE_ROOT="$work"
+  export TRITON_CACHE_DIR="$work/triton-cache" TRITON_JIT_CACHE_DIR="$work/jit-cache"  # anything else
+  tests_start=$SECONDS
+  parity="$(run_group parity "$work/parity.log" -L cpu -R 'Parity|ReferenceMakePointer' -E '^cli\.')"
+  compile="$(run_group compile "$work/compile.log" -L cpu -E 'Parity|ReferenceMakePointer|^cli\.|^cpu\.env\.')"
+  cli="$(run_group cli "$work/cli.log" -L cli)"
+  unset TRITON_JIT_PYTHON TRITON_JIT_TEST_CACHE_ROOT TRITON_CACHE_DIR TRITON_JIT_CACHE_DIR
+  case "$parity$compile$cli" in *FAIL*) failed=1 ;; esac
+  rows+=("$(printf '%-8s | %-12s | %-12s | %-12s | %7d | %s' "$version" "$parity" "$compile" "$cli" \
+    $((SECONDS - tests_start)) "$venv_note")")
+  tj_log "Triton $version: parity $parity, compile $compile, cli $cli (virtualenv $venv_seconds s, tests $((SECONDS - tests_start)) s)"
+done
+
+printf '\n%-8s | %-12s | %-12s | %-12s | %7s | %s\n' version parity compile cli seconds virtualenv
+printf '%s\n' "---------+--------------+--------------+--------------+---------+------------"
+printf '%s\n' "${rows[@]}"
+if [ "$failed" = 0 ]; then
+  tj_log "every Triton version passed"
+else
+  tj_log "some Triton versions FAILED (logs: $build_dir/triton-versions/VERSION/*.log)"
+fi
+exit "$failed"
