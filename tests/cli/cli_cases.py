@@ -477,6 +477,9 @@ def _check_parity(function, items, out):
     """The tool's --repr line equals Triton's own binder's specialization for the same call."""
     import importlib.util
 
+    import triton.language as tl
+    from triton.runtime.jit import type_canonicalisation_dict
+
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
     import triton_reference
 
