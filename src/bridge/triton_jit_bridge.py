@@ -310,6 +310,35 @@ def _metadata_dict(metadata):
     return out
 
 
+_descriptor_scalars_cache = None
+
+
+def _descriptor_scalars():
+    """The flags Triton's launcher passes, after a host tensor descriptor's base, shape and strides,
+    for a descriptor the compiler did not lower to TMA: none in 3.4, padding from 3.5,
+    round_f32_to_tf32 too from 3.7. Read by running this Triton's own decomposition on a stand-in."""
+    global _descriptor_scalars_cache
+    if _descriptor_scalars_cache is None:
+        try:
+            from triton.backends.driver import decompose_descriptor as decompose  # 3.9 and newer
+        except ImportError:
+            from triton.backends.nvidia.driver import make_tensordesc_arg
+            extra = len(inspect.signature(make_tensordesc_arg).parameters) - 2
+            def decompose(arg):
+                return make_tensordesc_arg(arg, None, *([None] * extra))
+        tf32 = object()
+
+        class _Stub:
+            base, shape, strides, padding, round_f32_to_tf32 = "base", [7], [1], "nan", tf32
+
+        flags = decompose(_Stub())[3:-2]
+        names = ["padding" if x is True else "round_f32_to_tf32" if x is tf32 else None for x in flags]
+        if None in names:
+            raise RuntimeError(f"this Triton's launcher passes descriptor flags the runtime does not know: {flags!r}")
+        _descriptor_scalars_cache = names
+    return list(_descriptor_scalars_cache)
+
+
 def compile(fn, specialization, options, target):
     """Compiles `fn` for `specialization` (Triton's list of (type, hint) tuples; constexprs as
     ("constexpr", value)) with `options` (dict) for `target` ((backend, arch, warp_size)).
@@ -341,6 +370,7 @@ def compile(fn, specialization, options, target):
         "launch_pdl": bool(getattr(md, "launch_pdl", False)),
         "launch_cooperative_grid": bool(getattr(md, "launch_cooperative_grid", False)),
         "tensordesc_meta": list(getattr(md, "tensordesc_meta", None) or []),
+        "tensordesc_scalars": _descriptor_scalars(),
         "scratch_params": _scratch_params(md),
         "target": [gpu_target.backend, int(gpu_target.arch), int(gpu_target.warp_size)],
         "hash": str(getattr(md, "hash", "")),

@@ -39,31 +39,36 @@ struct LaunchMetadata {
   // One entry per tensor-descriptor parameter when the compiler lowered them to TMA (Hopper);
   // empty when descriptors are passed as base pointer, shape and strides.
   std::vector<DescriptorMeta> tensordesc_meta;
+  // The flags Triton's launcher passes after a descriptor's base, shape and strides when the
+  // descriptor is not lowered to TMA, in order: none (3.4), "padding" (3.5), "round_f32_to_tf32"
+  // too (3.7 and newer). Read from the installed Triton by the bridge.
+  std::vector<std::string> tensordesc_scalars;
 };
 
 // The fields of a compiled kernel, written once. The bridge's result dict (by name), the index
 // and pack record format (in this order: docs/FORMATS.md) and KernelInfo::to_json are all
 // generated from this list. X(part, field, kind): part Info is KernelInfo, Launch is
 // LaunchMetadata; kind names how the field is encoded.
-#define TRITON_JIT_KERNEL_FIELDS(X)        \
-  X(Info, name, String)                    \
-  X(Info, target, Target)                  \
-  X(Info, cubin, Bytes)                    \
-  X(Info, num_warps, Int)                  \
-  X(Info, num_ctas, Int)                   \
-  X(Info, shared, Int)                     \
-  X(Launch, cluster_dims, Int3)            \
-  X(Launch, global_scratch_size, Int64)    \
-  X(Launch, global_scratch_align, Int64)   \
-  X(Launch, profile_scratch_size, Int64)   \
-  X(Launch, profile_scratch_align, Int64)  \
-  X(Launch, launch_pdl, Bool)              \
-  X(Launch, launch_cooperative_grid, Bool) \
-  X(Launch, scratch_params, StringList)    \
-  X(Info, hash, String)                    \
-  X(Info, triton_version, String)          \
-  X(Launch, metadata_json, Json)           \
-  X(Launch, tensordesc_meta, DescriptorMetaList)
+#define TRITON_JIT_KERNEL_FIELDS(X)              \
+  X(Info, name, String)                          \
+  X(Info, target, Target)                        \
+  X(Info, cubin, Bytes)                          \
+  X(Info, num_warps, Int)                        \
+  X(Info, num_ctas, Int)                         \
+  X(Info, shared, Int)                           \
+  X(Launch, cluster_dims, Int3)                  \
+  X(Launch, global_scratch_size, Int64)          \
+  X(Launch, global_scratch_align, Int64)         \
+  X(Launch, profile_scratch_size, Int64)         \
+  X(Launch, profile_scratch_align, Int64)        \
+  X(Launch, launch_pdl, Bool)                    \
+  X(Launch, launch_cooperative_grid, Bool)       \
+  X(Launch, scratch_params, StringList)          \
+  X(Info, hash, String)                          \
+  X(Info, triton_version, String)                \
+  X(Launch, metadata_json, Json)                 \
+  X(Launch, tensordesc_meta, DescriptorMetaList) \
+  X(Launch, tensordesc_scalars, StringList)
 
 // A kernel with all its fields, as the runtime passes it between the bridge, the store and the
 // launcher. `info` is what users see; `launch` what only the launcher reads.

@@ -1,8 +1,9 @@
 // Host tensor descriptors at launch, as Triton's NVIDIA launcher passes them (make_tensordesc_arg
 // in triton/backends/nvidia/driver.py): lowered to TMA, a descriptor becomes a CUtensorMap
 // (encoded here with cuTensorMapEncodeTiled) followed by its shape (i32) and strides (i64);
-// otherwise its base pointer, shape and strides (i64), the NaN-padding flag (i1), and shape (i32)
-// and strides (i64) again.
+// otherwise its base pointer, shape and strides (i64), the flags this Triton passes (NaN padding,
+// f32-to-tf32 rounding: LaunchMetadata::tensordesc_scalars), and shape (i32) and strides (i64)
+// again.
 #include <cstring>
 #include <string>
 
@@ -14,7 +15,7 @@
 namespace triton_jit::detail {
 namespace {
 
-constexpr int kMaxExpansion = 4 * TensorDescriptor::kMaxRank + 2;  // the larger of the two layouts
+constexpr int kMaxExpansion = 4 * TensorDescriptor::kMaxRank + 3;  // the larger of the two layouts
 
 // The inputs of one cuTensorMapEncodeTiled call; equal inputs encode equal maps.
 struct EncodeInputs {
@@ -46,6 +47,21 @@ int host_elem_type(int device_type) {
     case 10: return 9;
     default: return device_type;
   }
+}
+
+// Triton 3.4 has no padding option: its launcher passes no flag and encodes zero fill.
+bool supports_nan_padding(const LaunchMetadata& launch) {
+  for (const std::string& flag : launch.tensordesc_scalars) {
+    if (flag == "padding") return true;
+  }
+  return false;
+}
+
+[[noreturn]] void fail_no_nan_padding(const char* function_name, const DescriptorSlot& slot) {
+  throw ArgumentError(std::string(function_name) + ": parameter '" + slot.parameter +
+                          "': the tensor descriptor asks for NaN padding, which the Triton that compiled this "
+                          "kernel does not have (Triton 3.5 and newer do); use Padding::Zero",
+                      function_name, slot.parameter);
 }
 
 [[noreturn]] void fail_encode(const char* function_name, const DescriptorSlot& slot, const EncodeInputs& in,
@@ -131,6 +147,7 @@ void launch_with_descriptors(const KernelEntry& entry, CUfunction function, cons
     }
     const DescriptorSlot& slot = slots[next_desc];
     const auto& d = *reinterpret_cast<const TensorDescriptor*>(static_cast<uintptr_t>(packed.storage[i]));
+    if (d.padding == Padding::Nan && !supports_nan_padding(entry.launch())) fail_no_nan_padding(function_name, slot);
     if (!metas.empty()) {
       const DescriptorMeta& meta = metas.at(next_desc);
       encode(d, meta, function_name, slot, &maps[next_desc]);
@@ -144,7 +161,10 @@ void launch_with_descriptors(const KernelEntry& entry, CUfunction function, cons
       push(reinterpret_cast<uintptr_t>(d.base.ptr));
       for (int k = 0; k < d.rank; ++k) push(static_cast<uint64_t>(d.shape[k]));
       for (int k = 0; k < d.rank; ++k) push(static_cast<uint64_t>(d.strides[k]));
-      push(d.padding == Padding::Nan ? 1 : 0);
+      // The flags this Triton's launcher passes (tensordesc_scalars): round_f32_to_tf32 is never
+      // asked for from C++, so it is false.
+      for (const std::string& flag : entry.launch().tensordesc_scalars)
+        push(flag == "padding" && d.padding == Padding::Nan);
       for (int k = 0; k < d.rank; ++k)
         push(static_cast<uint64_t>(static_cast<uint32_t>(static_cast<int32_t>(d.shape[k]))));
       for (int k = 0; k < d.rank; ++k) push(static_cast<uint64_t>(d.strides[k]));

@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "bridge/interpreter.h"
 #include "fake_driver.h"
+#include "support/launch_metadata.h"
 #include "test_util.h"
 #include "triton_jit/prepare.h"
 #include "triton_jit/tensor_descriptor.h"
@@ -168,7 +170,7 @@ class DescriptorLaunch : public testing::Test {
 // strides (i64); the map is encoded as Triton's fill_tma_descriptor encodes it.
 TEST_F(DescriptorLaunch, TmaDescriptorsBecomeTensorMapsShapesAndStrides) {
   const auto in = TensorDescriptor::make(at(0x100000, DType::fp16), {100, 200}, {208, 1}, {64, 64});
-  const auto out = TensorDescriptor::make(at(0x200000, DType::fp16), {100, 200}, {200, 1}, {64, 64}, Padding::Nan);
+  const auto out = TensorDescriptor::make(at(0x200000, DType::fp16), {100, 200}, {200, 1}, {64, 64});
   copy2d()(test::config(2), in, out, 0.5f, 64, 64);
   ASSERT_EQ(fake::state().launches.size(), 1u);
   const fake::Launch l = fake::state().launches.back();
@@ -197,7 +199,7 @@ TEST_F(DescriptorLaunch, TmaDescriptorsBecomeTensorMapsShapesAndStrides) {
   EXPECT_EQ(e.interleave, CU_TENSOR_MAP_INTERLEAVE_NONE);
   EXPECT_EQ(e.l2_promotion, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
   EXPECT_EQ(e.fill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  EXPECT_EQ(fake::state().encodes[1].fill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+  EXPECT_EQ(fake::state().encodes[1].fill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   uint64_t second_map[2];
   std::memcpy(second_map, l.params[5].data(), sizeof second_map);
   EXPECT_EQ(second_map[0], 1u);
@@ -213,6 +215,23 @@ TEST_F(DescriptorLaunch, TmaDescriptorsBecomeTensorMapsShapesAndStrides) {
   EXPECT_EQ(fake::state().encodes.size(), 3u);
 }
 
+// NaN padding becomes the NaN fill of the map where Triton has the padding option (3.5 and
+// newer); with Triton 3.4, which has none, it is an error rather than a silent zero fill.
+TEST_F(DescriptorLaunch, NanPaddingIsTheMapsNanFill) {
+  const auto in = TensorDescriptor::make(at(0x100000, DType::fp16), {100, 200}, {208, 1}, {64, 64}, Padding::Nan);
+  const auto out = TensorDescriptor::make(at(0x200000, DType::fp16), {100, 200}, {200, 1}, {64, 64});
+  const auto& flags =
+      triton_jit::test::launch_metadata(copy2d().compile(test::config(2), in, out, 0.5f, 64, 64)).tensordesc_scalars;
+  if (std::find(flags.begin(), flags.end(), "padding") == flags.end()) {
+    EXPECT_THROW(copy2d()(test::config(2), in, out, 0.5f, 64, 64), ArgumentError);
+    return;
+  }
+  copy2d()(test::config(2), in, out, 0.5f, 64, 64);
+  ASSERT_EQ(fake::state().encodes.size(), 2u);
+  EXPECT_EQ(fake::state().encodes[0].fill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+  EXPECT_EQ(fake::state().encodes[1].fill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
 TEST_F(DescriptorLaunch, EncodeFailureNamesTheParameterAndTheDriversReason) {
   const auto in = TensorDescriptor::make(at(0x500000, DType::fp16), {100, 200}, {208, 1}, {64, 64});
   fake::state().encode_result = CUDA_ERROR_INVALID_VALUE;
@@ -226,22 +245,33 @@ TEST_F(DescriptorLaunch, EncodeFailureNamesTheParameterAndTheDriversReason) {
   EXPECT_TRUE(fake::state().launches.empty());
 }
 
-// Not lowered to TMA (sm_80): base pointer, shape and strides (i64), the NaN flag (i1), shape (i32)
-// and strides (i64), as Triton's launcher passes them.
+// Not lowered to TMA (sm_80): base pointer, shape and strides (i64), the flags of this Triton (i1),
+// shape (i32) and strides (i64), as Triton's launcher passes them.
 TEST_F(DescriptorLaunch, WithoutTmaDescriptorsArePassedAsPointerShapeAndStrides) {
   fake::state().cc_major = 8;
   fake::reinstall();
-  const auto in = TensorDescriptor::make(at(0x100000, DType::fp32), {10, 8, 16}, {128, 16, 1}, {2, 8, 16},
-                                         Padding::Nan);
+  const auto in = TensorDescriptor::make(at(0x100000, DType::fp32), {10, 8, 16}, {128, 16, 1}, {2, 8, 16});
   rows3d()(test::config(5), in, reinterpret_cast<float*>(0x700000), 10, 2, 8, 16);
   ASSERT_EQ(fake::state().launches.size(), 1u);
   const fake::Launch l = fake::state().launches.back();
   EXPECT_TRUE(fake::state().encodes.empty());
+  // The flags between the two copies of shape and strides depend on the Triton version (none in
+  // 3.4, padding from 3.5, round_f32_to_tf32 too from 3.7): what the bridge read from Triton.
+  const std::vector<std::string>& flags = triton_jit::test::launch_metadata(
+                                              rows3d().compile(test::config(5), in, reinterpret_cast<float*>(0x700000),
+                                                               10, 2, 8, 16))
+                                              .tensordesc_scalars;
+  std::vector<size_t> expected_sizes{8, 8, 8, 8, 8, 8, 8};
+  std::vector<uint64_t> expected{0x100000, 10, 8, 16, 128, 16, 1};
+  for (const std::string& flag : flags) {
+    expected_sizes.push_back(1);
+    expected.push_back(0);  // zero padding, no tf32 rounding: "padding" and "round_f32_to_tf32" are 0
+  }
+  for (size_t s : {4, 4, 4, 8, 8, 8, 8}) expected_sizes.push_back(s);
+  for (uint64_t v : {10, 8, 16, 128, 16, 1, 0x700000}) expected.push_back(v);
   const std::vector<size_t> sizes = l.sizes();
-  ASSERT_GE(sizes.size(), 15u);
-  EXPECT_EQ(std::vector<size_t>(sizes.begin(), sizes.begin() + 15),
-            (std::vector<size_t>{8, 8, 8, 8, 8, 8, 8, 1, 4, 4, 4, 8, 8, 8, 8}));
-  const std::vector<uint64_t> expected{0x100000, 10, 8, 16, 128, 16, 1, 1, 10, 8, 16, 128, 16, 1, 0x700000};
+  ASSERT_GE(sizes.size(), expected_sizes.size());
+  EXPECT_EQ(std::vector<size_t>(sizes.begin(), sizes.begin() + expected_sizes.size()), expected_sizes);
   for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(l.u64(i), expected[i]) << "parameter " << i;
 }
 
