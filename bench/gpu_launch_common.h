@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -150,6 +152,44 @@ inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path);
   f << text;
   if (!f) fail("cannot write " + path);
+}
+
+// The command line both GPU launch benchmarks take: [--out FILE.md] [--json FILE.json]
+// [--launches N] [--batch N], each also as --flag=value. Exits with status 2 on bad usage.
+struct Options {
+  std::string out, json;
+  int launches = 20000;
+  int batch = 1000;
+};
+
+inline Options parse_options(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const std::string& flag) -> std::string {
+      if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+      if (a == flag && i + 1 < argc) return argv[++i];
+      return {};
+    };
+    std::string v;
+    if (!(v = value("--out")).empty()) {
+      o.out = v;
+    } else if (!(v = value("--json")).empty()) {
+      o.json = v;
+    } else if (!(v = value("--launches")).empty()) {
+      o.launches = std::atoi(v.c_str());
+    } else if (!(v = value("--batch")).empty()) {
+      o.batch = std::atoi(v.c_str());
+    } else {
+      std::fprintf(stderr, "usage: %s [--out FILE.md] [--json FILE.json] [--launches N] [--batch N]\n", argv[0]);
+      std::exit(2);
+    }
+  }
+  if (o.launches <= 0 || o.batch <= 0) {
+    std::fprintf(stderr, "%s: --launches and --batch must be positive\n", argv[0]);
+    std::exit(2);
+  }
+  return o;
 }
 
 }  // namespace triton_jit_bench

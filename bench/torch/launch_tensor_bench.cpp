@@ -193,42 +193,6 @@ void run_case(Case& c, RawLaunch& raw, cudaStream_t stream, int launches, int ba
   for (int p = 0; p < kNumPaths; ++p) c.us[p] = median(times[p]);
 }
 
-struct Options {
-  std::string out, json;
-  int launches = 20000;
-  int batch = 1000;
-};
-
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const std::string& flag) -> std::string {
-      if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
-      if (a == flag && i + 1 < argc) return argv[++i];
-      return {};
-    };
-    std::string v;
-    if (!(v = value("--out")).empty()) {
-      o.out = v;
-    } else if (!(v = value("--json")).empty()) {
-      o.json = v;
-    } else if (!(v = value("--launches")).empty()) {
-      o.launches = std::atoi(v.c_str());
-    } else if (!(v = value("--batch")).empty()) {
-      o.batch = std::atoi(v.c_str());
-    } else {
-      std::fprintf(stderr, "usage: %s [--out FILE.md] [--json FILE.json] [--launches N] [--batch N]\n", argv[0]);
-      std::exit(2);
-    }
-  }
-  if (o.launches <= 0 || o.batch <= 0) {
-    std::fprintf(stderr, "launch_tensor_bench: --launches and --batch must be positive\n");
-    std::exit(2);
-  }
-  return o;
-}
-
 std::string fmt(const char* format, double a, double b = 0) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, a, b);
@@ -238,7 +202,7 @@ std::string fmt(const char* format, double a, double b = 0) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options opt = parse(argc, argv);
+  const triton_jit_bench::Options opt = triton_jit_bench::parse_options(argc, argv);
   const char* const title = "# libtriton_jit launch overhead with at::Tensor arguments\n\n";
 
   int count = 0;
