@@ -192,4 +192,40 @@ inline Options parse_options(int argc, char** argv) {
   return o;
 }
 
+// Without a usable GPU: says so on stdout, writes the note to the report files (`title` opens the
+// markdown one) and returns true; the benchmark then exits 0 having measured nothing.
+inline bool report_no_gpu(const char* program, const Options& opt, const std::string& title) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaSuccess && count > 0) return false;
+  const std::string why = e != cudaSuccess ? std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e)
+                                           : std::string("no device");
+  std::printf("%s: no GPU (%s); nothing to measure.\n", program, why.c_str());
+  try {
+    write_file(opt.out, title + "No GPU (" + why + "); nothing was measured.\n");
+    write_file(opt.json, "{\"error\": \"no GPU: " + json_escape(why) + "\"}\n");
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "%s: %s\n", program, ex.what());
+  }
+  return true;
+}
+
+// The device both benchmarks measure on: the raw driver's entry points loaded, device 0's primary
+// context current (as torch and the runtime find it), and what the report says of the device.
+struct Device {
+  cudaDeviceProp prop{};
+  int driver_version = 0;
+};
+
+inline Device open_device() {
+  std::string error;
+  if (!g_cu.load(&error)) fail(error);
+  check_rt(cudaSetDevice(0), "cudaSetDevice");
+  check_rt(cudaFree(nullptr), "cudaFree(0)");  // makes device 0's primary context current
+  Device d;
+  check_rt(cudaGetDeviceProperties(&d.prop, 0), "cudaGetDeviceProperties");
+  cudaDriverGetVersion(&d.driver_version);
+  return d;
+}
+
 }  // namespace triton_jit_bench

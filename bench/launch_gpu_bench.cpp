@@ -148,30 +148,12 @@ void check_add_results(const Case& c, const float* d_x, const float* d_y, float*
 int main(int argc, char** argv) {
   const triton_jit_bench::Options opt = triton_jit_bench::parse_options(argc, argv);
 
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::string why = e != cudaSuccess ? std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e)
-                                       : std::string("no device");
-    std::printf("launch_gpu_bench: no GPU (%s); nothing to measure.\n", why.c_str());
-    try {
-      write_file(opt.out, "# libtriton_jit launch overhead\n\nNo GPU (" + why + "); nothing was measured.\n");
-      write_file(opt.json, "{\"error\": \"no GPU: " + json_escape(why) + "\"}\n");
-    } catch (const std::exception& ex) {
-      std::fprintf(stderr, "launch_gpu_bench: %s\n", ex.what());
-    }
-    return 0;
-  }
+  if (triton_jit_bench::report_no_gpu("launch_gpu_bench", opt, "# libtriton_jit launch overhead\n\n")) return 0;
 
   try {
-    std::string error;
-    if (!g_cu.load(&error)) fail(error);
-    check_rt(cudaSetDevice(0), "cudaSetDevice");
-    check_rt(cudaFree(nullptr), "cudaFree(0)");  // makes device 0's primary context current
-    cudaDeviceProp prop{};
-    check_rt(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-    int driver_version = 0;
-    cudaDriverGetVersion(&driver_version);
+    const triton_jit_bench::Device device = triton_jit_bench::open_device();
+    const cudaDeviceProp& prop = device.prop;
+    const int driver_version = device.driver_version;
 
     constexpr int n = 4096;
     std::vector<float> host(n);

@@ -205,30 +205,12 @@ int main(int argc, char** argv) {
   const triton_jit_bench::Options opt = triton_jit_bench::parse_options(argc, argv);
   const char* const title = "# libtriton_jit launch overhead with at::Tensor arguments\n\n";
 
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    const std::string why = e != cudaSuccess ? std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e)
-                                             : std::string("no device");
-    std::printf("launch_tensor_bench: no GPU (%s); nothing to measure.\n", why.c_str());
-    try {
-      write_file(opt.out, std::string(title) + "No GPU (" + why + "); nothing was measured.\n");
-      write_file(opt.json, "{\"error\": \"no GPU: " + json_escape(why) + "\"}\n");
-    } catch (const std::exception& ex) {
-      std::fprintf(stderr, "launch_tensor_bench: %s\n", ex.what());
-    }
-    return 0;
-  }
+  if (triton_jit_bench::report_no_gpu("launch_tensor_bench", opt, title)) return 0;
 
   try {
-    std::string error;
-    if (!g_cu.load(&error)) fail(error);
-    check_rt(cudaSetDevice(0), "cudaSetDevice");
-    check_rt(cudaFree(nullptr), "cudaFree(0)");  // makes device 0's primary context current
-    cudaDeviceProp prop{};
-    check_rt(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-    int driver_version = 0;
-    cudaDriverGetVersion(&driver_version);
+    const triton_jit_bench::Device device = triton_jit_bench::open_device();
+    const cudaDeviceProp& prop = device.prop;
+    const int driver_version = device.driver_version;
 
     // Torch's current stream of cuda:0: what torch::launch picks, given to every other path too.
     const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(0).stream();
