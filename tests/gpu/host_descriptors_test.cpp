@@ -129,7 +129,11 @@ TEST_F(GpuHostDescriptors, CopyThroughDescriptorsInAndOutOfAGraph) {
   auto& copy = TritonJitFunction::get(TRITON_JIT_TEST_KERNELS_DIR "/descriptors.py", "copy2d_kernel");
   const int M = 300, N = 200;  // not multiples of 64
   const std::vector<uintptr_t> p = addresses(
-      run_python("x = torch.randn(300, 200, device='cuda', dtype=torch.float16)\n"
+      run_python("_spec = importlib.util.spec_from_file_location('descriptors_ref', '" TRITON_JIT_TEST_KERNELS_DIR
+                 "/descriptors.py')\n"
+                 "kd = importlib.util.module_from_spec(_spec)\n"
+                 "_spec.loader.exec_module(kd)\n"
+                 "x = torch.randn(300, 200, device='cuda', dtype=torch.float16)\n"
                  "y_ref = torch.full_like(x, float('nan'))\n"
                  "y_ours = torch.full_like(x, float('nan'))\n"
                  "y_graph = torch.full_like(x, float('nan'))\n"
