@@ -18,6 +18,9 @@ namespace triton_jit {
 struct TypedPtr {
   const void* ptr = nullptr;
   DType dtype = DType::u8;
+  // The buffer's size in bytes, 0 when unknown. Needed only where the runtime itself writes the
+  // buffer: an autotuned kernel's reset_to_zero and restore_value arguments while tuning.
+  uint64_t bytes = 0;
 };
 
 struct TensorDescriptor;
@@ -37,7 +40,7 @@ class ArgValue {
   // New kinds go at the end: the values are part of the key's codes.
   enum class Kind : uint8_t { None, Bool, Int, UInt, Float, Pointer, String, DType, TensorDesc };
 
-  constexpr ArgValue() noexcept : kind_(Kind::None), dtype_(DType::u8), len_(0), u_(0) {}
+  constexpr ArgValue() noexcept : kind_(Kind::None), dtype_(DType::u8), extent_hi_(0), len_(0), u_(0) {}
 
   static constexpr ArgValue none() noexcept { return ArgValue(); }
   static constexpr ArgValue boolean(bool v) noexcept { return ArgValue(Kind::Bool, v ? 1u : 0u); }
@@ -52,9 +55,14 @@ class ArgValue {
     std::memcpy(&bits, &v, sizeof bits);
     return ArgValue(Kind::Float, bits);
   }
-  static ArgValue pointer(const void* p, DType dtype) noexcept {
+  // `bytes`: the buffer's size when known (see TypedPtr::bytes), kept up to 2^48 - 1.
+  static ArgValue pointer(const void* p, DType dtype, uint64_t bytes = 0) noexcept {
     ArgValue a(Kind::Pointer, reinterpret_cast<uintptr_t>(p));
     a.dtype_ = dtype;
+    if (bytes < (uint64_t{1} << 48)) {
+      a.len_ = static_cast<uint32_t>(bytes);
+      a.extent_hi_ = static_cast<uint16_t>(bytes >> 32);
+    }
     return a;
   }
   static ArgValue pointer_address(uint64_t address, DType dtype) noexcept {
@@ -99,6 +107,10 @@ class ArgValue {
     return v;
   }
   uint64_t address() const noexcept { return u_; }
+  // A pointer's buffer size in bytes; 0 when unknown.
+  uint64_t extent() const noexcept {
+    return kind_ == Kind::Pointer ? (uint64_t{extent_hi_} << 32 | len_) : 0;
+  }
   const TensorDescriptor* as_tensor_descriptor() const noexcept {
     return reinterpret_cast<const TensorDescriptor*>(static_cast<uintptr_t>(u_));
   }
@@ -116,7 +128,8 @@ class ArgValue {
 
   Kind kind_;
   DType dtype_;
-  uint32_t len_;
+  uint16_t extent_hi_ = 0;  // a pointer's extent: bits 32..47 (len_ holds bits 0..31)
+  uint32_t len_;  // a string's length, a pointer's extent bits 0..31
   uint64_t u_;
 };
 
@@ -196,7 +209,7 @@ struct ArgConverter {
     } else if constexpr (std::is_same_v<U, float> || std::is_same_v<U, double>) {
       return ArgValue::floating(static_cast<double>(value));
     } else if constexpr (std::is_same_v<U, TypedPtr>) {
-      return ArgValue::pointer(value.ptr, value.dtype);
+      return ArgValue::pointer(value.ptr, value.dtype, value.bytes);
     } else if constexpr (std::is_same_v<U, DType>) {
       return ArgValue::triton_dtype(value);
     } else if constexpr (std::is_same_v<U, TorchDType>) {

@@ -91,6 +91,14 @@ class TRITON_JIT_API TritonJitFunction {
                                   options != nullptr ? *options : CompileOptions{}, target});
   }
 
+  // Heuristics that have no C++ program run through Python once per distinct input and are
+  // memoized, which assumes a heuristic depends only on the arguments it reads and on what is
+  // constant for the process (device properties, say). `true` runs every heuristic through
+  // Python on every call instead (slow: for heuristics that break that assumption).
+  void set_heuristics_through_python(bool on) noexcept;
+
+  // The parameters and, in `decorators`, the @triton.heuristics and @triton.autotune wrappers.
+  // A call passes the parameters no decorator sets, in order.
   const StaticSignature& signature() const noexcept;
   const std::string& name() const noexcept;
   const std::string& path() const noexcept;

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -54,6 +56,34 @@ class TRITON_JIT_API CompileOptions {
   uint64_t hash_ = 0;
 };
 
+class ArgValue;
+struct StaticSignature;
+
+// ceil(a / b) for positive b, as triton.cdiv: the usual way a grid covers a size.
+constexpr int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// What a grid function sees: the call's final arguments by parameter name, including the values
+// an autotuner's chosen config and the heuristics set (Python's `meta` in
+// `grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)`), and the chosen launch options.
+class TRITON_JIT_API GridMeta {
+ public:
+  GridMeta(const StaticSignature& signature, const ArgValue* args, int num_warps, int num_stages, int num_ctas)
+      : signature_(signature), args_(args), num_warps(num_warps), num_stages(num_stages), num_ctas(num_ctas) {}
+
+  // The integer (or bool) value of parameter `name`. Throws ArgumentError naming the parameter
+  // when there is none of that name or its value is not an integer.
+  int64_t operator[](std::string_view name) const;
+  // The argument of parameter `name`, whatever its kind. Throws ArgumentError for an unknown name.
+  const ArgValue& arg(std::string_view name) const;
+
+ private:
+  const StaticSignature& signature_;
+  const ArgValue* args_;
+
+ public:
+  const int num_warps, num_stages, num_ctas;
+};
+
 struct LaunchConfig {
   Grid grid;
   int num_warps = kDefaultNumWarps;
@@ -63,6 +93,9 @@ struct LaunchConfig {
   CUstream_st* stream = nullptr;
   // Optional further compile options; must outlive the call.
   const CompileOptions* options = nullptr;
+  // When set, the grid is computed from the call's final arguments instead of `grid`: needed when
+  // it depends on what an autotuner or a heuristic chose. Small captures do not allocate.
+  std::function<Grid(const GridMeta&)> grid_fn;
 };
 
 }  // namespace triton_jit

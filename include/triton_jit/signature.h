@@ -6,26 +6,11 @@
 #include <vector>
 
 #include "triton_jit/arg.h"
+#include "triton_jit/decorators.h"
+#include "triton_jit/default_value.h"
 #include "triton_jit/export.h"
 
 namespace triton_jit {
-
-// A parameter's default value as Python holds it. Values C++ cannot pass (a tuple or a function,
-// say) keep only their repr; omitting such a parameter is an error that says to pass it explicitly.
-struct TRITON_JIT_API DefaultValue {
-  ArgValue::Kind kind = ArgValue::Kind::None;
-  int64_t int_value = 0;
-  uint64_t uint_value = 0;
-  double float_value = 0;
-  bool bool_value = false;
-  std::string string_value;
-  DType dtype_value = DType::fp32;  // kind DType: tl.float16, or torch.float16 when torch_dtype
-  bool torch_dtype = false;
-  std::string repr;           // Python's repr of the default
-  bool representable = true;  // false: no C++ form (see above)
-
-  ArgValue to_arg() const;  // views string_value: valid while this object lives
-};
 
 // What Triton's JITFunction knows of one parameter before any call.
 struct ParamInfo {
@@ -47,6 +32,9 @@ struct TRITON_JIT_API StaticSignature {
   std::string file;      // canonical path of the .py file
   int first_line = 0;    // line of the `def`
   std::vector<ParamInfo> params;
+  // The @triton.heuristics and @triton.autotune wrappers, outermost first; empty for a plain
+  // @triton.jit function.
+  std::vector<DecoratorLayer> decorators;
 
   // One parameter a line: "x_ptr", "n: i64  [do_not_specialize]", "BLOCK: constexpr = 1024".
   std::string to_string() const;

@@ -14,6 +14,8 @@ struct Stats {
   uint64_t loads = 0;       // modules loaded into a CUDA context
   uint64_t index_hits = 0;  // misses served from the persistent index (no compile)
   uint64_t pack_hits = 0;   // misses served from a loaded kernel pack (no compile)
+  uint64_t tunings = 0;     // autotuning runs (a tuning key with no choice in memory or the index)
+  uint64_t heuristic_python_calls = 0;  // heuristics run through Python (no program, no memo)
 };
 using CacheStats [[deprecated("use triton_jit::Stats")]] = Stats;
 

@@ -48,6 +48,61 @@ DefaultValue to_default(const py::dict& d) {
   return v;
 }
 
+CompileOptions::Value to_option_value(const py::handle& v) {
+  if (py::isinstance<py::bool_>(v)) return v.cast<bool>();
+  if (py::isinstance<py::int_>(v)) return v.cast<int64_t>();
+  if (py::isinstance<py::float_>(v)) return v.cast<double>();
+  return v.cast<std::string>();
+}
+
+AutotuneConfigInfo to_config(const py::dict& c) {
+  AutotuneConfigInfo config;
+  for (auto item : c["kwargs"].cast<py::list>()) {
+    py::tuple kv = item.cast<py::tuple>();
+    config.kwargs.emplace_back(kv[0].cast<int>(), to_default(kv[1].cast<py::dict>()));
+  }
+  for (auto [name, value] : c["options"].cast<py::dict>()) config.options.set(name.cast<std::string>(), to_option_value(value));
+  if (c.contains("num_warps")) config.num_warps = c["num_warps"].cast<int>();
+  if (c.contains("num_stages")) config.num_stages = c["num_stages"].cast<int>();
+  if (c.contains("num_ctas")) config.num_ctas = c["num_ctas"].cast<int>();
+  config.has_pre_hook = c["pre_hook"].cast<bool>();
+  config.repr = c["repr"].cast<std::string>();
+  return config;
+}
+
+DecoratorLayer to_layer(const py::dict& d) {
+  DecoratorLayer layer;
+  if (d["kind"].cast<std::string>() == "heuristics") {
+    layer.kind = DecoratorLayer::Kind::Heuristics;
+    for (auto item : d["values"].cast<py::list>()) {
+      py::dict v = item.cast<py::dict>();
+      HeuristicInfo h;
+      h.name = v["name"].cast<std::string>();
+      h.param = v["param"].cast<int>();
+      h.program = v["program"].cast<std::string>();
+      h.not_translated_reason = v["reason"].cast<std::string>();
+      h.source = v["source"].cast<std::string>();
+      layer.heuristics.push_back(std::move(h));
+    }
+    return layer;
+  }
+  layer.kind = DecoratorLayer::Kind::Autotune;
+  AutotuneInfo& a = layer.autotune;
+  a.key = d["key"].cast<std::vector<int>>();
+  for (auto item : d["configs"].cast<py::list>()) a.configs.push_back(to_config(item.cast<py::dict>()));
+  a.reset_to_zero = d["reset_to_zero"].cast<std::vector<int>>();
+  a.restore_value = d["restore_value"].cast<std::vector<int>>();
+  a.has_pre_hook = d["pre_hook"].cast<bool>();
+  a.has_post_hook = d["post_hook"].cast<bool>();
+  a.has_perf_model = d["perf_model"].cast<bool>();
+  a.has_early_config_prune = d["early_config_prune"].cast<bool>();
+  a.top_k = d["top_k"].cast<double>();
+  a.warmup_ms = d["warmup"].cast<double>();
+  a.rep_ms = d["rep"].cast<double>();
+  a.cache_results = d["cache_results"].cast<bool>();
+  return layer;
+}
+
 StaticSignature to_signature(const py::dict& s) {
   StaticSignature sig;
   sig.function = s["function"].cast<std::string>();
@@ -67,6 +122,7 @@ StaticSignature to_signature(const py::dict& s) {
     if (!p["default"].is_none()) info.default_value = to_default(p["default"].cast<py::dict>());
     sig.params.push_back(std::move(info));
   }
+  for (auto item : s["decorators"].cast<py::list>()) sig.decorators.push_back(to_layer(item.cast<py::dict>()));
   return sig;
 }
 
@@ -98,6 +154,7 @@ LoadedFunction load_function(const std::string& path, const std::string& name) {
     LoadedFunction loaded;
     loaded.function.object = py::object(result[0]).release().ptr();  // owned for the process's life
     loaded.signature = to_signature(result[1].cast<py::dict>());
+    loaded.wrapper.object = py::object(result[2]).release().ptr();
     return loaded;
   } catch (py::error_already_set& e) {
     if (e.matches(b.attr("KernelLookupFailure"))) {
@@ -106,6 +163,7 @@ LoadedFunction load_function(const std::string& path, const std::string& name) {
       std::string tb = value.attr("tb").cast<std::string>();
       std::string message = py::str(value).cast<std::string>();
       if (kind == "import_failed") message += "\n" + tb;
+      if (kind == "bad_decorator") throw ArgumentError(message, name, "");
       throw KernelLookupError("cannot get Triton function '" + name + "': " + message, path, name, tb);
     }
     PythonFailure f = describe(e);
@@ -271,6 +329,12 @@ std::string triton_version() {
     PythonFailure f = describe(e);
     throw PythonError("reading triton's version failed: " + f.message, f.traceback);
   }
+}
+
+PyHandle decorator_callable(PyHandle wrapper, size_t layer, const std::string& name) {
+  GilGuard gil;
+  py::object f = bridge().attr("decorator_callable")(py::handle(static_cast<PyObject*>(wrapper.object)), layer, name);
+  return PyHandle{f.release().ptr()};  // owned for the process's life, as the wrapper is
 }
 
 }  // namespace triton_jit::bridge

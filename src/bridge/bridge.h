@@ -20,7 +20,8 @@ struct PyHandle {
 };
 
 struct LoadedFunction {
-  PyHandle function;
+  PyHandle function;  // the @triton.jit function
+  PyHandle wrapper;   // the object the name holds: the outermost decorator, or the function
   StaticSignature signature;
 };
 
@@ -52,6 +53,9 @@ struct CompileJob {
 // this thread as each job ends, with the result or the error (a CompileError) of jobs[i].
 void compile_many(const std::vector<CompileJob>& jobs, int workers,
                   const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done);
+
+// The heuristic `name` of decorator layer `layer` (outermost 0) of a function's wrapper.
+PyHandle decorator_callable(PyHandle wrapper, size_t layer, const std::string& name);
 
 std::string triton_version();
 

@@ -130,8 +130,110 @@ def _def_line(fn):
     return start
 
 
+def _param_index(fn, name, what):
+    names = [p.name for p in fn.params]
+    if name not in names:
+        raise KernelLookupFailure(
+            "bad_decorator", f"{fn.fn.__qualname__}: {what} names '{name}', which is not a parameter "
+            f"(parameters: {', '.join(names)})")
+    return names.index(name)
+
+
+def _source_text(func):
+    try:
+        return inspect.getsource(func).strip()
+    except (OSError, TypeError):
+        return repr(func)
+
+
+def _describe_heuristics(obj, fn):
+    values = []
+    for name, func in obj.values.items():
+        translate = globals().get("translate_heuristic")
+        program, reason = (None, "this bridge has no translator") if translate is None else translate(
+            func, [p.name for p in fn.params])
+        values.append({
+            "name": name,
+            "param": _param_index(fn, name, "@triton.heuristics"),
+            "program": program or "",
+            "reason": reason or "",
+            "source": _source_text(func),
+        })
+    return {"kind": "heuristics", "values": values}
+
+
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas")
+
+
+def _describe_config(config, fn):
+    all_kwargs = config.all_kwargs()
+    kwargs = []
+    for name, value in config.kwargs.items():
+        kwargs.append((_param_index(fn, name, f"triton.Config({config})"), _default_description(value)))
+    options = {}
+    for name, value in all_kwargs.items():
+        if name in config.kwargs or name in _LAUNCH_OPTIONS or value is None:
+            continue
+        if not isinstance(value, (bool, int, float, str)):
+            raise KernelLookupFailure(
+                "bad_decorator", f"{fn.fn.__qualname__}: triton.Config({config}) sets {name}={value!r}, which the "
+                "runtime cannot pass as a compile option")
+        options[name] = value
+    described = {"kwargs": kwargs, "options": options, "pre_hook": config.pre_hook is not None, "repr": str(config)}
+    for name in _LAUNCH_OPTIONS:
+        value = getattr(config, name, None)
+        if value is not None:
+            described[name] = int(value)
+    return described
+
+
+def _describe_autotune(obj, fn):
+    top_k = getattr(obj, "configs_top_k", 1.0)
+    return {
+        "kind": "autotune",
+        "key": [_param_index(fn, k, "autotune's key") for k in obj.keys],
+        "configs": [_describe_config(c, fn) for c in obj.configs],
+        "reset_to_zero": [_param_index(fn, k, "autotune's reset_to_zero") for k in obj.reset_to_zero],
+        "restore_value": [_param_index(fn, k, "autotune's restore_value") for k in obj.restore_value],
+        "pre_hook": bool(getattr(obj, "user_defined_pre_hook", False)),
+        "post_hook": bool(getattr(obj, "user_defined_post_hook", False)),
+        "perf_model": getattr(obj, "perf_model", None) is not None,
+        "early_config_prune": getattr(obj, "early_config_prune", None) is not None,
+        "top_k": float(top_k) if getattr(obj, "perf_model", None) is not None else 0.0,
+        "warmup": float(getattr(obj, "num_warmups", None) or 25),
+        "rep": float(getattr(obj, "num_reps", None) or 100),
+        "cache_results": bool(getattr(obj, "cache_results", False)),
+    }
+
+
+def _describe_decorators(obj, fn):
+    """The wrappers around `fn`, outermost first: Autotuner and Heuristics as Triton defines them."""
+    from triton.runtime.autotuner import Autotuner, Heuristics
+    from triton.runtime.jit import JITFunction
+    layers = []
+    while not isinstance(obj, JITFunction):
+        if isinstance(obj, Heuristics):
+            layers.append(_describe_heuristics(obj, fn))
+        elif isinstance(obj, Autotuner):
+            layers.append(_describe_autotune(obj, fn))
+        else:
+            raise KernelLookupFailure(
+                "not_jit", f"{fn.fn.__qualname__} is wrapped in a {type(obj).__name__}, which the runtime does not "
+                "know; name the undecorated function instead ('<name>.fn')")
+        obj = obj.fn
+    return layers
+
+
+def decorator_callable(top, layer, name):
+    """The heuristic function `name` of wrapper number `layer` (outermost is 0) around a kernel."""
+    obj = top
+    for _ in range(layer):
+        obj = obj.fn
+    return obj.values[name]
+
+
 def load_function(path, name):
-    """Returns (JITFunction, static signature dict) for `name` in the file `path`."""
+    """Returns (JITFunction, static signature dict, outermost wrapper) for `name` in `path`."""
     module = _import_file(path)
     obj = getattr(module, name, None)
     if obj is None:
@@ -161,8 +263,9 @@ def load_function(path, name):
         "file": path,
         "first_line": _def_line(fn),
         "params": params,
+        "decorators": _describe_decorators(obj, fn),
     }
-    return fn, signature
+    return fn, signature, obj
 
 
 # ----------------------------------------------------------------------------------------------
@@ -478,7 +581,7 @@ def _run_job(job):
     path, name, items, options, target = job
     fn = None
     try:
-        fn, _ = load_function(path, name)
+        fn = load_function(path, name)[0]
         return ("ok", compile(fn, specialization(items), options, target))
     except KernelLookupFailure as e:
         return ("error", ("KernelLookupFailure", str(e), path, 0, e.tb or str(e)))

@@ -3,8 +3,8 @@
 #include "triton_jit/jit_function.h"
 
 #include "launch/function_state.h"
+#include "resolve/launch_call.h"
 #include "resolve/resolver.h"
-#include "settings/settings.h"
 
 namespace triton_jit {
 
@@ -16,51 +16,84 @@ using detail::SpecKey;
 TritonJitFunction::TritonJitFunction(std::unique_ptr<detail::FunctionState> state) : state_(std::move(state)) {}
 TritonJitFunction::~TritonJitFunction() = default;
 
+namespace {
+
+// A call completed for the @triton.jit function: decorators applied, or, for a plain function
+// with a grid function, defaults filled in so the grid function sees every parameter.
+const ArgValue* complete_call(detail::FunctionState& m, const LaunchConfig& config, ArgSpan args, ArgValue* full,
+                              LaunchConfig* out, detail::CallMode mode) {
+  if (m.decorated != nullptr) {
+    m.decorated->complete(m, config, args, full, out, mode);
+    return full;
+  }
+  const size_t n = m.rules.size();
+  if (args.size > n) m.fail_count(args.size, 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (i < args.size) {
+      full[i] = args[i];
+    } else {
+      if (!m.default_usable[i]) m.fail_count(args.size, i);
+      full[i] = m.defaults[i];
+    }
+  }
+  out->grid = config.grid;
+  out->num_warps = config.num_warps;
+  out->num_stages = config.num_stages;
+  out->num_ctas = config.num_ctas;
+  out->stream = config.stream;
+  out->options = config.options;
+  detail::apply_grid_fn(m.signature, config, full, out);
+  return full;
+}
+
+[[gnu::noinline]] void launch_completed(detail::FunctionState& m, const LaunchConfig& config, ArgSpan args) {
+  ArgStorage storage;
+  LaunchConfig effective;
+  complete_call(m, config, args, storage.data(), &effective, detail::CallMode::Launch);
+  detail::launch_call(m, effective, ArgSpan{storage.data(), m.rules.size()});
+}
+
+}  // namespace
+
 void TritonJitFunction::launch(const LaunchConfig& config, ArgSpan args) const {
   detail::FunctionState& m = *state_;
-  const cuda::CurrentDevice dev = cuda::current_device();
-  const uint32_t explicit_target = detail::explicit_target_packed();
-  const int arch = explicit_target ? static_cast<int>(explicit_target & 0xffff) : dev.info->arch;
-  const int warp_size = explicit_target ? static_cast<int>(explicit_target >> 16) : 32;
-
-  SpecKey key;
-  ArgStorage storage;
-  detail::PackedParams packed;
-  const ArgValue* full = m.bind<true>(config, args, arch, warp_size, &key, storage.data(), &packed);
-
-  const KernelEntry* entry = m.table.find(key, full);
-  if (entry != nullptr) {
-    detail::count_hit(m.hit_slot, m.hits);
+  if (m.decorated == nullptr && !config.grid_fn) {
+    detail::launch_call(m, config, args);
   } else {
-    Target target{"cuda", arch, warp_size};
-    entry = Resolver::resolve(m, key, full, config, target, config.stream, true);
+    launch_completed(m, config, args);
   }
-  CUfunction function = entry->function_for(dev.context, *dev.info, m.loads);
-  detail::launch_kernel(*entry, function, config, packed, *dev.info, m.signature.function.c_str());
 }
 
 Specialization TritonJitFunction::specialize(const LaunchConfig& config, ArgSpan args) const {
   const Target target = Resolver::default_target();
+  ArgStorage completed;
+  LaunchConfig effective;
+  const bool plain = state_->decorated == nullptr && !config.grid_fn;
+  if (!plain) {
+    complete_call(*state_, config, args, completed.data(), &effective, detail::CallMode::Describe);
+    args = ArgSpan{completed.data(), state_->rules.size()};
+  }
+  const LaunchConfig& c = plain ? config : effective;
   SpecKey key;
   ArgStorage storage;
-  const ArgValue* full = state_->bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(),
-                                             nullptr);
-  return state_->describe(key, full, config, target);
+  const ArgValue* full = state_->bind<false>(c, args, target.arch, target.warp_size, &key, storage.data(), nullptr);
+  return state_->describe(key, full, c, target);
 }
 
 const KernelInfo& TritonJitFunction::compile(const LaunchConfig& config, ArgSpan args) const {
   const Target target = Resolver::default_target();
-  SpecKey key;
-  ArgStorage storage;
-  const ArgValue* full = state_->bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(),
-                                             nullptr);
-  const KernelEntry* entry = state_->table.find(key, full);
-  if (entry != nullptr) {
-    detail::count_hit(state_->hit_slot, state_->hits);
-  } else {
-    entry = Resolver::resolve(*state_, key, full, config, target, nullptr, false);
+  ArgStorage completed;
+  LaunchConfig effective;
+  const bool plain = state_->decorated == nullptr && !config.grid_fn;
+  if (!plain) {
+    complete_call(*state_, config, args, completed.data(), &effective, detail::CallMode::Describe);
+    args = ArgSpan{completed.data(), state_->rules.size()};
   }
-  return entry->info();
+  return detail::resolve_call(*state_, plain ? config : effective, args, target).info();
+}
+
+void TritonJitFunction::set_heuristics_through_python(bool on) noexcept {
+  state_->heuristics_through_python.store(on, std::memory_order_relaxed);
 }
 
 KernelInfo TritonJitFunction::compile(const CompileRequest& request) const {
@@ -80,6 +113,8 @@ Stats TritonJitFunction::stats() const noexcept {
   s.loads = state_->loads.load(std::memory_order_relaxed);
   s.index_hits = state_->index_hits.load(std::memory_order_relaxed);
   s.pack_hits = state_->pack_hits.load(std::memory_order_relaxed);
+  s.tunings = state_->tunings.load(std::memory_order_relaxed);
+  s.heuristic_python_calls = state_->heuristic_python_calls.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -54,7 +54,8 @@ namespace {
 // else through Python (and then recorded in the index for the next process). `source` is the
 // file as read now; none when there is no file, which only a pack can make up for.
 StaticSignature read_static_signature(std::string_view requested_path, const std::string& path, const std::string& name,
-                                      const std::optional<detail::FileDependency>& source, bridge::PyHandle* function) {
+                                      const std::optional<detail::FileDependency>& source, bridge::PyHandle* function,
+                                      bridge::PyHandle* wrapper) {
   if (auto s = PackRegistry::instance().find_signature(path, name, source ? source->sha256 : "")) return *s;
   if (!source) {
     throw KernelLookupError("cannot get Triton function '" + name + "': no such file: " + std::string(requested_path) +
@@ -71,6 +72,7 @@ StaticSignature read_static_signature(std::string_view requested_path, const std
   }
   bridge::LoadedFunction loaded = bridge::load_function(path, name);
   *function = loaded.function;
+  *wrapper = loaded.wrapper;
   detail::SignatureRecord record;
   record.dependencies.push_back(*source);
   record.signature = loaded.signature;
@@ -95,8 +97,8 @@ TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_vie
                                                                    : std::nullopt;
   // Python runs without the registry lock: a host Python thread holding the GIL may be waiting
   // for that lock. The GIL serializes loads anyway; a lost race discards its copy below.
-  bridge::PyHandle function;
-  StaticSignature signature = read_static_signature(path, id.first, id.second, source, &function);
+  bridge::PyHandle function, wrapper;
+  StaticSignature signature = read_static_signature(path, id.first, id.second, source, &function, &wrapper);
   if (signature.params.size() > static_cast<size_t>(detail::kMaxParams)) {
     throw KernelLookupError("Triton function '" + id.second + "' has " + std::to_string(signature.params.size()) +
                                 " parameters; at most " + std::to_string(detail::kMaxParams) + " are supported",
@@ -107,7 +109,9 @@ TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_vie
   impl->name = id.second;
   impl->source_sha256 = source ? source->sha256 : "";
   impl->py_function = function;
+  impl->py_wrapper = wrapper;
   impl->signature = std::move(signature);
+  if (!impl->signature.decorators.empty()) impl->decorated = std::make_unique<detail::DecoratedCall>(impl->signature);
   for (const ParamInfo& p : impl->signature.params) {
     impl->rules.push_back(detail::make_rule(p));
     const bool usable = p.default_value && p.default_value->representable;

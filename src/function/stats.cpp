@@ -14,6 +14,8 @@ Stats global_stats() {
     total.loads += s.loads;
     total.index_hits += s.index_hits;
     total.pack_hits += s.pack_hits;
+    total.tunings += s.tunings;
+    total.heuristic_python_calls += s.heuristic_python_calls;
   });
   return total;
 }

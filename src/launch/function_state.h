@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bridge/bridge.h"
+#include "decorators/decorated_call.h"
 #include "key/repr.h"
 #include "key/spec_key.h"
 #include "launch/hit_counters.h"
@@ -36,8 +37,13 @@ struct FunctionState {
   std::string name;
   std::string source_sha256;  // of the file when get() read it; empty when the file is absent
   StaticSignature signature;
-  std::mutex python_mutex;  // guards py_function, imported on the first compile
+  std::mutex python_mutex;  // guards py_function and py_wrapper, imported on the first compile
   bridge::PyHandle py_function;
+  bridge::PyHandle py_wrapper;  // the object the name holds: the outermost decorator, or py_function
+  // The @triton.heuristics and @triton.autotune layers' runtime; null for a plain function.
+  std::unique_ptr<DecoratedCall> decorated;
+  // set_heuristics_through_python: every heuristic runs through Python, none is memoized.
+  std::atomic<bool> heuristics_through_python{false};
   std::vector<ParamRule> rules;
   std::vector<ArgValue> defaults;    // views into signature's default values
   std::vector<bool> default_usable;  // a default C++ can pass exists
@@ -54,6 +60,7 @@ struct FunctionState {
   const int hit_slot = allocate_counter_slot();
   mutable std::atomic<uint64_t> hits{0};  // used when hit_slot is -1
   mutable std::atomic<uint64_t> misses{0}, compiles{0}, loads{0}, index_hits{0}, pack_hits{0};
+  mutable std::atomic<uint64_t> tunings{0}, heuristic_python_calls{0};
 
   // ---- cold error paths: messages are built only when something is wrong ----
 
@@ -73,6 +80,27 @@ struct FunctionState {
                             ") but " + std::to_string(given) + " were given: parameter '" + missing.name +
                             "' is missing" + why,
                         signature.function, missing.name);
+  }
+
+  // A decorated function called with too many or too few arguments: says which parameters the
+  // caller passes and which a decorator sets.
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_decorated_count(size_t given, const std::vector<uint32_t>& caller,
+                                                                   const std::vector<int>& set_by_layer) const {
+    std::string names, set;
+    for (uint32_t p : caller) names += (names.empty() ? "" : ", ") + signature.params[p].name;
+    for (size_t p = 0; p < set_by_layer.size(); ++p) {
+      if (set_by_layer[p] < 0) continue;
+      const bool heuristic = signature.decorators[static_cast<size_t>(set_by_layer[p])].kind ==
+                             DecoratorLayer::Kind::Heuristics;
+      set += (set.empty() ? "" : ", ") + signature.params[p].name + " (by " +
+             (heuristic ? "@triton.heuristics" : "@triton.autotune") + ")";
+    }
+    std::string why = given > caller.size() ? " were given; the caller must not pass the parameters a decorator sets: "
+                                            : " were given (a parameter without a usable default is missing); a "
+                                              "decorator sets ";
+    throw ArgumentError(signature.function + " takes " + std::to_string(caller.size()) + " arguments (" + names +
+                            ") but " + std::to_string(given) + why + set,
+                        signature.function, "");
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail_arg(int index, ArgProblem problem, const ArgValue& arg) const {

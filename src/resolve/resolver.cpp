@@ -140,7 +140,11 @@ void store_in_index(const FunctionState& fn, const KernelKey& key, const bridge:
 // The Python JITFunction, imported on first need.
 bridge::PyHandle python_function(FunctionState& fn) {
   std::lock_guard<std::mutex> lock(fn.python_mutex);
-  if (fn.py_function.object == nullptr) fn.py_function = bridge::load_function(fn.path, fn.name).function;
+  if (fn.py_function.object == nullptr) {
+    bridge::LoadedFunction loaded = bridge::load_function(fn.path, fn.name);
+    fn.py_function = loaded.function;
+    fn.py_wrapper = loaded.wrapper;
+  }
   return fn.py_function;
 }
 

@@ -20,7 +20,10 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kKernelMagic = "TJITKRNL";
 constexpr std::string_view kSignatureMagic = "TJITSIGN";
-constexpr uint32_t kFormatVersion = 2;  // 2: kernel records carry tensor-descriptor metadata
+constexpr std::string_view kTableMagic = "TJITTABL";
+constexpr uint32_t kFormatVersion = 3;  // 2: kernel records carry tensor-descriptor metadata; 3: signatures
+                                        // carry decorators, tables hold tuning results and heuristic memos
+#define TRITON_JIT_INDEX_DIR "v3"  // the folder of this format version, beside older ones
 
 std::string default_directory() {
   if (const char* env = std::getenv("TRITON_JIT_CACHE_DIR")) return env;  // empty: off
@@ -74,7 +77,7 @@ std::string KernelIndex::kernel_id(const std::string& path, const std::string& n
 }
 
 std::string KernelIndex::kernel_file(const std::string& dir, const std::string& id) const {
-  return dir + "/v2/kernels/" + id.substr(0, 2) + "/" + id + ".tjk";
+  return dir + "/" TRITON_JIT_INDEX_DIR "/kernels/" + id.substr(0, 2) + "/" + id + ".tjk";
 }
 
 std::string KernelIndex::signature_file(const std::string& dir, const std::string& path, const std::string& name,
@@ -82,7 +85,7 @@ std::string KernelIndex::signature_file(const std::string& dir, const std::strin
   const std::string_view nul("\0", 1);
   Sha256 h;
   h.update(path).update(nul).update(name).update(nul).update(environment);
-  return dir + "/v2/functions/" + h.hex() + ".tjs";
+  return dir + "/" TRITON_JIT_INDEX_DIR "/functions/" + h.hex() + ".tjs";
 }
 
 void KernelIndex::warn_damaged(const std::string& file, const std::string& why) {
@@ -167,6 +170,87 @@ void KernelIndex::store_signature(const std::string& path, const std::string& na
   write(dir, signature_file(dir, path, name, environment), seal(kSignatureMagic, kFormatVersion, w.bytes()));
 }
 
+std::string KernelIndex::table_file(const std::string& dir, const std::string& path, const std::string& name,
+                                    const std::string& environment, const std::string& table) const {
+  const std::string_view nul("\0", 1);
+  Sha256 h;
+  h.update(path).update(nul).update(name).update(nul).update(environment).update(nul).update(table);
+  return dir + "/" TRITON_JIT_INDEX_DIR "/tables/" + h.hex() + ".tjt";
+}
+
+namespace {
+
+// A table file: its identity (checked on read: a digest collision must not mix tables), then the
+// entries.
+using TableEntries = std::vector<std::pair<std::string, std::string>>;
+
+std::optional<TableEntries> read_table(const std::string& bytes, const std::string& path, const std::string& name,
+                                       const std::string& table) {
+  BinaryReader r(unseal(bytes, kTableMagic, kFormatVersion));
+  if (r.str() != path || r.str() != name || r.str() != table) return std::nullopt;
+  const uint32_t n = r.u32();
+  if (n > (1u << 20)) throw FormatError{"bad table size"};
+  TableEntries entries(n);
+  for (auto& [key, value] : entries) {
+    key = r.str();
+    value = r.str();
+  }
+  return entries;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> KernelIndex::load_table(const std::string& path,
+                                                                         const std::string& name,
+                                                                         const std::string& environment,
+                                                                         const std::string& table) {
+  const std::string dir = directory();
+  if (dir.empty()) return {};
+  const std::string file = table_file(dir, path, name, environment, table);
+  auto bytes = read_file(file);
+  if (!bytes) return {};
+  try {
+    return read_table(*bytes, path, name, table).value_or(TableEntries{});
+  } catch (const FormatError& e) {
+    warn_damaged(file, e.what);
+    return {};
+  }
+}
+
+void KernelIndex::store_table_entry(const std::string& path, const std::string& name, const std::string& environment,
+                                    const std::string& table, const std::string& key, const std::string& value) {
+  const std::string dir = directory();
+  if (dir.empty()) return;
+  const std::string file = table_file(dir, path, name, environment, table);
+  std::lock_guard<std::mutex> lock(table_mutex_);  // one writer per process; across processes, the last rename wins
+  TableEntries entries;
+  if (auto bytes = read_file(file)) {
+    try {
+      entries = read_table(*bytes, path, name, table).value_or(TableEntries{});
+    } catch (const FormatError&) {
+      entries.clear();  // damaged: rewritten whole below
+    }
+  }
+  bool replaced = false;
+  for (auto& [k, v] : entries) {
+    if (k == key) {
+      v = value;
+      replaced = true;
+    }
+  }
+  if (!replaced) entries.emplace_back(key, value);
+  BinaryWriter w;
+  w.str(path);
+  w.str(name);
+  w.str(table);
+  w.u32(static_cast<uint32_t>(entries.size()));
+  for (const auto& [k, v] : entries) {
+    w.str(k);
+    w.str(v);
+  }
+  write(dir, file, seal(kTableMagic, kFormatVersion, w.bytes()));
+}
+
 IndexEntry describe_entry(const std::string& file) {
   IndexEntry e;
   e.file = file;
@@ -220,7 +304,7 @@ std::vector<std::string> KernelIndex::entry_files(const std::string& dir) const 
   std::vector<std::string> out;
   if (dir.empty()) return out;
   std::error_code ec;
-  const fs::path kernels = fs::path(dir) / "v2" / "kernels";
+  const fs::path kernels = fs::path(dir) / TRITON_JIT_INDEX_DIR / "kernels";
   for (auto it = fs::recursive_directory_iterator(kernels, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (it->is_regular_file(ec) && it->path().extension() == ".tjk") out.push_back(it->path().string());
@@ -239,7 +323,7 @@ size_t KernelIndex::clear() {
   if (dir.empty()) return 0;
   const size_t n = entry_files(dir).size();  // counted, not read: clearing needs no checks
   std::error_code ec;
-  for (const char* sub : {"v2/kernels", "v2/functions"}) {
+  for (const char* sub : {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions", TRITON_JIT_INDEX_DIR "/tables"}) {
     fs::remove_all(fs::path(dir) / sub, ec);
     if (ec) throw Error("cannot clear the kernel cache in " + dir + ": " + ec.message());
   }

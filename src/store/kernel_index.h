@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/records.h"
@@ -36,6 +37,14 @@ class KernelIndex {
   void store_signature(const std::string& path, const std::string& name, const std::string& environment,
                        const SignatureRecord& record);
 
+  // Small tables kept beside a function's kernels (tuning results, heuristic memos): one file per
+  // (function, environment, table), entries of (key, value) bytes. A store merges its entry into
+  // what is on disk, so processes add to one table; nothing when the index is off.
+  std::vector<std::pair<std::string, std::string>> load_table(const std::string& path, const std::string& name,
+                                                              const std::string& environment, const std::string& table);
+  void store_table_entry(const std::string& path, const std::string& name, const std::string& environment,
+                         const std::string& table, const std::string& key, const std::string& value);
+
   std::vector<IndexEntry> list();
   size_t clear();
   size_t prune(double days);
@@ -48,10 +57,13 @@ class KernelIndex {
   std::vector<std::string> entry_files(const std::string& dir) const;
   std::string signature_file(const std::string& dir, const std::string& path, const std::string& name,
                              const std::string& environment) const;
+  std::string table_file(const std::string& dir, const std::string& path, const std::string& name,
+                         const std::string& environment, const std::string& table) const;
   void write(const std::string& dir, const std::string& file, const std::string& bytes);
   void warn_damaged(const std::string& file, const std::string& why);
 
   std::mutex mutex_;
+  std::mutex table_mutex_;
   bool resolved_ = false;
   std::string dir_;
   std::atomic<bool> writes_off_{false};

@@ -25,7 +25,8 @@ struct PackContents {
 };
 
 inline constexpr std::string_view kPackMagic = "TJITPACK";
-inline constexpr uint32_t kPackFormatVersion = 2;  // 2: kernel records carry tensor-descriptor metadata
+inline constexpr uint32_t kPackFormatVersion = 3;  // 2: kernel records carry tensor-descriptor metadata;
+                                                   // 3: signatures carry decorators, packs carry tables
 
 std::string encode_pack(const PackContents& pack);
 // Throws FormatError.

@@ -189,6 +189,185 @@ KernelRecord read_kernel_record(BinaryReader& r) {
   return k;
 }
 
+
+void write_value(BinaryWriter& w, const DefaultValue& d) {
+  w.u8(static_cast<uint8_t>(d.kind));
+  w.i64(d.int_value);
+  w.u64(d.uint_value);
+  w.f64(d.float_value);
+  w.u8(d.bool_value);
+  w.str(d.string_value);
+  w.str(d.repr);
+  w.u8(d.representable);
+}
+
+DefaultValue read_value(BinaryReader& r) {
+  DefaultValue d;
+  const uint8_t kind = r.u8();
+  d.kind = static_cast<ArgValue::Kind>(kind);
+  d.int_value = r.i64();
+  d.uint_value = r.u64();
+  d.float_value = r.f64();
+  d.bool_value = r.u8() != 0;
+  d.string_value = r.str();
+  d.repr = r.str();
+  d.representable = r.u8() != 0;
+  // A dtype is read from its repr, whatever its kind byte: records written before dtypes had a
+  // C++ form hold it as an unrepresentable None with that repr.
+  if (parse_python_dtype(d.repr, &d.dtype_value, &d.torch_dtype)) {
+    d.kind = ArgValue::Kind::DType;
+    d.representable = true;
+  } else if (kind > static_cast<uint8_t>(ArgValue::Kind::String)) {
+    throw FormatError{"bad value kind"};
+  }
+  return d;
+}
+
+namespace {
+
+// A count read from a record, bounded so a damaged file is an error rather than a huge allocation.
+uint32_t read_count(BinaryReader& r, uint32_t max = 1u << 16) {
+  const uint32_t n = r.u32();
+  if (n > max) throw FormatError{"bad count"};
+  return n;
+}
+
+void write_ints(BinaryWriter& w, const std::vector<int>& v) {
+  w.u32(static_cast<uint32_t>(v.size()));
+  for (int i : v) w.u32(static_cast<uint32_t>(i));
+}
+
+// Parameter indices, each checked against the function's parameter count.
+std::vector<int> read_params(BinaryReader& r, int num_params) {
+  std::vector<int> v(read_count(r));
+  for (int& i : v) {
+    i = r.i32();
+    if (i < 0 || i >= num_params) throw FormatError{"bad parameter index"};
+  }
+  return v;
+}
+
+void write_options(BinaryWriter& w, const CompileOptions& options) {
+  w.u32(static_cast<uint32_t>(options.items().size()));
+  for (const auto& [name, value] : options.items()) {
+    w.str(name);
+    w.u8(static_cast<uint8_t>(value.index()));
+    if (auto* i = std::get_if<int64_t>(&value)) w.i64(*i);
+    if (auto* b = std::get_if<bool>(&value)) w.u8(*b);
+    if (auto* f = std::get_if<double>(&value)) w.f64(*f);
+    if (auto* t = std::get_if<std::string>(&value)) w.str(*t);
+  }
+}
+
+CompileOptions read_options(BinaryReader& r) {
+  CompileOptions options;
+  const uint32_t n = read_count(r);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string name = r.str();
+    switch (r.u8()) {
+      case 0: options.set(std::move(name), r.i64()); break;
+      case 1: options.set(std::move(name), r.u8() != 0); break;
+      case 2: options.set(std::move(name), r.f64()); break;
+      case 3: options.set(std::move(name), r.str()); break;
+      default: throw FormatError{"bad option kind"};
+    }
+  }
+  return options;
+}
+
+void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers) {
+  w.u32(static_cast<uint32_t>(layers.size()));
+  for (const DecoratorLayer& layer : layers) {
+    w.u8(static_cast<uint8_t>(layer.kind));
+    if (layer.kind == DecoratorLayer::Kind::Heuristics) {
+      w.u32(static_cast<uint32_t>(layer.heuristics.size()));
+      for (const HeuristicInfo& h : layer.heuristics) {
+        w.str(h.name);
+        w.u32(static_cast<uint32_t>(h.param));
+        w.str(h.program);
+        w.str(h.not_translated_reason);
+        w.str(h.source);
+      }
+      continue;
+    }
+    const AutotuneInfo& a = layer.autotune;
+    write_ints(w, a.key);
+    w.u32(static_cast<uint32_t>(a.configs.size()));
+    for (const AutotuneConfigInfo& c : a.configs) {
+      w.u32(static_cast<uint32_t>(c.kwargs.size()));
+      for (const auto& [param, value] : c.kwargs) {
+        w.u32(static_cast<uint32_t>(param));
+        write_value(w, value);
+      }
+      w.u32(static_cast<uint32_t>(c.num_warps));
+      w.u32(static_cast<uint32_t>(c.num_stages));
+      w.u32(static_cast<uint32_t>(c.num_ctas));
+      write_options(w, c.options);
+      w.u8(c.has_pre_hook);
+      w.str(c.repr);
+    }
+    write_ints(w, a.reset_to_zero);
+    write_ints(w, a.restore_value);
+    w.u8(static_cast<uint8_t>(a.has_pre_hook | a.has_post_hook << 1 | a.has_perf_model << 2 |
+                              a.has_early_config_prune << 3 | a.cache_results << 4));
+    w.f64(a.top_k);
+    w.f64(a.warmup_ms);
+    w.f64(a.rep_ms);
+  }
+}
+
+std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
+  std::vector<DecoratorLayer> layers(read_count(r));
+  for (DecoratorLayer& layer : layers) {
+    const uint8_t kind = r.u8();
+    if (kind > 1) throw FormatError{"bad decorator kind"};
+    layer.kind = static_cast<DecoratorLayer::Kind>(kind);
+    if (layer.kind == DecoratorLayer::Kind::Heuristics) {
+      layer.heuristics.resize(read_count(r));
+      for (HeuristicInfo& h : layer.heuristics) {
+        h.name = r.str();
+        h.param = r.i32();
+        if (h.param < 0 || h.param >= num_params) throw FormatError{"bad parameter index"};
+        h.program = r.str();
+        h.not_translated_reason = r.str();
+        h.source = r.str();
+      }
+      continue;
+    }
+    AutotuneInfo& a = layer.autotune;
+    a.key = read_params(r, num_params);
+    a.configs.resize(read_count(r));
+    for (AutotuneConfigInfo& c : a.configs) {
+      c.kwargs.resize(read_count(r));
+      for (auto& [param, value] : c.kwargs) {
+        param = r.i32();
+        if (param < 0 || param >= num_params) throw FormatError{"bad parameter index"};
+        value = read_value(r);
+      }
+      c.num_warps = r.i32();
+      c.num_stages = r.i32();
+      c.num_ctas = r.i32();
+      c.options = read_options(r);
+      c.has_pre_hook = r.u8() != 0;
+      c.repr = r.str();
+    }
+    a.reset_to_zero = read_params(r, num_params);
+    a.restore_value = read_params(r, num_params);
+    const uint8_t flags = r.u8();
+    a.has_pre_hook = flags & 1;
+    a.has_post_hook = flags & 2;
+    a.has_perf_model = flags & 4;
+    a.has_early_config_prune = flags & 8;
+    a.cache_results = flags & 16;
+    a.top_k = r.f64();
+    a.warmup_ms = r.f64();
+    a.rep_ms = r.f64();
+  }
+  return layers;
+}
+
+}  // namespace
+
 void write_signature(BinaryWriter& w, const StaticSignature& s) {
   w.str(s.function);
   w.str(s.file);
@@ -201,18 +380,9 @@ void write_signature(BinaryWriter& w, const StaticSignature& s) {
                               p.do_not_specialize_on_alignment << 3 | p.default_value.has_value() << 4));
     w.str(p.annotation);
     w.str(p.annotation_type);
-    if (p.default_value) {
-      const DefaultValue& d = *p.default_value;
-      w.u8(static_cast<uint8_t>(d.kind));
-      w.i64(d.int_value);
-      w.u64(d.uint_value);
-      w.f64(d.float_value);
-      w.u8(d.bool_value);
-      w.str(d.string_value);
-      w.str(d.repr);
-      w.u8(d.representable);
-    }
+    if (p.default_value) write_value(w, *p.default_value);
   }
+  write_decorators(w, s.decorators);
 }
 
 StaticSignature read_signature(BinaryReader& r) {
@@ -232,29 +402,10 @@ StaticSignature read_signature(BinaryReader& r) {
     p.do_not_specialize_on_alignment = flags & 8;
     p.annotation = r.str();
     p.annotation_type = r.str();
-    if (flags & 16) {
-      DefaultValue d;
-      const uint8_t kind = r.u8();
-      d.kind = static_cast<ArgValue::Kind>(kind);
-      d.int_value = r.i64();
-      d.uint_value = r.u64();
-      d.float_value = r.f64();
-      d.bool_value = r.u8() != 0;
-      d.string_value = r.str();
-      d.repr = r.str();
-      d.representable = r.u8() != 0;
-      // A dtype default is read from its repr, whatever its kind byte: records written before
-      // dtypes had a C++ form hold it as an unrepresentable None with that repr.
-      if (parse_python_dtype(d.repr, &d.dtype_value, &d.torch_dtype)) {
-        d.kind = ArgValue::Kind::DType;
-        d.representable = true;
-      } else if (kind > static_cast<uint8_t>(ArgValue::Kind::String)) {
-        throw FormatError{"bad default kind"};
-      }
-      p.default_value = std::move(d);
-    }
+    if (flags & 16) p.default_value = read_value(r);
     s.params.push_back(std::move(p));
   }
+  s.decorators = read_decorators(r, static_cast<int>(n));
   return s;
 }
 

@@ -55,6 +55,9 @@ void write_kernel_record(BinaryWriter& w, const KernelRecord& r);
 KernelRecord read_kernel_record(BinaryReader& r);
 void write_signature(BinaryWriter& w, const StaticSignature& s);
 StaticSignature read_signature(BinaryReader& r);
+// A Python value as DefaultValue holds it (a default, a config's constexpr, a heuristic's result).
+void write_value(BinaryWriter& w, const DefaultValue& d);
+DefaultValue read_value(BinaryReader& r);
 void write_dependencies(BinaryWriter& w, const std::vector<FileDependency>& deps);
 std::vector<FileDependency> read_dependencies(BinaryReader& r);
 

@@ -2,56 +2,21 @@
 // (run in the runtime's interpreter, where torch and triton are): the outputs must be
 // bit-identical. Inputs are random, outputs are poisoned with NaN before each launch, shapes are
 // not multiples of the blocks.
-#include <Python.h>
-
 #include <string>
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "python_reference.h"
 #include "triton_jit/tensor_descriptor.h"
 
 using triton_jit::DType;
 using triton_jit::TensorDescriptor;
 using triton_jit::TritonJitFunction;
 using triton_jit::TypedPtr;
+using gpu_test::addresses;
+using gpu_test::run_python;
 
 namespace {
-
-// Runs `code` in the runtime's interpreter (module `__main__`); returns str(result) where the code
-// sets `result`. Fails the test with the traceback when it raises.
-std::string run_python(const std::string& code) {
-  triton_jit::triton_version();  // the interpreter is the runtime's (TRITON_JIT_PYTHON, its triton)
-  const PyGILState_STATE gil = PyGILState_Ensure();
-  std::string out;
-  PyObject* main = PyImport_AddModule("__main__");
-  PyObject* globals = PyModule_GetDict(main);
-  PyObject* r = PyRun_String(code.c_str(), Py_file_input, globals, globals);
-  if (r == nullptr) {
-    PyErr_Print();
-    ADD_FAILURE() << "Python raised (traceback on stderr) running:\n" << code;
-  } else {
-    Py_DECREF(r);
-    if (PyObject* result = PyDict_GetItemString(globals, "result")) {
-      PyObject* s = PyObject_Str(result);
-      out = PyUnicode_AsUTF8(s);
-      Py_DECREF(s);
-    }
-  }
-  PyGILState_Release(gil);
-  return out;
-}
-
-std::vector<uintptr_t> addresses(const std::string& text) {
-  std::vector<uintptr_t> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    out.push_back(static_cast<uintptr_t>(std::stoull(text.substr(start, end - start))));
-    start = end + 1;
-  }
-  return out;
-}
 
 const char* torch_dtype(DType d) { return d == DType::bf16 ? "torch.bfloat16" : "torch.float16"; }
 

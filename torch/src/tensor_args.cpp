@@ -28,7 +28,7 @@ ArgValue tensor_arg_checked(const at::Tensor& t) {
   TORCH_CHECK(t.defined(), "triton_jit: an undefined tensor was passed as a kernel argument");
   TORCH_CHECK(t.is_cuda(), "triton_jit: expected a CUDA tensor, got a tensor on ", t.device(),
               "; move it with .cuda() or .to('cuda')");
-  return ArgValue::pointer(t.data_ptr(), dtype_of(t.scalar_type()));
+  return ArgValue::pointer(t.data_ptr(), dtype_of(t.scalar_type()), t.is_contiguous() ? t.nbytes() : 0);
 }
 
 void check_device(const at::Tensor& t, c10::Device device, const char* function) {

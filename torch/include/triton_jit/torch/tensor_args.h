@@ -106,7 +106,12 @@ TRITON_JIT_TORCH_INLINE ArgValue tensor_arg(const at::Tensor& t) {
     const caffe2::TypeMeta meta = impl->dtype();
     if (C10_LIKELY(impl->is_cuda() && meta.isScalarType())) {
       const int code = detail::kDTypeCodes[static_cast<size_t>(meta.toScalarType())];
-      if (C10_LIKELY(code >= 0)) return ArgValue::pointer(impl->mutable_data(), static_cast<DType>(code));
+      if (C10_LIKELY(code >= 0)) {
+        // The extent lets an autotuner zero or restore the tensor while tuning; a view with gaps
+        // has none (writing its span would touch elements it does not hold).
+        const uint64_t bytes = impl->is_contiguous() ? static_cast<uint64_t>(impl->numel()) * meta.itemsize() : 0;
+        return ArgValue::pointer(impl->mutable_data(), static_cast<DType>(code), bytes);
+      }
     }
   }
   return detail::tensor_arg_checked(t);

@@ -1,0 +1,64 @@
+#pragma once
+
+// What the runtime knows of a function's @triton.heuristics and @triton.autotune wrappers: read
+// once through Python (or from the index or a pack), kept in the StaticSignature, honoured by
+// every call. A call passes only the parameters no decorator sets, in parameter order.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "triton_jit/default_value.h"
+#include "triton_jit/launch_config.h"
+
+namespace triton_jit {
+
+// One value of a @triton.heuristics dict: the parameter it sets and how the runtime computes it.
+struct HeuristicInfo {
+  std::string name;  // the parameter it sets
+  int param = -1;    // its index
+  // The lambda translated into a program C++ evaluates without Python (empty when it could not
+  // be), and why not. Untranslated heuristics run through Python once per distinct input and are
+  // memoized under the values of exactly the arguments they read.
+  std::string program;
+  std::string not_translated_reason;
+  std::string source;  // the heuristic's source text, for messages
+};
+
+// One triton.Config of an autotuner.
+struct AutotuneConfigInfo {
+  // The constexprs it sets: (parameter index, value as Python holds it).
+  std::vector<std::pair<int, DefaultValue>> kwargs;
+  int num_warps = kDefaultNumWarps;
+  int num_stages = kDefaultNumStages;
+  int num_ctas = kDefaultNumCtas;
+  CompileOptions options;  // maxnreg and other compile options the config sets
+  bool has_pre_hook = false;
+  std::string repr;  // Python's str(config), for tables and messages
+};
+
+struct AutotuneInfo {
+  std::vector<int> key;  // parameters whose values are part of the tuning key
+  std::vector<AutotuneConfigInfo> configs;
+  std::vector<int> reset_to_zero;  // pointer parameters zeroed before each timed run
+  std::vector<int> restore_value;  // pointer parameters restored after each timed run
+  bool has_pre_hook = false;       // user hooks (autotune(pre_hook=..., post_hook=...)), run through Python
+  bool has_post_hook = false;
+  bool has_perf_model = false;  // prune_configs_by
+  bool has_early_config_prune = false;
+  double top_k = 0;  // prune_configs_by's top_k (an int, or a fraction when < 1); 0: none
+  double warmup_ms = 25;
+  double rep_ms = 100;
+  bool cache_results = false;
+};
+
+// One wrapper around the @triton.jit function.
+struct DecoratorLayer {
+  enum class Kind { Heuristics, Autotune };
+  Kind kind = Kind::Heuristics;
+  std::vector<HeuristicInfo> heuristics;  // Kind::Heuristics, in the dict's order
+  AutotuneInfo autotune;                  // Kind::Autotune
+};
+
+}  // namespace triton_jit

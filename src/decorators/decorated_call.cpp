@@ -1,0 +1,394 @@
+// Decorated calls (decorated_call.h): heuristics and their memos, the autotuner's lookup. The
+// tuning itself is in tuner.cpp.
+#include "decorators/decorated_call.h"
+
+#include <algorithm>
+
+#include "decorators/arg_identity.h"
+#include "decorators/tuner.h"
+#include "launch/function_state.h"
+#include "settings/settings.h"
+#include "store/binary_io.h"
+#include "store/kernel_index.h"
+#include "store/records.h"
+#include "store/sha256.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit::detail {
+
+namespace {
+
+constexpr uint32_t kMaxMemoWords = 1 + kIdentityWords * kMaxParams;
+
+// The words a memo entry is stored under: the read set's number, then each read parameter's identity.
+uint32_t memo_words(uint32_t set_index, const std::vector<uint32_t>& set, const ArgValue* args, uint64_t* out) {
+  out[0] = set_index;
+  uint32_t n = 1;
+  for (uint32_t p : set) {
+    identity_words(args[p], out + n);
+    n += kIdentityWords;
+  }
+  return n;
+}
+
+std::string describe_inputs(const StaticSignature& s, const std::vector<uint32_t>& params, const ArgValue* args) {
+  std::string out;
+  for (uint32_t p : params) out += (out.empty() ? "" : ", ") + s.params[p].name + "=" + identity_repr(args[p]);
+  return out;
+}
+
+}  // namespace
+
+// ---- heuristics -------------------------------------------------------------------------------
+
+HeuristicRuntime::HeuristicRuntime(const HeuristicInfo& info, size_t layer) : info_(&info), layer_(layer) {
+  if (!info.program.empty()) {
+    try {
+      program_ = HeuristicProgram::parse(info.program);
+    } catch (const std::exception&) {
+      program_.reset();  // a program this build cannot read: Python evaluates it instead
+    }
+  }
+}
+
+std::string HeuristicRuntime::table_name() const {
+  return "heuristic/" + std::to_string(layer_) + "/" + info_->name;
+}
+
+ArgValue HeuristicRuntime::evaluate(FunctionState& fn, const ArgValue* args) const {
+  const bool forced = fn.heuristics_through_python.load(std::memory_order_relaxed);
+  if (!forced) {
+    if (program_) {
+      ArgValue out;
+      if (program_->evaluate(args, fn.signature.params.size(), &out) == HeuristicProgram::Outcome::Value) return out;
+    }
+    if (const MemoValue* m = find_memo(args)) return m->arg;
+  }
+  return call_python(fn, args).arg;
+}
+
+const MemoValue* HeuristicRuntime::find_memo(const ArgValue* args) const noexcept {
+  const std::vector<std::vector<uint32_t>>* sets = read_sets_.load(std::memory_order_acquire);
+  if (sets == nullptr) return nullptr;
+  uint64_t words[kMaxMemoWords];
+  for (uint32_t s = 0; s < sets->size(); ++s) {
+    const uint32_t n = memo_words(s, (*sets)[s], args, words);
+    if (const MemoValue* v = memo_.find(words, n)) return v;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// The index of `set` among the published read sets, adding it when new.
+uint32_t read_set_index(std::mutex& mutex, std::atomic<const std::vector<std::vector<uint32_t>>*>& published,
+                        std::vector<std::unique_ptr<std::vector<std::vector<uint32_t>>>>& versions,
+                        const std::vector<uint32_t>& set) {
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto* current = published.load(std::memory_order_relaxed);
+  if (current != nullptr) {
+    for (uint32_t i = 0; i < current->size(); ++i) {
+      if ((*current)[i] == set) return i;
+    }
+  }
+  auto next = std::make_unique<std::vector<std::vector<uint32_t>>>(current != nullptr ? *current
+                                                                                      : std::vector<std::vector<uint32_t>>{});
+  next->push_back(set);
+  const uint32_t index = static_cast<uint32_t>(next->size() - 1);
+  published.store(next.get(), std::memory_order_release);
+  versions.push_back(std::move(next));  // older versions stay alive for readers
+  return index;
+}
+
+std::string memo_key_bytes(const std::vector<uint32_t>& set, const uint64_t* words) {
+  BinaryWriter w;
+  w.u32(static_cast<uint32_t>(set.size()));
+  for (size_t i = 0; i < set.size(); ++i) {
+    w.u32(set[i]);
+    for (uint32_t k = 0; k < kIdentityWords; ++k) w.u64(words[1 + i * kIdentityWords + k]);
+  }
+  return w.bytes();
+}
+
+}  // namespace
+
+void HeuristicRuntime::load_stored(FunctionState& fn) const {
+  for (const auto& [key, value] : KernelIndex::instance().load_table(fn.path, fn.name, bridge::python_environment(),
+                                                                       table_name())) {
+    try {
+      BinaryReader r(key);
+      std::vector<uint32_t> set(r.u32());
+      if (set.size() > static_cast<size_t>(kMaxParams)) continue;
+      uint64_t words[kMaxMemoWords];
+      uint32_t n = 1;
+      for (uint32_t& p : set) {
+        p = r.u32();
+        if (p >= fn.signature.params.size()) throw FormatError{"bad parameter"};
+        for (uint32_t k = 0; k < kIdentityWords; ++k) words[n++] = r.u64();
+      }
+      BinaryReader v(value);
+      MemoValue memo;
+      memo.value = read_value(v);
+      words[0] = read_set_index(read_sets_mutex_, read_sets_, read_set_versions_, set);
+      const MemoValue& stored = memo_.insert(words, n, std::move(memo));
+      const_cast<MemoValue&>(stored).arg = stored.value.to_arg();
+    } catch (const FormatError&) {
+      continue;  // a damaged entry is a miss
+    }
+  }
+}
+
+const MemoValue& HeuristicRuntime::call_python(FunctionState& fn, const ArgValue* args) const {
+  // A memo another process stored answers without Python.
+  std::call_once(stored_loaded_, [&] { load_stored(fn); });
+  const bool forced = fn.heuristics_through_python.load(std::memory_order_relaxed);
+  if (!forced) {
+    if (const MemoValue* m = find_memo(args)) return *m;
+  }
+  const auto missing = [&](const std::string& why) {
+    std::string inputs;
+    for (size_t i = 0; i < fn.signature.params.size(); ++i) {
+      if (args[i].kind() == ArgValue::Kind::None && static_cast<int>(i) == info_->param) continue;
+      inputs += (inputs.empty() ? "" : ", ") + fn.signature.params[i].name + "=" + identity_repr(args[i]);
+    }
+    return MissingKernelError(fn.signature.function + ": the heuristic for '" + info_->name +
+                                  "' has no stored value for these arguments (" + inputs + ") and " + why +
+                                  ". Run the same call once where Python and Triton are available, with the same "
+                                  "kernel index (TRITON_JIT_CACHE_DIR), or build the pack there: the value is stored "
+                                  "with the kernel.",
+                              fn.signature.function, info_->name + "(" + inputs + ")",
+                              fn.path + ":" + fn.name + " " + inputs);
+  };
+  if (offline()) throw missing("offline mode is on, so the heuristic cannot run through Python");
+  if (fn.source_sha256.empty()) throw missing("the kernel's source file is absent, so Python cannot run it");
+  bridge::HeuristicCall call;
+  {
+    std::lock_guard<std::mutex> lock(fn.python_mutex);
+    try {
+      if (callable_.object == nullptr) {
+        if (fn.py_wrapper.object == nullptr) {
+          bridge::LoadedFunction loaded = bridge::load_function(fn.path, fn.name);
+          fn.py_function = loaded.function;
+          fn.py_wrapper = loaded.wrapper;
+        }
+        callable_ = bridge::decorator_callable(fn.py_wrapper, layer_, info_->name);
+      }
+    } catch (const PythonError& e) {
+      throw missing(std::string("Python cannot run it here: ") + e.what());
+    }
+    call = bridge::call_heuristic(callable_, fn.signature, info_->name, args, fn.signature.params.size());
+  }
+  fn.heuristic_python_calls.fetch_add(1, std::memory_order_relaxed);
+  std::sort(call.params_read.begin(), call.params_read.end());
+  const uint32_t set = read_set_index(read_sets_mutex_, read_sets_, read_set_versions_, call.params_read);
+  uint64_t words[kMaxMemoWords];
+  const uint32_t n = memo_words(set, call.params_read, args, words);
+  if (forced) {
+    // Not memoized: every call asks Python. The value still needs a home that outlives the call.
+    thread_local MemoValue last;
+    last.value = std::move(call.result);
+    last.arg = last.value.to_arg();
+    return last;
+  }
+  BinaryWriter value;
+  write_value(value, call.result);
+  const MemoValue& stored = memo_.insert(words, n, MemoValue{std::move(call.result), ArgValue()});
+  const_cast<MemoValue&>(stored).arg = stored.value.to_arg();
+  KernelIndex::instance().store_table_entry(fn.path, fn.name, bridge::python_environment(), table_name(),
+                                            memo_key_bytes(call.params_read, words), value.bytes());
+  if (log_enabled(LogLevel::Info)) {
+    log_line("heuristic " + fn.signature.function + "." + info_->name + " through Python: " +
+             describe_inputs(fn.signature, call.params_read, args) + " -> " + stored.value.repr);
+  }
+  return stored;
+}
+
+// ---- autotune lookup --------------------------------------------------------------------------
+
+AutotuneRuntime::AutotuneRuntime(const AutotuneInfo& info, size_t layer, std::vector<bool> set_by_outer_layer)
+    : info_(&info), layer_(layer), set_by_outer_layer_(std::move(set_by_outer_layer)) {
+  Sha256 h;
+  for (const AutotuneConfigInfo& c : info.configs) h.update(c.repr).update(std::string_view("\0", 1));
+  configs_digest_ = h.hex().substr(0, 16);
+}
+
+uint32_t AutotuneRuntime::key_words(const ArgValue* args, size_t num_present, int, uint64_t* out) const noexcept {
+  // Triton's key: the `key` arguments' values (of those passed), then str(dtype) of every passed
+  // tensor argument, in parameter order.
+  uint32_t n = 0;
+  out[n++] = num_present;
+  for (int p : info_->key) {
+    identity_words(args[p], out + n);
+    n += kIdentityWords;
+  }
+  for (size_t p = 0; p < num_present; ++p) {
+    if (args[p].kind() == ArgValue::Kind::Pointer) out[n++] = static_cast<uint64_t>(args[p].dtype()) | 1u << 31;
+  }
+  return n;
+}
+
+std::string AutotuneRuntime::key_repr(const ArgValue* args, size_t num_present) const {
+  std::vector<std::string> items;
+  for (int p : info_->key) {
+    // Triton's key holds only the `key` arguments it was given (or an outer wrapper set).
+    if (static_cast<size_t>(p) < num_present || set_by_outer_layer_[p]) items.push_back(identity_repr(args[p]));
+  }
+  for (size_t p = 0; p < num_present; ++p) {
+    if (args[p].kind() == ArgValue::Kind::Pointer) items.push_back(identity_repr(args[p]));
+  }
+  std::string out = "(";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out + (items.size() == 1 ? ",)" : ")");
+}
+
+std::string AutotuneRuntime::table_name(const std::string& device_name) const {
+  return "autotune/" + std::to_string(layer_) + "/" + configs_digest_ + "/" + device_name;
+}
+
+void AutotuneRuntime::load_stored(FunctionState& fn, const std::string& device_name) const {
+  std::call_once(stored_loaded_, [&] {
+    for (const auto& [key, value] : KernelIndex::instance().load_table(
+             fn.path, fn.name, bridge::python_environment(), table_name(device_name))) {
+      try {
+        BinaryReader r(key);
+        const uint32_t n = r.u32();
+        if (n > kMaxKeyWords) continue;
+        uint64_t words[kMaxKeyWords];
+        for (uint32_t i = 0; i < n; ++i) words[i] = r.u64();
+        BinaryReader v(value);
+        const uint32_t config = v.u32();
+        if (config >= info_->configs.size()) continue;
+        choices_.insert(words, n, config);
+      } catch (const FormatError&) {
+        continue;
+      }
+    }
+  });
+}
+
+// ---- the call ---------------------------------------------------------------------------------
+
+DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(signature) {
+  const size_t n = signature.params.size();
+  set_by_layer_.assign(n, -1);
+  for (size_t l = 0; l < signature.decorators.size(); ++l) {
+    const DecoratorLayer& layer = signature.decorators[l];
+    heuristics_.emplace_back();
+    autotuners_.emplace_back();
+    if (layer.kind == DecoratorLayer::Kind::Heuristics) {
+      for (const HeuristicInfo& h : layer.heuristics) {
+        heuristics_.back().push_back(std::make_unique<HeuristicRuntime>(h, l));
+        if (set_by_layer_[h.param] < 0) set_by_layer_[h.param] = static_cast<int>(l);
+      }
+    } else {
+      std::vector<bool> outer(n);
+      for (size_t p = 0; p < n; ++p) outer[p] = set_by_layer_[p] >= 0;
+      autotuners_.back() = std::make_unique<AutotuneRuntime>(layer.autotune, l, std::move(outer));
+      for (const AutotuneConfigInfo& c : layer.autotune.configs) {
+        for (const auto& [param, value] : c.kwargs) {
+          if (set_by_layer_[param] < 0) set_by_layer_[param] = static_cast<int>(l);
+        }
+      }
+    }
+  }
+  for (size_t p = 0; p < n; ++p) {
+    if (set_by_layer_[p] < 0) caller_params_.push_back(static_cast<uint32_t>(p));
+  }
+}
+
+const AutotuneRuntime* DecoratedCall::autotuner(size_t layer) const {
+  return layer < autotuners_.size() ? autotuners_[layer].get() : nullptr;
+}
+
+namespace {
+
+const char* decorator_name(DecoratorLayer::Kind kind) {
+  return kind == DecoratorLayer::Kind::Heuristics ? "@triton.heuristics" : "@triton.autotune";
+}
+
+}  // namespace
+
+void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgSpan args, ArgValue* full,
+                             LaunchConfig* out, CallMode mode) const {
+  const size_t n = signature_.params.size();
+  const size_t num_callers = caller_params_.size();
+  if (args.size > num_callers) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);
+  for (size_t p = 0; p < n; ++p) full[p] = ArgValue::none();
+  for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
+  for (size_t i = args.size; i < num_callers; ++i) {
+    const uint32_t p = caller_params_[i];
+    if (!fn.default_usable[p]) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);
+    full[p] = fn.defaults[p];
+  }
+  out->grid = config.grid;
+  out->num_warps = config.num_warps;
+  out->num_stages = config.num_stages;
+  out->num_ctas = config.num_ctas;
+  out->stream = config.stream;
+  out->options = config.options;
+  // Triton keys and passes only what the caller gave: the caller's positional arguments.
+  const size_t num_caller_args = args.size == 0 ? 0 : caller_params_[args.size - 1] + 1;
+  apply_layers(fn, 0, full, num_caller_args, out, config, mode);
+  apply_grid_fn(signature_, config, full, out);
+}
+
+void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full, size_t num_caller_args,
+                                 LaunchConfig* out, const LaunchConfig& user, CallMode mode) const {
+  for (size_t l = first; l < heuristics_.size(); ++l) {
+    if (const AutotuneRuntime* at = autotuners_[l].get()) {
+      const AutotuneInfo& info = at->info();
+      uint32_t chosen = 0;
+      if (info.configs.size() > 1) {
+        uint64_t words[AutotuneRuntime::kMaxKeyWords];
+        const uint32_t nw = at->key_words(full, num_caller_args, 0, words);
+        const uint32_t* known = at->find(words, nw);
+        chosen = known != nullptr ? *known
+                                  : tune(fn, *this, *at, full, num_caller_args, *out, user, mode, words, nw);
+      }
+      const AutotuneConfigInfo& c = info.configs[chosen];
+      for (const auto& [param, value] : c.kwargs) full[param] = value.to_arg();
+      out->num_warps = c.num_warps;
+      out->num_stages = c.num_stages;
+      out->num_ctas = c.num_ctas;
+      if (!c.options.empty()) out->options = &c.options;
+      continue;
+    }
+    for (const auto& h : heuristics_[l]) full[h->info().param] = h->evaluate(fn, full);
+  }
+}
+
+void apply_grid_fn(const StaticSignature& signature, const LaunchConfig& config, const ArgValue* full,
+                   LaunchConfig* out) {
+  if (config.grid_fn) {
+    out->grid = config.grid_fn(GridMeta(signature, full, out->num_warps, out->num_stages, out->num_ctas));
+  }
+}
+
+}  // namespace triton_jit::detail
+
+namespace triton_jit {
+
+const ArgValue& GridMeta::arg(std::string_view name) const {
+  const int i = signature_.find(name);
+  if (i < 0) {
+    throw ArgumentError(signature_.function + ": the grid function asked for '" + std::string(name) +
+                            "', which is not a parameter",
+                        signature_.function, std::string(name));
+  }
+  return args_[i];
+}
+
+int64_t GridMeta::operator[](std::string_view name) const {
+  const ArgValue& a = arg(name);
+  switch (a.kind()) {
+    case ArgValue::Kind::Int:
+    case ArgValue::Kind::Bool: return a.as_int();
+    case ArgValue::Kind::UInt: return static_cast<int64_t>(a.as_uint());
+    default:
+      throw ArgumentError(signature_.function + ": the grid function asked for the integer value of '" +
+                              std::string(name) + "', which is " + detail::identity_repr(a),
+                          signature_.function, std::string(name));
+  }
+}
+
+}  // namespace triton_jit

@@ -1,0 +1,137 @@
+#pragma once
+// How a call of a function wrapped in @triton.heuristics and @triton.autotune becomes a call of
+// the @triton.jit function under them, as Triton's wrappers do it in Python: the caller passes
+// the parameters no decorator sets; the layers, outermost first, fill in the rest (a heuristic
+// from the values so far, an autotuner the chosen config's constexprs and launch options).
+//
+// Nothing here runs Python on a repeated call: heuristics run as translated programs, or once
+// per distinct input through Python with the result memoized; the autotuner's choice is looked up
+// without a lock. Memos and tuning results are stored in the index, so a later process needs no
+// Python for the inputs an earlier one saw.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bridge/bridge.h"
+#include "decorators/heuristic_program.h"
+#include "decorators/snapshot_map.h"
+#include "triton_jit/arg.h"
+#include "triton_jit/launch_config.h"
+#include "triton_jit/signature.h"
+
+namespace triton_jit::detail {
+
+struct FunctionState;
+
+// A heuristic's value for one input, kept for the life of the process (strings are viewed).
+struct MemoValue {
+  DefaultValue value;
+  ArgValue arg;  // value.to_arg(), viewing value's string
+};
+
+class HeuristicRuntime {
+ public:
+  HeuristicRuntime(const HeuristicInfo& info, size_t layer);
+
+  const HeuristicInfo& info() const noexcept { return *info_; }
+  // The heuristic's value for the call's arguments so far.
+  ArgValue evaluate(FunctionState& fn, const ArgValue* args) const;
+
+ private:
+  const MemoValue* find_memo(const ArgValue* args) const noexcept;
+  const MemoValue& call_python(FunctionState& fn, const ArgValue* args) const;
+  void load_stored(FunctionState& fn) const;
+  std::string table_name() const;
+
+  const HeuristicInfo* info_;
+  size_t layer_;
+  std::optional<HeuristicProgram> program_;
+  // Memo: the sets of parameters the Python heuristic was seen to read, and per set the value
+  // under the identities of those parameters. Sets are published like the map: copy on insert.
+  mutable std::mutex read_sets_mutex_;
+  mutable std::atomic<const std::vector<std::vector<uint32_t>>*> read_sets_{nullptr};
+  mutable std::vector<std::unique_ptr<std::vector<std::vector<uint32_t>>>> read_set_versions_;
+  mutable SnapshotMap<MemoValue> memo_;
+  mutable std::once_flag stored_loaded_;
+  mutable bridge::PyHandle callable_;  // under FunctionState::python_mutex
+};
+
+// One autotuner's choices: the config index per tuning key (and device architecture).
+class AutotuneRuntime {
+ public:
+  // `set_by_outer_layer`: per parameter, whether a wrapper outside this one sets it.
+  AutotuneRuntime(const AutotuneInfo& info, size_t layer, std::vector<bool> set_by_outer_layer);
+  const AutotuneInfo& info() const noexcept { return *info_; }
+  size_t layer() const noexcept { return layer_; }
+
+  // The tuning key of a call: words (for lookups) and Python's repr of Triton's key tuple.
+  // `num_caller_args`: the leading parameters the caller passed (Triton keys only those).
+  uint32_t key_words(const ArgValue* args, size_t num_caller_args, int arch, uint64_t* out) const noexcept;
+  std::string key_repr(const ArgValue* args, size_t num_caller_args) const;
+
+  const uint32_t* find(const uint64_t* words, uint32_t n) const noexcept { return choices_.find(words, n); }
+  uint32_t insert(const uint64_t* words, uint32_t n, uint32_t config) const { return choices_.insert(words, n, config); }
+
+  // The persisted choices for this device, read once into memory.
+  void load_stored(FunctionState& fn, const std::string& device_name) const;
+  std::string table_name(const std::string& device_name) const;
+  // A digest of the configs: a table written for other configs is another table.
+  const std::string& configs_digest() const noexcept { return configs_digest_; }
+  std::mutex& tune_mutex() const noexcept { return tune_mutex_; }
+
+  static constexpr uint32_t kMaxKeyWords = 1 + 3 * 64;  // count, two per key, one per pointer
+
+ private:
+  const AutotuneInfo* info_;
+  size_t layer_;
+  std::vector<bool> set_by_outer_layer_;
+  std::string configs_digest_;
+  mutable SnapshotMap<uint32_t> choices_;
+  mutable std::once_flag stored_loaded_;
+  mutable std::mutex tune_mutex_;
+};
+
+enum class CallMode {
+  Launch,    // may tune, on the call's stream
+  Describe,  // specialize() and compile(): uses a choice already made, never tunes
+};
+
+// What a decorated function's calls share.
+class DecoratedCall {
+ public:
+  explicit DecoratedCall(const StaticSignature& signature);
+
+  // The parameters the caller passes, in order: those no decorator sets.
+  const std::vector<uint32_t>& caller_params() const noexcept { return caller_params_; }
+
+  // Completes the caller's `args` into one argument per parameter (into `full`) and the launch
+  // options of the call (into *out: grid, options and stream from `config`, the rest from the
+  // chosen autotune config). Throws ArgumentError for a call that does not fit.
+  void complete(FunctionState& fn, const LaunchConfig& config, ArgSpan args, ArgValue* full, LaunchConfig* out,
+                CallMode mode) const;
+
+  // Applies the layers from `first` on to a call whose caller arguments are in place. `user`: the
+  // caller's config (its grid function).
+  void apply_layers(FunctionState& fn, size_t first, ArgValue* full, size_t num_caller_args, LaunchConfig* out,
+                    const LaunchConfig& user, CallMode mode) const;
+
+  const AutotuneRuntime* autotuner(size_t layer) const;
+
+ private:
+  const StaticSignature& signature_;
+  std::vector<uint32_t> caller_params_;
+  std::vector<int> set_by_layer_;  // per parameter: the layer that sets it, or -1
+  std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
+  std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;               // per layer (null if heuristics)
+};
+
+// Sets the grid of `out` from config.grid_fn when there is one.
+void apply_grid_fn(const StaticSignature& signature, const LaunchConfig& config, const ArgValue* full,
+                   LaunchConfig* out);
+
+}  // namespace triton_jit::detail

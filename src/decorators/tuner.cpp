@@ -1,0 +1,205 @@
+// The autotuner's miss (tuner.h), with Triton's semantics: every config compiled, then timed in
+// turn with reset_to_zero zeroed before and restore_value restored after each run (inside the
+// timed call, as Triton's hooks are), the fastest median kept, and reset_to_zero zeroed once more
+// before the real launch.
+#include "decorators/tuner.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <mutex>
+
+#include "cuda/device.h"
+#include "cuda/driver_api.h"
+#include "decorators/benchmark.h"
+#include "decorators/device_memory.h"
+#include "launch/function_state.h"
+#include "resolve/launch_call.h"
+#include "settings/settings.h"
+#include "store/binary_io.h"
+#include "store/kernel_index.h"
+#include "triton_jit/errors.h"
+
+namespace triton_jit::detail {
+
+namespace {
+
+struct Candidate {
+  std::vector<ArgValue> args;
+  LaunchConfig config;
+  std::string failure;  // why it was skipped; empty when timed
+  double median_ms = std::numeric_limits<double>::infinity();
+  double p20_ms = 0, p80_ms = 0;
+};
+
+std::string device_name_of(int ordinal) {
+  const cuda::DriverApi& d = cuda::driver();
+  CUdevice device;
+  char name[256] = {};
+  if (d.DeviceGet(&device, ordinal) != CUDA_SUCCESS || d.DeviceGetName(name, sizeof name, device) != CUDA_SUCCESS) {
+    return "device" + std::to_string(ordinal);
+  }
+  return name;
+}
+
+// The pointer arguments a tuning run writes, with their sizes; a missing size is an error.
+std::vector<std::pair<uint64_t, uint64_t>> buffers_of(const FunctionState& fn, const std::vector<int>& params,
+                                                      const ArgValue* full, const char* list) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (int p : params) {
+    const ArgValue& a = full[p];
+    if (a.kind() == ArgValue::Kind::None) continue;  // an optional tensor not given
+    const std::string& name = fn.signature.params[p].name;
+    if (a.kind() != ArgValue::Kind::Pointer) {
+      throw ArgumentError(fn.signature.function + ": autotune's " + list + " names '" + name +
+                              "', which was given a " + kind_name(a.kind()) + ", not a tensor",
+                          fn.signature.function, name);
+    }
+    if (a.extent() == 0) {
+      throw ArgumentError(fn.signature.function + ": autotune's " + list + " names '" + name +
+                              "'; the runtime writes it while tuning and needs its size: pass an at::Tensor (a "
+                              "contiguous one) or TypedPtr{ptr, dtype, bytes}",
+                          fn.signature.function, name);
+    }
+    out.emplace_back(a.address(), a.extent());
+  }
+  return out;
+}
+
+std::string format_ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", ms);
+  return buf;
+}
+
+}  // namespace
+
+uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntime& tuner, const ArgValue* full,
+              size_t num_caller_args, const LaunchConfig& out, const LaunchConfig& user, CallMode mode,
+              const uint64_t* words, uint32_t num_words) {
+  const AutotuneInfo& info = tuner.info();
+  const std::string& function = fn.signature.function;
+  std::lock_guard<std::mutex> lock(tuner.tune_mutex());  // one tuning per key at a time
+  if (const uint32_t* known = tuner.find(words, num_words)) return *known;
+
+  const bool have_device = mode == CallMode::Launch || cuda::driver_available();
+  const int ordinal = have_device ? cuda::current_device().info->ordinal : -1;
+  const std::string device = ordinal >= 0 ? device_name_of(ordinal) : "";
+  if (!device.empty()) {
+    tuner.load_stored(fn, device);
+    if (const uint32_t* known = tuner.find(words, num_words)) return *known;
+  }
+  const std::string key = tuner.key_repr(full, num_caller_args);
+  if (mode == CallMode::Describe) {
+    throw ArgumentError(function + " is autotuned over " + std::to_string(info.configs.size()) +
+                            " configs and has no tuning result for key " + key +
+                            (device.empty() ? std::string() : " on " + device) +
+                            ": launch it once on the GPU (that tunes it), or run `triton-jit tune`",
+                        function, "");
+  }
+  if (cuda::stream_is_capturing(out.stream)) {
+    throw MissingKernelError(function + " needs autotuning for key " + key +
+                                 ", which cannot run while the stream is captured into a CUDA graph: launch it once "
+                                 "with these arguments before capturing (or prepare() it)",
+                             function, key, "");
+  }
+  bool config_hooks = false;
+  for (const AutotuneConfigInfo& c : info.configs) config_hooks |= c.has_pre_hook;
+  if (info.has_pre_hook || info.has_post_hook || info.has_perf_model || info.has_early_config_prune ||
+      config_hooks) {
+    throw ArgumentError(function +
+                            ": autotune's Python hooks (pre_hook, post_hook, a Config's pre_hook, prune_configs_by) "
+                            "take tensors, which a C++ caller does not have; tuning key " +
+                            key +
+                            " has no stored result. Tune it once from Python with cache_results or through "
+                            "`triton-jit tune`, or remove the hooks",
+                        function, "");
+  }
+  const auto zero = buffers_of(fn, info.reset_to_zero, full, "reset_to_zero");
+  const auto restore = buffers_of(fn, info.restore_value, full, "restore_value");
+
+  const size_t n = fn.signature.params.size();
+  const Target target{"cuda", cuda::current_device().info->arch, 32};
+  std::vector<Candidate> candidates(info.configs.size());
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    Candidate& cand = candidates[c];
+    const AutotuneConfigInfo& config = info.configs[c];
+    cand.args.assign(full, full + n);
+    cand.config.grid = out.grid;
+    cand.config.stream = out.stream;
+    cand.config.options = config.options.empty() ? out.options : &config.options;
+    cand.config.num_warps = config.num_warps;
+    cand.config.num_stages = config.num_stages;
+    cand.config.num_ctas = config.num_ctas;
+    for (const auto& [param, value] : config.kwargs) cand.args[param] = value.to_arg();
+    call.apply_layers(fn, tuner.layer() + 1, cand.args.data(), num_caller_args, &cand.config, user, mode);
+    apply_grid_fn(fn.signature, user, cand.args.data(), &cand.config);
+    try {
+      resolve_call(fn, cand.config, ArgSpan{cand.args.data(), n}, target);
+    } catch (const CompileError& e) {
+      cand.failure = std::string("does not compile: ") + e.what();
+    }
+  }
+
+  std::vector<DeviceBuffer> saved;
+  for (const auto& [address, bytes] : restore) saved.emplace_back(bytes);
+  for (Candidate& cand : candidates) {
+    if (!cand.failure.empty()) continue;
+    const auto run = [&] {
+      for (const auto& [address, bytes] : zero) zero_async(out.stream, address, bytes);
+      for (size_t i = 0; i < restore.size(); ++i) {
+        copy_async(out.stream, saved[i].address(), restore[i].first, restore[i].second);
+      }
+      launch_call(fn, cand.config, ArgSpan{cand.args.data(), n});
+      for (size_t i = 0; i < restore.size(); ++i) {
+        copy_async(out.stream, restore[i].first, saved[i].address(), restore[i].second);
+      }
+    };
+    try {
+      const BenchmarkResult r = benchmark(out.stream, run, BenchmarkOptions{info.warmup_ms, info.rep_ms});
+      cand.median_ms = r.median_ms;
+      cand.p20_ms = r.p20_ms;
+      cand.p80_ms = r.p80_ms;
+    } catch (const LaunchConfigError& e) {
+      cand.failure = std::string("cannot launch on this device (skipped, as Triton prunes it): ") + e.what();
+    }
+  }
+
+  // Triton takes the first config of least (median, p20, p80).
+  uint32_t best = 0;
+  bool any = false;
+  for (uint32_t c = 0; c < candidates.size(); ++c) {
+    const Candidate& a = candidates[c];
+    if (!a.failure.empty()) continue;
+    const Candidate& b = candidates[best];
+    if (!any || std::tie(a.median_ms, a.p20_ms, a.p80_ms) < std::tie(b.median_ms, b.p20_ms, b.p80_ms)) best = c;
+    any = true;
+  }
+  std::string table;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    table += "\n  [" + std::to_string(c) + "] " + info.configs[c].repr + ": " +
+             (candidates[c].failure.empty() ? format_ms(candidates[c].median_ms) + " ms" : candidates[c].failure);
+  }
+  if (!any) {
+    throw ArgumentError(function + ": no autotune config could run for key " + key + ":" + table, function, "");
+  }
+  for (const auto& [address, bytes] : zero) zero_async(out.stream, address, bytes);  // as Triton's reset_only
+
+  const uint32_t chosen = tuner.insert(words, num_words, best);
+  fn.tunings.fetch_add(1, std::memory_order_relaxed);
+  BinaryWriter k, v;
+  k.u32(num_words);
+  for (uint32_t i = 0; i < num_words; ++i) k.u64(words[i]);
+  v.u32(chosen);
+  v.str(key);
+  v.str(table);
+  KernelIndex::instance().store_table_entry(fn.path, fn.name, bridge::python_environment(), tuner.table_name(device),
+                                            k.bytes(), v.bytes());
+  if (log_enabled(LogLevel::Info)) {
+    log_line("autotuned " + function + " for key " + key + " on " + device + ": chose [" + std::to_string(chosen) +
+             "] " + info.configs[chosen].repr + table);
+  }
+  return chosen;
+}
+
+}  // namespace triton_jit::detail

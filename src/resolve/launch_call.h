@@ -1,0 +1,49 @@
+#pragma once
+// A launch of a complete call (every argument the @triton.jit function takes, in order): build the
+// key, find the kernel in the function's table without a lock, else resolve it, pack and launch.
+// Inline: it is the body of every cached launch. Plain functions run it directly; decorated ones
+// after their decorators have completed the call (decorators/decorated_call.h).
+
+#include "launch/function_state.h"
+#include "resolve/resolver.h"
+#include "settings/settings.h"
+
+namespace triton_jit::detail {
+
+inline void launch_call(FunctionState& m, const LaunchConfig& config, ArgSpan args) {
+  const cuda::CurrentDevice dev = cuda::current_device();
+  const uint32_t explicit_target = explicit_target_packed();
+  const int arch = explicit_target ? static_cast<int>(explicit_target & 0xffff) : dev.info->arch;
+  const int warp_size = explicit_target ? static_cast<int>(explicit_target >> 16) : 32;
+
+  SpecKey key;
+  ArgStorage storage;
+  PackedParams packed;
+  const ArgValue* full = m.bind<true>(config, args, arch, warp_size, &key, storage.data(), &packed);
+
+  const KernelEntry* entry = m.table.find(key, full);
+  if (entry != nullptr) {
+    count_hit(m.hit_slot, m.hits);
+  } else {
+    Target target{"cuda", arch, warp_size};
+    entry = Resolver::resolve(m, key, full, config, target, config.stream, true);
+  }
+  CUfunction function = entry->function_for(dev.context, *dev.info, m.loads);
+  launch_kernel(*entry, function, config, packed, *dev.info, m.signature.function.c_str());
+}
+
+// The kernel a complete call uses, resolved (compiled on a miss) without launching.
+inline const KernelEntry& resolve_call(FunctionState& m, const LaunchConfig& config, ArgSpan args,
+                                       const Target& target) {
+  SpecKey key;
+  ArgStorage storage;
+  const ArgValue* full = m.bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(), nullptr);
+  const KernelEntry* entry = m.table.find(key, full);
+  if (entry != nullptr) {
+    count_hit(m.hit_slot, m.hits);
+    return *entry;
+  }
+  return *Resolver::resolve(m, key, full, config, target, nullptr, false);
+}
+
+}  // namespace triton_jit::detail

@@ -1,0 +1,67 @@
+// A process of its own for the decorator tests (decorators_test.cpp): gets FILE:FUNCTION and
+// specializes or launches (on the fake driver) one call of it, then prints what that took:
+//   spec=<Triton's specialization> num_warps=4 tunings=0 heuristic_python_calls=0 compiles=0 python_used=0
+// or `error=TYPE: message` (exit 3). Arguments: `--launch` (else specialize), then one word per
+// argument: p:fp16 (a pointer; p:fp32:BYTES with its size), i:123, f:0.5, none.
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "fake_driver.h"
+#include "triton_jit/triton_jit.h"
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::cerr << "usage: decorated_probe FILE FUNCTION [--launch] ARGS...\n";
+    return 2;
+  }
+  fake::install();
+  bool launch = false;
+  std::vector<triton_jit::ArgValue> args;
+  uint64_t next_address = 0x7f0000100000ull;
+  for (int i = 3; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--launch") {
+      launch = true;
+    } else if (a == "none") {
+      args.push_back(triton_jit::ArgValue::none());
+    } else if (a.rfind("i:", 0) == 0) {
+      args.push_back(triton_jit::ArgValue::integer(std::stoll(a.substr(2))));
+    } else if (a.rfind("f:", 0) == 0) {
+      args.push_back(triton_jit::ArgValue::floating(std::stod(a.substr(2))));
+    } else if (a.rfind("p:", 0) == 0) {
+      const std::string rest = a.substr(2);
+      const size_t colon = rest.find(':');
+      triton_jit::DType d;
+      if (!triton_jit::parse_dtype(rest.substr(0, colon), &d)) {
+        std::cerr << "decorated_probe: bad dtype in " << a << "\n";
+        return 2;
+      }
+      const uint64_t bytes = colon == std::string::npos ? 0 : std::stoull(rest.substr(colon + 1));
+      args.push_back(triton_jit::ArgValue::pointer(reinterpret_cast<void*>(next_address), d, bytes));
+      next_address += 0x100000;
+    } else {
+      std::cerr << "decorated_probe: bad argument " << a << "\n";
+      return 2;
+    }
+  }
+  try {
+    auto& fn = triton_jit::TritonJitFunction::get(argv[1], argv[2]);
+    const triton_jit::LaunchConfig config{triton_jit::Grid(4)};
+    const triton_jit::ArgSpan span{args.data(), args.size()};
+    if (launch) fn.launch(config, span);
+    const triton_jit::Specialization spec = fn.specialize(config, span);
+    const triton_jit::Stats s = fn.stats();
+    std::cout << "spec=" << spec.signature() << " num_warps=" << spec.num_warps
+              << " tunings=" << s.tunings << " heuristic_python_calls=" << s.heuristic_python_calls
+              << " compiles=" << s.compiles << " launches=" << fake::state().launches.size()
+              << " python_used=" << triton_jit::python_used() << std::endl;
+  } catch (const std::exception& e) {
+    std::cout << "error=" << typeid(e).name() << ": " << e.what() << "\npython_used=" << triton_jit::python_used()
+              << std::endl;
+    return 3;
+  }
+  return 0;
+}

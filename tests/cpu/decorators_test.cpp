@@ -1,0 +1,338 @@
+// @triton.heuristics and @triton.autotune from C++ (tests/kernels/decorated.py), against Triton's
+// own wrappers: tests/support/triton_reference.py runs Heuristics.run and Autotuner.run on the
+// same arguments (timing replaced by a fixed choice) and Triton's binder on what they pass on.
+#include <gtest/gtest.h>
+#include <pybind11/pybind11.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bridge/interpreter.h"
+#include "../support/child_process.h"
+#include "test_util.h"
+#include "triton_jit/triton_jit.h"
+
+namespace py = pybind11;
+using triton_jit::ArgSpan;
+using triton_jit::ArgValue;
+using triton_jit::DType;
+using triton_jit::LaunchConfig;
+using triton_jit::TritonJitFunction;
+
+namespace {
+
+py::module_& reference() {
+  static py::module_* module = [] {
+    triton_jit::bridge::bridge();
+    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
+    return new py::module_(py::module_::import("triton_reference"));
+  }();
+  return *module;
+}
+
+// tests/kernels/<file> imported by Python on its own (the runtime's copy is a module of its own).
+py::object python_module(const std::string& file) {
+  py::module_ util = py::module_::import("importlib.util");
+  py::object spec = util.attr("spec_from_file_location")("decorated_reference_" + file.substr(0, file.size() - 3),
+                                                         test::canonical(test::kernel(file)));
+  py::object module = util.attr("module_from_spec")(spec);
+  spec.attr("loader").attr("exec_module")(module);
+  return module;
+}
+
+const char* torch_name(DType d) {
+  switch (d) {
+    case DType::fp16: return "float16";
+    case DType::bf16: return "bfloat16";
+    case DType::fp32: return "float32";
+    case DType::i32: return "int32";
+    default: return "int64";
+  }
+}
+
+py::object to_python(const ArgValue& a) {
+  switch (a.kind()) {
+    case ArgValue::Kind::None: return py::none();
+    case ArgValue::Kind::Bool: return py::bool_(a.as_bool());
+    case ArgValue::Kind::Int: return py::int_(a.as_int());
+    case ArgValue::Kind::Float: return py::float_(a.as_float());
+    case ArgValue::Kind::Pointer:
+      return reference().attr("make_tensor")(py::int_(a.address()), std::string(torch_name(a.dtype())));
+    default: ADD_FAILURE() << "no Python form in this test"; return py::none();
+  }
+}
+
+struct Reference {
+  std::string specialization;
+  int num_warps = 0, num_stages = 0;
+  std::vector<std::string> keys;
+};
+
+Reference triton_reference(const std::string& file, const char* function, const std::vector<ArgValue>& args,
+                           int pick = 0) {
+  triton_jit::bridge::GilGuard gil;
+  static std::map<std::string, py::object>* modules = new std::map<std::string, py::object>();
+  auto it = modules->find(file);
+  if (it == modules->end()) it = modules->emplace(file, python_module(file)).first;
+  py::list py_args;
+  for (const ArgValue& a : args) py_args.append(to_python(a));
+  py::tuple r = reference().attr("decorated_call")(it->second.attr(function), py_args, pick);
+  Reference out;
+  out.specialization = r[0].cast<std::string>();
+  out.num_warps = r[1].cast<int>();
+  out.num_stages = r[2].cast<int>();
+  out.keys = r[3].cast<std::vector<std::string>>();
+  return out;
+}
+
+TritonJitFunction& decorated(const char* function, const char* file = "decorated.py") {
+  return TritonJitFunction::get(test::canonical(test::kernel(file)), function);
+}
+
+uint64_t aligned_address(std::mt19937_64& rng) { return 0x7f0000000000ull + (rng() % 4096) * 16 + (rng() % 2) * 4; }
+
+}  // namespace
+
+// Heuristics (translated lambdas: `is not None`, min, next_power_of_2, %) give the key Triton's
+// Heuristics.run and binder give, over random calls.
+TEST(Decorators, HeuristicsSpecializeAsTritonsWrappersDo) {
+  auto& fn = decorated("row_sum_kernel");
+  ASSERT_EQ(fn.signature().decorators.size(), 1u);
+  std::mt19937_64 rng(1234);
+  const DType dtypes[] = {DType::fp32, DType::fp16, DType::bf16};
+  for (int c = 0; c < 300; ++c) {
+    const int64_t n_choices[] = {1, 7, 64, 100, 1024, 4096, 5000, 65536, static_cast<int64_t>(rng() % 20000) + 1};
+    const int64_t N = n_choices[rng() % 9];
+    const int64_t M = static_cast<int64_t>(rng() % 100) + 1;
+    std::vector<ArgValue> args = {
+        ArgValue::pointer(reinterpret_cast<void*>(aligned_address(rng)), dtypes[rng() % 3]),
+        rng() % 2 ? ArgValue::none() : ArgValue::pointer(reinterpret_cast<void*>(aligned_address(rng)), DType::fp32),
+        ArgValue::pointer(reinterpret_cast<void*>(aligned_address(rng)), DType::fp32),
+        ArgValue::integer(M),
+        ArgValue::integer(N),
+        ArgValue::integer(N + static_cast<int64_t>(rng() % 3)),
+    };
+    const auto ours = fn.specialize(LaunchConfig{}, ArgSpan{args.data(), args.size()});
+    const Reference theirs = triton_reference("decorated.py", "row_sum_kernel", args);
+    ASSERT_EQ(ours.triton_repr(), theirs.specialization) << "call " << c << " N=" << N;
+  }
+  EXPECT_EQ(fn.stats().heuristic_python_calls, 0u) << "every heuristic of row_sum_kernel is a translated lambda";
+}
+
+// An autotuner with one config applies it without tuning; heuristics inside it see its values.
+TEST(Decorators, SingleConfigAutotunerOverHeuristics) {
+  auto& fn = decorated("single_config_kernel");
+  ASSERT_EQ(fn.signature().decorators.size(), 2u);
+  for (int64_t n : {512, 1000, 4096, 4097}) {
+    std::vector<ArgValue> args = {ArgValue::pointer(reinterpret_cast<void*>(0x7f0000001000ull), DType::fp32),
+                                  ArgValue::pointer(reinterpret_cast<void*>(0x7f0000002000ull), DType::fp32),
+                                  ArgValue::integer(n)};
+    const auto ours = fn.specialize(LaunchConfig{}, ArgSpan{args.data(), args.size()});
+    const Reference theirs = triton_reference("decorated.py", "single_config_kernel", args);
+    EXPECT_EQ(ours.triton_repr(), theirs.specialization) << "n=" << n;
+    EXPECT_EQ(ours.num_warps, theirs.num_warps);
+    EXPECT_EQ(ours.num_stages, theirs.num_stages);
+    EXPECT_EQ(ours.num_warps, 2);
+  }
+}
+
+// A heuristic that is a Python function with a loop runs through Python once per distinct value
+// of what it reads, then answers from the memo.
+TEST(Decorators, UntranslatedHeuristicIsMemoizedByWhatItReads) {
+  auto& fn = decorated("stages_kernel");
+  const auto before = fn.stats().heuristic_python_calls;
+  auto spec = [&](int64_t k, int64_t other) {
+    std::vector<ArgValue> args = {ArgValue::pointer(reinterpret_cast<void*>(0x7f0000001000ull), DType::fp32),
+                                  ArgValue::integer(k), ArgValue::integer(other)};
+    const std::string ours = fn.specialize(LaunchConfig{}, ArgSpan{args.data(), args.size()}).triton_repr();
+    EXPECT_EQ(ours, triton_reference("decorated.py", "stages_kernel", args).specialization) << "K=" << k;
+  };
+  spec(1000, 1);
+  EXPECT_EQ(fn.stats().heuristic_python_calls, before + 1);
+  spec(1000, 2);  // `other` is not read by the heuristic: same memo entry
+  spec(1000, 3);
+  EXPECT_EQ(fn.stats().heuristic_python_calls, before + 1);
+  spec(40, 1);
+  EXPECT_EQ(fn.stats().heuristic_python_calls, before + 2);
+  fn.set_heuristics_through_python(true);
+  spec(1000, 1);
+  EXPECT_EQ(fn.stats().heuristic_python_calls, before + 3);
+  fn.set_heuristics_through_python(false);
+  spec(1000, 1);
+  EXPECT_EQ(fn.stats().heuristic_python_calls, before + 3);
+}
+
+// The tuning key, as Triton's Autotuner builds it (key values, then the dtype of each tensor),
+// including a key parameter set by a heuristics wrapper outside the autotuner.
+TEST(Decorators, TuningKeyIsTritonsAutotunerKey) {
+  struct Case {
+    const char* function;
+    std::vector<ArgValue> args;
+  };
+  const auto p = [](DType d) { return ArgValue::pointer(reinterpret_cast<void*>(0x7f0000001000ull), d); };
+  const std::vector<Case> cases = {
+      {"matmul_kernel",
+       {p(DType::fp16), p(DType::fp16), p(DType::fp32), ArgValue::integer(512), ArgValue::integer(256),
+        ArgValue::integer(1000), ArgValue::integer(1000), ArgValue::integer(1), ArgValue::integer(256),
+        ArgValue::integer(1), ArgValue::integer(256), ArgValue::integer(1)}},
+      {"scale_kernel", {p(DType::fp16), p(DType::fp16), ArgValue::integer(4096), ArgValue::floating(0.5)}},
+      {"scale_kernel", {p(DType::fp32), p(DType::fp32), ArgValue::integer(77), ArgValue::floating(2.0)}},
+  };
+  for (const Case& c : cases) {
+    const Reference theirs = triton_reference("decorated.py", c.function, c.args);
+    ASSERT_EQ(theirs.keys.size(), 1u);
+    // No GPU here: describing the call needs a tuning result, and the error names the key.
+    try {
+      decorated(c.function).specialize(LaunchConfig{}, ArgSpan{c.args.data(), c.args.size()});
+      FAIL() << c.function << ": expected an error naming the tuning key";
+    } catch (const triton_jit::ArgumentError& e) {
+      EXPECT_NE(std::string(e.what()).find("no tuning result for key " + theirs.keys[0]), std::string::npos)
+          << e.what() << "\nTriton's key: " << theirs.keys[0];
+    }
+  }
+}
+
+namespace {
+
+// The message of the ArgumentError `call` throws, or a failure.
+template <typename F>
+std::string argument_error(F&& call) {
+  try {
+    call();
+  } catch (const triton_jit::ArgumentError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an ArgumentError";
+  return "";
+}
+
+void expect_contains(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "missing \"" << part << "\" in:\n" << text;
+}
+
+}  // namespace
+
+// Triton's rule: the caller does not pass what a decorator sets. The message says which one.
+TEST(Decorators, PassingAParameterADecoratorSetsIsAnError) {
+  auto& fn = decorated("row_sum_kernel");
+  float* x = reinterpret_cast<float*>(0x7f0000001000ull);
+  const std::string e = argument_error([&] { fn.specialize(LaunchConfig{}, x, nullptr, x, 4, 64, 64, true); });
+  expect_contains(e, "row_sum_kernel takes 6 arguments (x_ptr, bias, out_ptr, M, N, stride) but 7 were given");
+  expect_contains(e, "HAS_BIAS (by @triton.heuristics)");
+  const std::string missing = argument_error([&] { fn.specialize(LaunchConfig{}, x, nullptr, x, 4); });
+  expect_contains(missing, "but 4 were given");
+}
+
+TEST(Decorators, HeuristicThatRaisesCarriesPythonsTraceback) {
+  auto& fn = decorated("raising_heuristic_kernel", "decorated_bad.py");
+  float* x = reinterpret_cast<float*>(0x7f0000001000ull);
+  EXPECT_EQ(fn.specialize(LaunchConfig{}, x, 64).params.back().value_repr, "64");
+  const std::string e = argument_error([&] { fn.specialize(LaunchConfig{}, x, 0); });
+  expect_contains(e, "BLOCK");
+  expect_contains(e, "ZeroDivisionError");
+}
+
+TEST(Decorators, HeuristicReturningANonConstexprIsAnError) {
+  auto& fn = decorated("list_heuristic_kernel", "decorated_bad.py");
+  float* x = reinterpret_cast<float*>(0x7f0000001000ull);
+  const std::string e = argument_error([&] { fn.specialize(LaunchConfig{}, x, 3); });
+  expect_contains(e, "BLOCK");
+  expect_contains(e, "list");
+}
+
+TEST(Decorators, DecoratorsNamingUnknownParametersAreRefusedAtGet) {
+  expect_contains(argument_error([] { decorated("unknown_key_kernel", "decorated_bad.py"); }),
+                  "autotune's key names 'size', which is not a parameter");
+  expect_contains(argument_error([] { decorated("unknown_config_param_kernel", "decorated_bad.py"); }),
+                  "names 'WIDTH', which is not a parameter");
+}
+
+// ---- across processes: memos and tuning results in the index, read back without Python ----
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class DecoratorStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("triton_jit_decorators_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    test_support::write_unimportable_triton(root_ / "no_triton");
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  // Runs the probe on tests/kernels/FILE:FUNCTION with this test's index; `env`: VAR=value words.
+  test_support::ChildRun probe(const std::string& env, const std::string& function, const std::string& args,
+                               const std::string& file = "decorated.py") const {
+    return test_support::run_child("env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" +
+                                   (root_ / "cache").string() + "' " + env + " '" DECORATED_PROBE_PATH "' '" +
+                                   test::canonical(test::kernel(file)) + "' " + function + " " + args);
+  }
+  // A process that cannot import triton and may not compile.
+  std::string without_python() const {
+    return "TRITON_JIT_OFFLINE=1 PYTHONPATH='" + (root_ / "no_triton").string() + "'";
+  }
+  fs::path root_;
+};
+
+}  // namespace
+
+TEST_F(DecoratorStore, MemoizedHeuristicIsReadBackWithoutPython) {
+  const auto first = probe("", "stages_kernel", "p:fp32 i:1000 i:1");
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(first["heuristic_python_calls"], "1") << first.output;
+  const auto warm = probe(without_python(), "stages_kernel", "p:fp32 i:1000 i:7");
+  ASSERT_EQ(warm.status, 0) << warm.output;
+  EXPECT_EQ(warm["spec"], first["spec"]);
+  EXPECT_EQ(warm["heuristic_python_calls"], "0");
+  EXPECT_EQ(warm["python_used"], "0");
+  const auto unseen = probe(without_python(), "stages_kernel", "p:fp32 i:40 i:1");
+  EXPECT_EQ(unseen.status, 3);
+  expect_contains(unseen.output, "MissingKernelError");
+  expect_contains(unseen.output, "the heuristic for 'SPLIT' has no stored value for these arguments");
+  expect_contains(unseen.output, "K=40");
+}
+
+TEST_F(DecoratorStore, TuningResultIsReadBackWithoutPythonOrTuning) {
+  const std::string args = "--launch p:fp16 p:fp16 p:fp32 i:256 i:256 i:200 i:200 i:1 i:256 i:1 i:256 i:1";
+  const auto first = probe("", "matmul_kernel", args);
+  ASSERT_EQ(first.status, 0) << first.output;
+  EXPECT_EQ(first["tunings"], "1") << first.output;
+  EXPECT_EQ(first["compiles"], "3") << "each config compiles once: " << first.output;
+  const auto warm = probe(without_python(), "matmul_kernel", args);
+  ASSERT_EQ(warm.status, 0) << warm.output;
+  EXPECT_EQ(warm["tunings"], "0");
+  EXPECT_EQ(warm["compiles"], "0");
+  EXPECT_EQ(warm["python_used"], "0");
+  EXPECT_EQ(warm["launches"], "1");
+  EXPECT_EQ(warm["spec"], first["spec"]);
+}
+
+TEST_F(DecoratorStore, ConfigsThatAllFailToCompileAreEachReported) {
+  const auto r = probe("", "never_compiles_kernel", "--launch p:fp32 i:100", "decorated_bad.py");
+  EXPECT_EQ(r.status, 3);
+  expect_contains(r.output, "no autotune config could run for key (100, 'torch.float32')");
+  expect_contains(r.output, "[0] BLOCK: 64");
+  expect_contains(r.output, "[1] BLOCK: 128");
+  expect_contains(r.output, "BLOCK must be below 32");
+}
+
+TEST_F(DecoratorStore, ResetToZeroNeedsTheBuffersSize) {
+  const auto unsized = probe("", "atomic_sum_kernel", "--launch p:fp32 p:fp32 i:1000");
+  EXPECT_EQ(unsized.status, 3);
+  expect_contains(unsized.output, "autotune's reset_to_zero names 'out_ptr'; the runtime writes it while tuning");
+  const auto sized = probe("", "atomic_sum_kernel", "--launch p:fp32:4000 p:fp32:4 i:1000");
+  ASSERT_EQ(sized.status, 0) << sized.output;
+  EXPECT_EQ(sized["tunings"], "1");
+}
