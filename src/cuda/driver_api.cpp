@@ -16,8 +16,12 @@ std::atomic<const DriverApi*> g_driver{nullptr};
 std::atomic<const DriverApi*> g_fake{nullptr};
 
 #define TRITON_JIT_STR2(x) #x
-// Expands the macro first, so versioned names (cuModuleLoadData -> itself, cuCtxGetCurrent ->
-// itself, cuMemAllocAsync -> itself) resolve to the ABI that cuda.h declares.
+// Expands the macro first, so versioned names resolve to the ABI that cuda.h declares: cuMemAlloc ->
+// cuMemAlloc_v2, cuMemFree -> cuMemFree_v2, cuMemcpyDtoDAsync -> cuMemcpyDtoDAsync_v2,
+// cuEventDestroy -> cuEventDestroy_v2, cuEventElapsedTime -> cuEventElapsedTime_v2 (CUDA 12.8+
+// headers); cuModuleLoadData, cuCtxGetCurrent, cuMemAllocAsync, cuEventCreate, cuEventRecord,
+// cuEventSynchronize, cuMemsetD8Async, cuMemsetD32Async, cuStreamSynchronize and cuDeviceGetName
+// keep their names (the _ptsz variants only under CUDA_API_PER_THREAD_DEFAULT_STREAM).
 #define TRITON_JIT_STR(x) TRITON_JIT_STR2(x)
 
 struct LoadedDriver {
@@ -31,6 +35,19 @@ bool resolve(void* lib, const char* name, Fn* out, std::string* error) {
   *out = reinterpret_cast<Fn>(dlsym(lib, name));
   if (*out == nullptr) {
     *error = std::string("libcuda has no symbol ") + name + "; the driver is older than CUDA 12";
+    return false;
+  }
+  return true;
+}
+
+// cuEventElapsedTime_v2 came with the 12.8 driver; older 12.x drivers have only the first
+// version, with the same signature and the same result for events recorded on one stream.
+template <typename Fn>
+bool resolve_elapsed_time(void* lib, Fn* out, std::string* error) {
+  *out = reinterpret_cast<Fn>(dlsym(lib, TRITON_JIT_STR(cuEventElapsedTime)));
+  if (*out == nullptr) *out = reinterpret_cast<Fn>(dlsym(lib, "cuEventElapsedTime"));
+  if (*out == nullptr) {
+    *error = "libcuda has no symbol cuEventElapsedTime; the driver is older than CUDA 12";
     return false;
   }
   return true;
@@ -69,7 +86,19 @@ const LoadedDriver& loaded_driver() {
               resolve(lib, TRITON_JIT_STR(cuMemAllocAsync), &a.MemAllocAsync, &d.error) &&
               resolve(lib, TRITON_JIT_STR(cuMemFreeAsync), &a.MemFreeAsync, &d.error) &&
               resolve(lib, TRITON_JIT_STR(cuStreamIsCapturing), &a.StreamIsCapturing, &d.error) &&
-              resolve(lib, TRITON_JIT_STR(cuTensorMapEncodeTiled), &a.TensorMapEncodeTiled, &d.error);
+              resolve(lib, TRITON_JIT_STR(cuTensorMapEncodeTiled), &a.TensorMapEncodeTiled, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuDeviceGetName), &a.DeviceGetName, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuEventCreate), &a.EventCreate, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuEventRecord), &a.EventRecord, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuEventSynchronize), &a.EventSynchronize, &d.error) &&
+              resolve_elapsed_time(lib, &a.EventElapsedTime, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuEventDestroy), &a.EventDestroy, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuMemAlloc), &a.MemAlloc, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuMemFree), &a.MemFree, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuMemsetD8Async), &a.MemsetD8Async, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuMemsetD32Async), &a.MemsetD32Async, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuMemcpyDtoDAsync), &a.MemcpyDtoDAsync, &d.error) &&
+              resolve(lib, TRITON_JIT_STR(cuStreamSynchronize), &a.StreamSynchronize, &d.error);
     if (!ok) return d;
     d.init_result = a.Init(0);
     if (d.init_result != CUDA_SUCCESS) {

@@ -27,8 +27,21 @@ struct DriverApi {
   decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
   decltype(&::cuMemAllocAsync) MemAllocAsync = nullptr;
   decltype(&::cuMemFreeAsync) MemFreeAsync = nullptr;
-  decltype(&::cuStreamIsCapturing) StreamIsCapturing = nullptr;  // may stay null in fakes
+  decltype(&::cuStreamIsCapturing) StreamIsCapturing = nullptr;        // may stay null in fakes
   decltype(&::cuTensorMapEncodeTiled) TensorMapEncodeTiled = nullptr;  // host tensor descriptors
+  // Benchmarking (autotune): events, device memory, stream-ordered memset/copy.
+  decltype(&::cuDeviceGetName) DeviceGetName = nullptr;
+  decltype(&::cuEventCreate) EventCreate = nullptr;
+  decltype(&::cuEventRecord) EventRecord = nullptr;
+  decltype(&::cuEventSynchronize) EventSynchronize = nullptr;
+  decltype(&::cuEventElapsedTime) EventElapsedTime = nullptr;  // _v2 where the driver has it, else v1
+  decltype(&::cuEventDestroy) EventDestroy = nullptr;
+  decltype(&::cuMemAlloc) MemAlloc = nullptr;
+  decltype(&::cuMemFree) MemFree = nullptr;
+  decltype(&::cuMemsetD8Async) MemsetD8Async = nullptr;
+  decltype(&::cuMemsetD32Async) MemsetD32Async = nullptr;
+  decltype(&::cuMemcpyDtoDAsync) MemcpyDtoDAsync = nullptr;
+  decltype(&::cuStreamSynchronize) StreamSynchronize = nullptr;
 };
 
 // The table in use: the installed fake, else libcuda's (loaded and cuInit-ed once). Throws

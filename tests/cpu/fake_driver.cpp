@@ -1,7 +1,10 @@
 #include "fake_driver.h"
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 
@@ -31,6 +34,27 @@ T handle(const void* p) {
   return reinterpret_cast<T>(const_cast<void*>(p));
 }
 
+struct Event {
+  unsigned flags = 0;
+  bool recorded = false;
+  double time_ms = 0;
+};
+std::map<CUdeviceptr, size_t> g_host_allocs;  // cuMemAlloc's host blocks and their sizes
+
+// Under g_mutex: records an op at the current clock.
+Op& push_op(const char* kind, CUstream stream = nullptr) {
+  State& s = state();
+  Op op;
+  op.kind = kind;
+  op.stream = stream;
+  op.clock_ms = s.clock_ms;
+  s.ops.push_back(op);
+  return s.ops.back();
+}
+
+// Under g_mutex: whether the test scripted `call` to fail.
+bool fails(const char* call) { return !state().fail_call.empty() && state().fail_call == call; }
+
 CUresult Init(unsigned int) { return CUDA_SUCCESS; }
 
 CUresult GetErrorName(CUresult error, const char** s) {
@@ -39,6 +63,9 @@ CUresult GetErrorName(CUresult error, const char** s) {
     case CUDA_ERROR_LAUNCH_FAILED: *s = "CUDA_ERROR_LAUNCH_FAILED"; break;
     case CUDA_ERROR_INVALID_IMAGE: *s = "CUDA_ERROR_INVALID_IMAGE"; break;
     case CUDA_ERROR_NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; break;
+    case CUDA_ERROR_INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; break;
+    case CUDA_ERROR_INVALID_HANDLE: *s = "CUDA_ERROR_INVALID_HANDLE"; break;
+    case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; break;
     default: *s = "CUDA_ERROR_FAKE_OTHER"; break;
   }
   return CUDA_SUCCESS;
@@ -166,6 +193,8 @@ CUresult LaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsig
   l.shared = shared;
   l.stream = stream;
   state().launches.push_back(std::move(l));
+  push_op("launch", stream);
+  state().clock_ms += state().launch_ms;
   return state().launch_result;
 }
 
@@ -179,6 +208,8 @@ CUresult LaunchKernelEx(const CUlaunchConfig* c, CUfunction f, void** kernel_par
   l.stream = c->hStream;
   l.attrs.assign(c->attrs, c->attrs + c->numAttrs);
   state().launches.push_back(std::move(l));
+  push_op("launch", c->hStream);
+  state().clock_ms += state().launch_ms;
   return state().launch_result;
 }
 
@@ -226,6 +257,132 @@ CUresult StreamIsCapturing(CUstream, CUstreamCaptureStatus* status) {
   return CUDA_SUCCESS;
 }
 
+CUresult DeviceGetName(char* name, int length, CUdevice device) {
+  if (length <= 0) return CUDA_ERROR_INVALID_VALUE;
+  std::snprintf(name, static_cast<size_t>(length), "Fake GPU %d (sm_%d%d)", static_cast<int>(device), state().cc_major,
+                state().cc_minor);
+  return CUDA_SUCCESS;
+}
+
+CUresult EventCreate(CUevent* event, unsigned int flags) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuEventCreate")) return state().fail_result;
+  *event = reinterpret_cast<CUevent>(new Event{flags});
+  ++state().events_created;
+  return CUDA_SUCCESS;
+}
+
+CUresult EventRecord(CUevent event, CUstream stream) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuEventRecord")) return state().fail_result;
+  auto* e = reinterpret_cast<Event*>(event);
+  e->recorded = true;
+  e->time_ms = state().clock_ms;
+  push_op("record", stream).event = event;
+  return CUDA_SUCCESS;
+}
+
+CUresult EventSynchronize(CUevent event) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuEventSynchronize")) return state().fail_result;
+  push_op("sync_event").event = event;
+  return CUDA_SUCCESS;
+}
+
+CUresult EventElapsedTime(float* ms, CUevent start, CUevent end) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuEventElapsedTime")) return state().fail_result;
+  const auto* a = reinterpret_cast<const Event*>(start);
+  const auto* b = reinterpret_cast<const Event*>(end);
+  if (!a->recorded || !b->recorded) return CUDA_ERROR_INVALID_HANDLE;
+  if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return CUDA_ERROR_INVALID_HANDLE;
+  *ms = static_cast<float>(b->time_ms - a->time_ms);
+  return CUDA_SUCCESS;
+}
+
+CUresult EventDestroy(CUevent event) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuEventDestroy")) return state().fail_result;
+  delete reinterpret_cast<Event*>(event);
+  ++state().events_destroyed;
+  return CUDA_SUCCESS;
+}
+
+CUresult MemAlloc(CUdeviceptr* ptr, size_t bytes) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuMemAlloc")) return state().fail_result;
+  // Host memory, 256-byte aligned as cuMemAlloc's is (large blocks are mapped lazily: pages
+  // cost nothing until written).
+  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  if (p == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  *ptr = reinterpret_cast<CUdeviceptr>(p);
+  g_host_allocs[*ptr] = bytes;
+  state().bytes_allocated += bytes;
+  Op& op = push_op("alloc");
+  op.dst = *ptr;
+  op.count = bytes;
+  return CUDA_SUCCESS;
+}
+
+CUresult MemFree(CUdeviceptr ptr) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuMemFree")) return state().fail_result;
+  auto it = g_host_allocs.find(ptr);
+  if (it == g_host_allocs.end()) return CUDA_ERROR_INVALID_VALUE;
+  state().bytes_allocated -= it->second;
+  g_host_allocs.erase(it);
+  std::free(reinterpret_cast<void*>(ptr));
+  push_op("free").dst = ptr;
+  return CUDA_SUCCESS;
+}
+
+CUresult MemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count, CUstream stream) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuMemsetD8Async")) return state().fail_result;
+  Op& op = push_op("memset8", stream);
+  op.dst = dst;
+  op.count = count;
+  op.value = value;
+  if (count <= state().write_limit) std::memset(reinterpret_cast<void*>(dst), value, count);
+  state().clock_ms += state().memset_ms;
+  return CUDA_SUCCESS;
+}
+
+CUresult MemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count, CUstream stream) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuMemsetD32Async")) return state().fail_result;
+  if (dst % 4 != 0) return CUDA_ERROR_INVALID_VALUE;  // as the driver: 4-byte aligned
+  Op& op = push_op("memset32", stream);
+  op.dst = dst;
+  op.count = count;
+  op.value = value;
+  if (count * 4 <= state().write_limit) {
+    auto* p = reinterpret_cast<uint32_t*>(dst);
+    for (size_t i = 0; i < count; ++i) p[i] = value;
+  }
+  state().clock_ms += state().memset_ms;
+  return CUDA_SUCCESS;
+}
+
+CUresult MemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuMemcpyDtoDAsync")) return state().fail_result;
+  Op& op = push_op("copy", stream);
+  op.dst = dst;
+  op.src = src;
+  op.count = bytes;
+  if (bytes <= state().write_limit) std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<void*>(src), bytes);
+  state().clock_ms += state().copy_ms;
+  return CUDA_SUCCESS;
+}
+
+CUresult StreamSynchronize(CUstream stream) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (fails("cuStreamSynchronize")) return state().fail_result;
+  push_op("sync_stream", stream);
+  return CUDA_SUCCESS;
+}
+
 triton_jit::cuda::DriverApi make_table() {
   triton_jit::cuda::DriverApi t;
   t.Init = Init;
@@ -250,6 +407,18 @@ triton_jit::cuda::DriverApi make_table() {
   t.MemFreeAsync = MemFreeAsync;
   t.StreamIsCapturing = StreamIsCapturing;
   t.TensorMapEncodeTiled = TensorMapEncodeTiled;
+  t.DeviceGetName = DeviceGetName;
+  t.EventCreate = EventCreate;
+  t.EventRecord = EventRecord;
+  t.EventSynchronize = EventSynchronize;
+  t.EventElapsedTime = EventElapsedTime;
+  t.EventDestroy = EventDestroy;
+  t.MemAlloc = MemAlloc;
+  t.MemFree = MemFree;
+  t.MemsetD8Async = MemsetD8Async;
+  t.MemsetD32Async = MemsetD32Async;
+  t.MemcpyDtoDAsync = MemcpyDtoDAsync;
+  t.StreamSynchronize = StreamSynchronize;
   return t;
 }
 
@@ -283,9 +452,36 @@ void install() {
     s.encode_result = CUDA_SUCCESS;
     s.frees.clear();
     s.function_attributes_set.clear();
+    s.clock_ms = 0;
+    s.launch_ms = s.memset_ms = s.copy_ms = 0;
+    s.write_limit = UINT64_MAX;
+    s.fail_call.clear();
+    s.fail_result = CUDA_ERROR_INVALID_VALUE;
+    s.ops.clear();
+    s.events_created = s.events_destroyed = 0;
   }
   triton_jit::cuda::set_driver_for_testing(&table());
   triton_jit::set_target(std::nullopt);
+}
+
+void advance(double ms, const char* kind) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (kind != nullptr) push_op(kind);
+  state().clock_ms += ms;
+}
+
+void note(const char* kind) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  push_op(kind);
+}
+
+std::vector<Op> ops_of(const std::string& kind) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::vector<Op> out;
+  for (const Op& op : state().ops) {
+    if (op.kind == kind) out.push_back(op);
+  }
+  return out;
 }
 
 void reinstall() { triton_jit::cuda::set_driver_for_testing(&table()); }

@@ -64,6 +64,21 @@ struct EncodeCall {
   int interleave = 0, swizzle = 0, l2_promotion = 0, fill = 0;
 };
 
+// One stream-ordered or synchronizing call of the benchmarking/memory entry points, in call
+// order (tests may add their own entries with note()). kind: "record", "sync_event",
+// "sync_stream", "memset8", "memset32", "copy", "alloc", "free", "launch" (cuLaunchKernel[Ex]),
+// or what note() was given.
+struct Op {
+  std::string kind;
+  uint64_t dst = 0;    // memset/copy destination, alloc/free address
+  uint64_t src = 0;    // copy source
+  uint64_t count = 0;  // bytes (copy, alloc, memset8) or 32-bit words (memset32)
+  uint32_t value = 0;  // memset value
+  CUevent event = nullptr;
+  CUstream stream = nullptr;
+  double clock_ms = 0;  // the simulated clock when the call ran
+};
+
 struct State {
   // What the device reports.
   int cc_major = 9, cc_minor = 0;
@@ -84,6 +99,21 @@ struct State {
   std::vector<MemoryCall> allocs, frees;
   std::vector<EncodeCall> encodes;  // each encoded map starts with its call's index (u64), then base
   std::vector<std::pair<CUfunction_attribute, int>> function_attributes_set;
+
+  // Simulated time, for benchmarks. Events record the clock; cuEventElapsedTime returns the
+  // difference as a float. Each kernel launch, memset and copy advances the clock by the given
+  // time (install() sets them to 0); tests may also advance it themselves (advance()).
+  double clock_ms = 0;
+  double launch_ms = 0, memset_ms = 0, copy_ms = 0;
+  // Memsets and copies of more bytes than this are recorded but not performed (the 256 MiB
+  // benchmark flush buffer stays cheap). Device pointers from cuMemAlloc are host pointers.
+  uint64_t write_limit = UINT64_MAX;
+  // The entry point named here (e.g. "cuEventRecord") returns fail_result instead of running.
+  std::string fail_call;
+  CUresult fail_result = CUDA_ERROR_INVALID_VALUE;
+  std::vector<Op> ops;
+  int events_created = 0, events_destroyed = 0;
+  uint64_t bytes_allocated = 0;  // live cuMemAlloc bytes
 };
 
 // The one fake device's state; tests set it before install() or reinstall().
@@ -101,6 +131,13 @@ void install();
 void reinstall();
 // Removes the fake: the runtime goes back to libcuda.
 void uninstall();
+
+// Advances the simulated clock (under the fake's lock) and records an Op of `kind` when given.
+void advance(double ms, const char* kind = nullptr);
+// Records an Op of `kind` at the current clock.
+void note(const char* kind);
+// The ops of `kind`, in order.
+std::vector<Op> ops_of(const std::string& kind);
 
 // The string the fake's cuGetErrorString gives for CUDA_ERROR_LAUNCH_FAILED.
 inline constexpr const char* kLaunchFailedText = "fake driver: the kernel failed while running";
