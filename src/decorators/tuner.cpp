@@ -5,6 +5,7 @@
 #include "decorators/tuner.h"
 
 #include <cmath>
+#include <memory>
 #include <cstdio>
 #include <limits>
 #include <mutex>
@@ -43,9 +44,9 @@ std::string device_name_of(int ordinal) {
 }
 
 // The pointer arguments a tuning run writes, with their sizes; a missing size is an error.
-std::vector<std::pair<uint64_t, uint64_t>> buffers_of(const FunctionState& fn, const std::vector<int>& params,
+std::vector<Range> buffers_of(const FunctionState& fn, const std::vector<int>& params,
                                                       const ArgValue* full, const char* list) {
-  std::vector<std::pair<uint64_t, uint64_t>> out;
+  std::vector<Range> out;
   for (int p : params) {
     const ArgValue& a = full[p];
     if (a.kind() == ArgValue::Kind::None) continue;  // an optional tensor not given
@@ -61,7 +62,7 @@ std::vector<std::pair<uint64_t, uint64_t>> buffers_of(const FunctionState& fn, c
                               "contiguous one) or TypedPtr{ptr, dtype, bytes}",
                           fn.signature.function, name);
     }
-    out.emplace_back(a.address(), a.extent());
+    out.push_back(Range{a.address(), a.extent()});
   }
   return out;
 }
@@ -141,20 +142,11 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     }
   }
 
-  std::vector<DeviceBuffer> saved;
-  for (const auto& [address, bytes] : restore) saved.emplace_back(bytes);
+  const auto restore_set = std::make_shared<const RestoreSet>(restore);
   for (Candidate& cand : candidates) {
     if (!cand.failure.empty()) continue;
-    const auto run = [&] {
-      for (const auto& [address, bytes] : zero) zero_async(out.stream, address, bytes);
-      for (size_t i = 0; i < restore.size(); ++i) {
-        copy_async(out.stream, saved[i].address(), restore[i].first, restore[i].second);
-      }
-      launch_call(fn, cand.config, ArgSpan{cand.args.data(), n});
-      for (size_t i = 0; i < restore.size(); ++i) {
-        copy_async(out.stream, restore[i].first, saved[i].address(), restore[i].second);
-      }
-    };
+    const auto run = wrap_for_tuning([&] { launch_call(fn, cand.config, ArgSpan{cand.args.data(), n}); }, zero,
+                                     restore_set, out.stream);
     try {
       const BenchmarkResult r = benchmark(out.stream, run, BenchmarkOptions{info.warmup_ms, info.rep_ms});
       cand.median_ms = r.median_ms;
@@ -183,7 +175,7 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   if (!any) {
     throw ArgumentError(function + ": no autotune config could run for key " + key + ":" + table, function, "");
   }
-  for (const auto& [address, bytes] : zero) zero_async(out.stream, address, bytes);  // as Triton's reset_only
+  zero_all_async(out.stream, zero);  // as Triton's pre_hook(reset_only=True) after tuning
 
   const uint32_t chosen = tuner.insert(words, num_words, best);
   fn.tunings.fetch_add(1, std::memory_order_relaxed);
