@@ -104,7 +104,7 @@ void pass_preloads(py::module_& b) {
 // `source`.
 [[noreturn]] void throw_lookup_error(py::module_& b, py::error_already_set& e, const std::string& source,
                                      const std::string& name) {
-  const std::string what = name.empty() ? "cannot import " + source : "cannot get Triton function '" + name + "'";
+  const std::string what = "cannot get Triton function '" + name + "'";
   if (e.matches(b.attr("KernelLookupFailure"))) {
     py::object value = e.value();
     std::string kind = value.attr("kind").cast<std::string>();
@@ -137,14 +137,14 @@ LoadedFunction load_function(const std::string& source, const std::string& name)
   }
 }
 
-std::string module_file(const std::string& module) {
+std::string module_file(const std::string& module, const std::string& function) {
   GilGuard gil;
   py::module_& b = bridge();
   try {
     pass_preloads(b);
     return b.attr("module_file")(module).cast<std::string>();
   } catch (py::error_already_set& e) {
-    throw_lookup_error(b, e, module_source(module), "");
+    throw_lookup_error(b, e, module_source(module), function);
   }
 }
 

@@ -35,9 +35,10 @@ inline std::string module_source(const std::string& module) { return kModulePref
 LoadedFunction load_function(const std::string& source, const std::string& name);
 
 // The canonical path of the file `module` is imported from (imported after the pending
-// preloads). Throws KernelLookupError (with Python's traceback) when it cannot be imported,
-// PreloadError when a preload fails, PythonError when Python or Triton is unusable.
-std::string module_file(const std::string& module);
+// preloads), to get its `function` (named in errors). Throws KernelLookupError (with Python's
+// traceback) when it cannot be imported, PreloadError when a preload fails, PythonError when
+// Python or Triton is unusable.
+std::string module_file(const std::string& module, const std::string& function);
 
 // A compile's result: the kernel and the source files it depends on (recorded by the bridge).
 struct CompileResult {

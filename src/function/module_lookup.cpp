@@ -62,7 +62,7 @@ TritonJitFunction& TritonJitFunction::get_module(std::string_view module_name, s
   std::string no_python = "offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline)";
   if (!offline()) {
     try {
-      const std::string file = bridge::module_file(module);
+      const std::string file = bridge::module_file(module, name);
       KernelIndex::instance().store_module_file(module, environment, file);
       remember(module, file);
       return detail::get_function(file, name, module);
