@@ -259,7 +259,8 @@ CASES = {
     "error_unknown_option": Case(["specialize", ADD, "--args", "[]", "--frob"], rc=2,
                                  stderr=r"unknown option '--frob' for specialize.*"),
     "error_no_kernel": Case(["inspect"], rc=2, stderr=r"inspect: missing FILE\.py:FUNCTION.*"),
-    "error_kernel_spec": Case(["inspect", "kernels.py"], rc=2, stderr=r"expected FILE\.py:FUNCTION, got 'kernels\.py'"),
+    "error_kernel_spec": Case(["inspect", "kernels.py"], rc=2, stderr=r"expected FILE\.py:FUNCTION or module:MODULE:FUNCTION, "
+                                                                   r"got 'kernels\.py'"),
     "error_missing_args": Case(["specialize", ADD], rc=2, stderr=r"specialize: missing required option --args.*"),
     "error_missing_value": Case(["specialize", ADD, "--args"], rc=2, stderr=r"option --args needs a value.*"),
     "error_bad_json": Case(["specialize", ADD, "--args", "[1, 2,"], rc=2,

@@ -9,13 +9,17 @@
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "bridge/interpreter.h"
 #include "test_util.h"
+#include "triton_jit/prepare.h"
 
 namespace py = pybind11;
 using triton_jit::ArgValue;
@@ -148,6 +152,37 @@ TEST_F(Package, AModuleThatCannotBeImportedIsALookupErrorWithPythonsTraceback) {
     EXPECT_TRUE(test::contains(e.what(), "no_such_kernel")) << e.what();
     EXPECT_TRUE(test::contains(e.what(), "scale_kernel")) << e.what();
   }
+}
+
+TEST_F(Package, CompileWorkersImportTheModuleAsThisProcessDoes) {
+  // A package root this process adds to sys.path at run time: a worker (a fresh python) sees it
+  // only through the sys.path the runtime hands it.
+  const std::filesystem::path root = std::filesystem::temp_directory_path() /
+                                     ("triton_jit_package_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "rtpkg");
+  const auto write = [](const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; };
+  write(root / "rtpkg" / "__init__.py", "import triton.language as tl\n\nBLOCK = tl.constexpr(64)\n");
+  write(root / "rtpkg" / "kernels.py",
+        "import triton\nimport triton.language as tl\n\nfrom . import BLOCK\n\n\n@triton.jit\n"
+        "def fill_kernel(x_ptr, n, VALUE: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + offs, VALUE, mask=offs < n)\n");
+  {
+    triton_jit::bridge::GilGuard gil;
+    py::module_::import("sys").attr("path").attr("insert")(0, root.string());
+  }
+  TritonJitFunction& fn = TritonJitFunction::get_module("rtpkg.kernels", "fill_kernel");
+  std::vector<triton_jit::KernelRequest> requests;
+  for (int value : {1, 2, 3})
+    requests.push_back(triton_jit::request(fn, test::config(), test::ptr(0x1000), 100, value));
+  triton_jit::PrepareOptions options;
+  options.jobs = 2;
+  options.progress = triton_jit::Progress::Never;
+  const triton_jit::PrepareReport report = triton_jit::prepare(requests, options);
+  std::filesystem::remove_all(root);
+  EXPECT_EQ(report.workers, 2);
+  EXPECT_EQ(report.compiled, 3u);
+  EXPECT_EQ(fn.stats().compiles, 3u);
 }
 
 // ---- preloading ----
