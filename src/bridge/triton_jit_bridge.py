@@ -576,9 +576,9 @@ def worker_context():
 
 
 def _apply_context(context):
-    for folder in context["sys_path"]:
-        if folder not in sys.path:
-            sys.path.append(folder)
+    # The parent's sys.path exactly: a worker's own first entry (its working directory, as for
+    # any `python -c`) could make a file the parent imported on its own look like a package's.
+    sys.path[:] = context["sys_path"]
     set_preload(context["preload"])
 
 
