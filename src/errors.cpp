@@ -8,6 +8,11 @@ KernelLookupError::KernelLookupError(const std::string& message, std::string pat
                                      std::string traceback)
     : Error(message), path_(std::move(path)), function_(std::move(function)), traceback_(std::move(traceback)) {}
 
+PreloadError::PreloadError(const std::string& message, std::string module, std::string path, std::string function,
+                           std::string traceback)
+    : KernelLookupError(message, std::move(path), std::move(function), std::move(traceback)),
+      module_(std::move(module)) {}
+
 ArgumentError::ArgumentError(const std::string& message, std::string function, std::string parameter)
     : Error(message), function_(std::move(function)), parameter_(std::move(parameter)) {}
 

@@ -14,7 +14,8 @@ class TRITON_JIT_API Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The file, the function, or a @triton.jit function in it could not be found or imported.
+// The file or module, the function, or a @triton.jit function in it could not be found or
+// imported. path() is the file, or "module:NAME" for a function named by module.
 class TRITON_JIT_API KernelLookupError : public Error {
  public:
   KernelLookupError(const std::string& message, std::string path, std::string function, std::string traceback = {});
@@ -25,6 +26,19 @@ class TRITON_JIT_API KernelLookupError : public Error {
 
  private:
   std::string path_, function_, traceback_;
+};
+
+// A module to preload (TRITON_JIT_PRELOAD, preload_modules) failed to import. Raised by the first
+// kernel import after it was asked for, and by every later one until it imports.
+class TRITON_JIT_API PreloadError : public KernelLookupError {
+ public:
+  PreloadError(const std::string& message, std::string module, std::string path, std::string function,
+               std::string traceback);
+  // The module that failed.
+  const std::string& module() const noexcept { return module_; }
+
+ private:
+  std::string module_;
 };
 
 // A call whose arguments do not fit the kernel's signature.

@@ -20,6 +20,7 @@ namespace triton_jit {
 namespace detail {
 struct FunctionState;
 class Resolver;
+struct FunctionFactory;
 }  // namespace detail
 
 // One specialization to compile ahead of time, in Triton's signature syntax.
@@ -44,7 +45,20 @@ class TRITON_JIT_API TritonJitFunction {
   // holding the function, the file need not exist (a deployment without sources).
   // Throws KernelLookupError for a missing file or function, a file that fails to import, or an
   // object that is not a @triton.jit function (autotune/heuristics wrappers are unwrapped).
+  // A file inside a package whose root folder is on Python's sys.path (every folder up to the
+  // root holds an __init__.py) is imported as that package's module: the packages' __init__ run
+  // first and relative imports work. `name` may continue with attributes: "kernel.fn" is the
+  // @triton.jit function under @triton.autotune/@triton.heuristics wrappers, as in Python.
   static TritonJitFunction& get(std::string_view path, std::string_view name);
+
+  // The function `name` of the module `module` ("pkg.sub.kernels"), imported the normal Python
+  // way (importlib.import_module: packages initialised, relative imports working). The same
+  // object as get() on the module's file. Where Python imported the module once, the index
+  // records its file, so a process without Python finds it there; else a loaded pack holding it
+  // by module name serves it (packed as "module:pkg.sub.kernels:FN"). Throws KernelLookupError
+  // (with Python's traceback) when the module cannot be imported, PreloadError when a preload
+  // fails.
+  static TritonJitFunction& get_module(std::string_view module, std::string_view name);
 
   TritonJitFunction(const TritonJitFunction&) = delete;
   TritonJitFunction& operator=(const TritonJitFunction&) = delete;
@@ -101,11 +115,15 @@ class TRITON_JIT_API TritonJitFunction {
   // A call passes the parameters no decorator sets, in order.
   const StaticSignature& signature() const noexcept;
   const std::string& name() const noexcept;
+  // The canonical file ("module:NAME" for a module served by a pack alone, its file unknown).
   const std::string& path() const noexcept;
+  // The module the function was first got by (get_module); empty when got by path.
+  const std::string& module() const noexcept;
   Stats stats() const noexcept;
 
  private:
   friend class detail::Resolver;
+  friend struct detail::FunctionFactory;
   explicit TritonJitFunction(std::unique_ptr<detail::FunctionState> state);
 
   // Calls `body` with the arguments converted (ArgConverter) into an array on the stack.

@@ -16,7 +16,7 @@ namespace triton_jit {
 struct PackInfo {
   std::string path;
   size_t kernels = 0;
-  std::vector<std::string> functions;  // "file.py:name"
+  std::vector<std::string> functions;  // "file.py:name", or "module:MODULE:name"
   std::vector<Target> targets;
   std::string triton_version;  // of the Triton that compiled the pack
 };
@@ -33,10 +33,12 @@ TRITON_JIT_API PackInfo read_pack_info(const std::string& path);
 // One line of a pack manifest:
 //   FILE.py:FUNCTION  SIGNATURE  [num_warps=N] [num_stages=N] [num_ctas=N] [OPTION=VALUE]...
 //                     [target=cuda:90[,cuda:80...]]
-// FILE is relative to the manifest; SIGNATURE is Triton's syntax ("*fp32:16,i32,1024"); other
-// keys are compile options (Python literals). '#' starts a comment.
+// FILE is relative to the manifest; "module:MODULE:FUNCTION" names a function by module instead
+// (TritonJitFunction::get_module: "module:pkg.sub.kernels:add_kernel"), and a process finds it in
+// the pack by that module name even without Python. SIGNATURE is Triton's syntax
+// ("*fp32:16,i32,1024"); other keys are compile options (Python literals). '#' starts a comment.
 struct PackManifestEntry {
-  std::string file;  // as written
+  std::string file;  // as written: a file, or "module:MODULE"
   std::string function;
   std::string signature;
   int num_warps = kDefaultNumWarps;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "triton_jit/export.h"
 #include "triton_jit/launch_config.h"
@@ -39,6 +40,15 @@ TRITON_JIT_API LogLevel log_level();
 // missing one is a MissingKernelError. Initially on when TRITON_JIT_OFFLINE=1.
 TRITON_JIT_API void set_offline(bool offline);
 TRITON_JIT_API bool offline();
+
+// Modules to import, in order, before any kernel is imported through Python: for libraries whose
+// kernels need the package imported first (flag_gems registers things at import). Initially
+// TRITON_JIT_PRELOAD (comma-separated module names); each call appends its modules (skipping ones
+// already listed). Starts no Python: the modules are imported before the next kernel import
+// (get, get_module, or a compile's lazy import), and in compile workers; a process whose kernels
+// all come from packs or the index never imports them. A module that fails to import makes that
+// kernel import, and every later one until it imports, throw PreloadError naming it.
+TRITON_JIT_API void preload_modules(const std::vector<std::string>& modules);
 
 // True once the runtime has started (or joined) a Python interpreter in this process. A process
 // whose kernels all come from packs or the persistent index never does.

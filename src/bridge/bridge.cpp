@@ -4,6 +4,7 @@
 
 #include "bridge/interpreter.h"
 #include "key/repr.h"
+#include "settings/settings.h"
 #include "triton_jit/errors.h"
 
 // Generated at build time from triton_jit_bridge.py: workers run the same source.
@@ -146,29 +147,62 @@ py::object option_value(const CompileOptions::Value& v) {
 
 }  // namespace
 
-LoadedFunction load_function(const std::string& path, const std::string& name) {
+namespace {
+
+// Hands the bridge the modules to import before the next kernel import (it skips those done).
+void pass_preloads(py::module_& b) {
+  py::list modules;
+  for (const std::string& m : detail::preload_list()) modules.append(m);
+  b.attr("set_preload")(modules);
+}
+
+// The KernelLookupFailure (or any other exception) `e` as the runtime's error about `name` in
+// `source`.
+[[noreturn]] void throw_lookup_error(py::module_& b, py::error_already_set& e, const std::string& source,
+                                     const std::string& name) {
+  const std::string what = "cannot get Triton function '" + name + "'";
+  if (e.matches(b.attr("KernelLookupFailure"))) {
+    py::object value = e.value();
+    std::string kind = value.attr("kind").cast<std::string>();
+    std::string tb = value.attr("tb").cast<std::string>();
+    std::string message = py::str(value).cast<std::string>();
+    if (kind == "import_failed" || kind == "preload_failed") message += "\n" + tb;
+    if (kind == "bad_decorator") throw ArgumentError(message, name, "");
+    if (kind == "preload_failed") {
+      throw PreloadError(what + ": " + message, value.attr("module").cast<std::string>(), source, name, tb);
+    }
+    throw KernelLookupError(what + ": " + message, source, name, tb);
+  }
+  PythonFailure f = describe(e);
+  throw KernelLookupError(what + " from " + source + ": " + f.type + ": " + f.message, source, name, f.traceback);
+}
+
+}  // namespace
+
+LoadedFunction load_function(const std::string& source, const std::string& name) {
   GilGuard gil;
   py::module_& b = bridge();
   try {
-    py::tuple result = b.attr("load_function")(path, name);
+    pass_preloads(b);
+    py::tuple result = b.attr("load_function")(source, name);
     LoadedFunction loaded;
     loaded.function.object = py::object(result[0]).release().ptr();  // owned for the process's life
     loaded.signature = to_signature(result[1].cast<py::dict>());
     loaded.wrapper.object = py::object(result[2]).release().ptr();
     return loaded;
   } catch (py::error_already_set& e) {
-    if (e.matches(b.attr("KernelLookupFailure"))) {
-      py::object value = e.value();
-      std::string kind = value.attr("kind").cast<std::string>();
-      std::string tb = value.attr("tb").cast<std::string>();
-      std::string message = py::str(value).cast<std::string>();
-      if (kind == "import_failed") message += "\n" + tb;
-      if (kind == "bad_decorator") throw ArgumentError(message, name, "");
-      throw KernelLookupError("cannot get Triton function '" + name + "': " + message, path, name, tb);
-    }
-    PythonFailure f = describe(e);
-    throw KernelLookupError("cannot get Triton function '" + name + "' from " + path + ": " + f.type + ": " + f.message,
-                            path, name, f.traceback);
+    throw_lookup_error(b, e, source, name);
+  }
+}
+
+std::string module_file(const std::string& module, const std::string& function) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  try {
+    pass_preloads(b);
+    return b.attr("module_file")(module).cast<std::string>();
+  } catch (py::error_already_set& e) {
+    throw_lookup_error(b, e, module_source(module), function);
   }
 }
 
@@ -277,10 +311,12 @@ void compile_many(const std::vector<CompileJob>& jobs, int workers,
   GilGuard gil;
   py::module_& b = bridge();
   py::list py_jobs;
+  // Workers import as this process does: its sys.path and its preloads.
+  pass_preloads(b);
+  py::object context = b.attr("worker_context")();
   for (const CompileJob& j : jobs) {
-    py_jobs.append(py::make_tuple(j.signature->file, j.signature->function, specialization_items(j.spec),
-                                  options_dict(j.spec, j.options),
-                                  py::make_tuple(j.target.backend, j.target.arch, j.target.warp_size)));
+    py_jobs.append(py::make_tuple(j.source, j.name, specialization_items(j.spec), options_dict(j.spec, j.options),
+                                  py::make_tuple(j.target.backend, j.target.arch, j.target.warp_size), context));
   }
   py::module_ sys = py::module_::import("sys");
   std::string python = py::str(sys.attr("executable")).cast<std::string>();

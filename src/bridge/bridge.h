@@ -25,8 +25,21 @@ struct LoadedFunction {
   StaticSignature signature;
 };
 
-// Imports `path` and reads the static signature of `name`. Throws KernelLookupError.
-LoadedFunction load_function(const std::string& path, const std::string& name);
+// A function's source as the bridge takes it: a file path, or kModulePrefix and a module name
+// (the spelling of the CLI and pack manifests too: "module:pkg.sub.kernels:FN").
+inline constexpr const char* kModulePrefix = "module:";
+inline std::string module_source(const std::string& module) { return kModulePrefix + module; }
+
+// Imports `source` (a file, or a module_source) after the pending preloads, and reads the static
+// signature of `name` (a dotted attribute path after the name is followed: "kernel.fn"). Throws
+// KernelLookupError; PreloadError when a preload fails.
+LoadedFunction load_function(const std::string& source, const std::string& name);
+
+// The canonical path of the file `module` is imported from (imported after the pending
+// preloads), to get its `function` (named in errors). Throws KernelLookupError (with Python's
+// traceback) when it cannot be imported, PreloadError when a preload fails, PythonError when
+// Python or Triton is unusable.
+std::string module_file(const std::string& module, const std::string& function);
 
 // A compile's result: the kernel and the source files it depends on (recorded by the bridge).
 struct CompileResult {
@@ -40,8 +53,10 @@ struct CompileResult {
 CompileResult compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
                       const std::string& key, const CompileOptions* options, const Target& target);
 
-// One compile for compile_many: the function by file and name, as a worker process loads it.
+// One compile for compile_many: the function by source and name, as a worker process loads it.
 struct CompileJob {
+  std::string source;                          // a file path or a module_source, as load_function takes it
+  std::string name;                            // the function's name there, as load_function takes it
   const StaticSignature* signature = nullptr;  // for messages; outlives the call
   Specialization spec;
   std::string key;  // the whole kernel key's text, for errors

@@ -21,12 +21,14 @@ _modules = {}  # canonical path -> imported module
 
 
 class KernelLookupFailure(Exception):
-    """Raised with `kind` in {"missing_file", "import_failed", "missing_function", "not_jit"}."""
+    """Raised with `kind` in {"missing_file", "import_failed", "preload_failed", "missing_function",
+    "not_jit"}."""
 
-    def __init__(self, kind, message, tb=""):
+    def __init__(self, kind, message, tb="", module=""):
         super().__init__(message)
         self.kind = kind
         self.tb = tb
+        self.module = module  # the module that failed to preload
 
 
 def triton_version():
@@ -44,12 +46,75 @@ def _module_name(path):
     return f"triton_jit_kernels_{stem}_{digest}"
 
 
+MODULE_PREFIX = "module:"  # a source named by module ("module:pkg.sub.kernels"), not by file
+
+
+def _import_source(source):
+    """The module a function is loaded from: `source` is a file path, or MODULE_PREFIX and a
+    module name."""
+    if source.startswith(MODULE_PREFIX):
+        return _import_module(source[len(MODULE_PREFIX):])
+    return _import_file(source)
+
+
+def _import_module(name):
+    """Imports `name` the normal way, so that its packages' __init__ run first and its relative
+    imports work."""
+    preload()
+    try:
+        return importlib.import_module(name)
+    except BaseException as e:  # noqa: BLE001 - any failure of user code is reported whole
+        tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        raise KernelLookupFailure("import_failed", f"importing the module {name} failed: {type(e).__name__}: {e}",
+                                  tb) from None
+
+
+def module_file(name):
+    """The canonical path of the file the module `name` is imported from."""
+    module = _import_module(name)
+    file = getattr(module, "__file__", None)
+    if not file:
+        raise KernelLookupFailure("missing_file", f"the module {name} has no source file (a namespace package "
+                                  f"or a built-in module cannot hold @triton.jit functions)")
+    return os.path.realpath(file)
+
+
+def _package_module_name(path):
+    """The dotted name under which Python imports the file `path`, when it lies inside a package
+    whose root folder is on sys.path (each folder from the file's up to the root holds an
+    __init__.py); None for a file outside any package."""
+    folder, stem = os.path.split(os.path.realpath(path))
+    parts = [os.path.splitext(stem)[0]]
+    if parts[0] == "__init__":
+        parts = []
+    roots = {os.path.realpath(p or os.getcwd()) for p in sys.path if isinstance(p, str)}
+    found = None
+    # The outermost package wins: a folder inside the package may be on sys.path too (a file
+    # imported by path adds its own), which would make a sub-package look like a top-level one.
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+        if folder in roots and all(p.isidentifier() for p in parts):
+            found = ".".join(parts)
+    return found
+
+
 def _import_file(path):
     module = _modules.get(path)
     if module is not None:
         return module
     if not os.path.isfile(path):
         raise KernelLookupFailure("missing_file", f"no such file: {path}")
+    preload()
+    package_name = _package_module_name(path)
+    if package_name is not None:
+        # Inside a package: imported as that package's module (its __init__ run, its relative
+        # imports working), the same module object a module-named function gets. A file that
+        # another package of that name shadows is imported on its own, as below.
+        module = _import_module(package_name)
+        if os.path.realpath(getattr(module, "__file__", "") or "") == os.path.realpath(path):
+            _modules[path] = module
+            return module
     # Kernels may import helpers that sit beside them; add their folder once, never per call.
     folder = os.path.dirname(path)
     if folder not in sys.path:
@@ -68,6 +133,31 @@ def _import_file(path):
                                   tb) from None
     _modules[path] = module
     return module
+
+
+_preload_pending = []  # modules to import before the next kernel import, in order
+_preloaded = []  # imported already, in order
+
+
+def set_preload(modules):
+    """Modules (TRITON_JIT_PRELOAD, triton_jit::preload_modules) to import, in order, before any
+    kernel is imported. Imported ones stay imported; a new list adds the others."""
+    _preload_pending[:] = [m for m in modules if m not in _preloaded]
+
+
+def preload():
+    """Imports the pending preload modules in order. A failure names the module and stays pending,
+    so every later import reports it again instead of running kernels without it."""
+    while _preload_pending:
+        name = _preload_pending[0]
+        try:
+            importlib.import_module(name)
+        except BaseException as e:  # noqa: BLE001 - any failure of user code is reported whole
+            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+            raise KernelLookupFailure("preload_failed", f"preloading the module {name} failed: "
+                                      f"{type(e).__name__}: {e}", tb, module=name) from None
+        _preloaded.append(name)
+        _preload_pending.pop(0)
 
 
 def _unwrap(obj):
@@ -233,9 +323,14 @@ def decorator_callable(top, layer, name):
 
 
 def load_function(path, name):
-    """Returns (JITFunction, static signature dict, outermost wrapper) for `name` in `path`."""
-    module = _import_file(path)
-    obj = getattr(module, name, None)
+    """Returns (JITFunction, static signature dict, outermost wrapper) for `name` (a dotted attribute path allowed) in
+    `path`, a file or MODULE_PREFIX and a module name."""
+    module = _import_source(path)
+    # "kernel.fn": an attribute path after the name, e.g. the @triton.jit function under
+    # @triton.autotune or @triton.heuristics wrappers, for callers that apply the decorators.
+    obj = module
+    for attribute in name.split("."):
+        obj = getattr(obj, attribute, None)
     if obj is None:
         available = sorted(k for k, v in vars(module).items() if _unwrap(v) is not None)
         raise KernelLookupFailure(
@@ -577,10 +672,24 @@ def _serve(inp, out):
         out.flush()
 
 
+def worker_context():
+    """What a worker needs to import kernels as this process does: its sys.path (package roots
+    added at run time, folders of kernels imported by path) and the modules to preload."""
+    return {"sys_path": list(sys.path), "preload": list(_preloaded) + list(_preload_pending)}
+
+
+def _apply_context(context):
+    # The parent's sys.path exactly: a worker's own first entry (its working directory, as for
+    # any `python -c`) could make a file the parent imported on its own look like a package's.
+    sys.path[:] = context["sys_path"]
+    set_preload(context["preload"])
+
+
 def _run_job(job):
-    path, name, items, options, target = job
+    path, name, items, options, target, context = job
     fn = None
     try:
+        _apply_context(context)
         fn = load_function(path, name)[0]
         return ("ok", compile(fn, specialization(items), options, target))
     except KernelLookupFailure as e:
@@ -590,8 +699,8 @@ def _run_job(job):
 
 
 def compile_many(jobs, workers, python, source, on_done):
-    """Runs `jobs` ((path, name, specialization items, options, target) tuples, the items as
-    `specialization` reads them) on `workers` processes of `python`, calling
+    """Runs `jobs` ((source, name, specialization items, options, target, worker_context())
+    tuples, the source as load_function takes it, the items as `specialization` reads them) on `workers` processes of `python`, calling
     on_done(index, status, result) in this thread as each finishes."""
     import pickle
     import queue
@@ -673,11 +782,26 @@ def describe_exception(exc, fn=None):
 
 
 def _error_message(exc):
-    """str(exc), with the reason added where Triton keeps it apart: 3.4's CompilationError leaves
-    error_message empty when a builtin raised (the reason is only its __cause__); 3.5 and newer
-    put the cause's text in error_message, which str() shows after the source excerpt."""
+    """str(exc), followed by each exception of its chain of causes (__cause__, else __context__
+    unless suppressed). A CompilationError raised in a nested @triton.jit call shows only a caret
+    under that call; the reason (a failing static_assert, an undefined name) is at the end of the
+    chain. Triton 3.4 leaves error_message empty when a builtin raised (the reason is only the
+    __cause__); 3.5 and newer repeat the cause's text in error_message: text already in the
+    message is not repeated."""
     message = str(exc).strip() or type(exc).__name__
-    cause = exc.__cause__
-    if cause is not None and hasattr(exc, "error_message") and not exc.error_message:
-        message += "\n" + (str(cause).strip() or type(cause).__name__)
+    seen = {id(exc)}
+    cause = _next_cause(exc)
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        text = str(cause).strip()
+        if not text or text not in message:
+            message += f"\ncaused by {type(cause).__name__}: " + (text or "(no message)")
+        cause = _next_cause(cause)
     return message
+
+
+def _next_cause(exc):
+    """The exception `exc` was raised from, as Python's traceback printing follows the chain."""
+    if exc.__cause__ is not None:
+        return exc.__cause__
+    return None if exc.__suppress_context__ else exc.__context__

@@ -103,6 +103,7 @@ KernelInfo TritonJitFunction::compile(const CompileRequest& request) const {
 const StaticSignature& TritonJitFunction::signature() const noexcept { return state_->signature; }
 const std::string& TritonJitFunction::name() const noexcept { return state_->name; }
 const std::string& TritonJitFunction::path() const noexcept { return state_->path; }
+const std::string& TritonJitFunction::module() const noexcept { return state_->module; }
 
 Stats TritonJitFunction::stats() const noexcept {
   Stats s;

@@ -23,6 +23,12 @@ std::map<FunctionId, TritonJitFunction*>& registry() {
 
 }  // namespace
 
+struct FunctionFactory {
+  static TritonJitFunction* make(std::unique_ptr<FunctionState> state) {
+    return new TritonJitFunction(std::move(state));
+  }
+};
+
 TritonJitFunction* find_function(const FunctionId& id) {
   std::lock_guard<std::mutex> lock(g_registry_mutex);
   auto it = registry().find(id);
@@ -54,8 +60,8 @@ namespace {
 // else through Python (and then recorded in the index for the next process). `source` is the
 // file as read now; none when there is no file, which only a pack can make up for.
 StaticSignature read_static_signature(std::string_view requested_path, const std::string& path, const std::string& name,
-                                      const std::optional<detail::FileDependency>& source, bridge::PyHandle* function,
-                                      bridge::PyHandle* wrapper) {
+                                      const std::string& module, const std::optional<detail::FileDependency>& source,
+                                      bridge::PyHandle* function, bridge::PyHandle* wrapper) {
   if (auto s = PackRegistry::instance().find_signature(path, name, source ? source->sha256 : "")) return *s;
   if (!source) {
     throw KernelLookupError("cannot get Triton function '" + name + "': no such file: " + std::string(requested_path) +
@@ -70,7 +76,8 @@ StaticSignature read_static_signature(std::string_view requested_path, const std
                                 "cache entry holds this function; pack it with `triton-jit pack`",
                             path, name);
   }
-  bridge::LoadedFunction loaded = bridge::load_function(path, name);
+  bridge::LoadedFunction loaded = bridge::load_function(module.empty() ? path : bridge::module_source(module), name);
+  loaded.signature.file = path;  // the bridge names the module's source when imported by module
   *function = loaded.function;
   *wrapper = loaded.wrapper;
   detail::SignatureRecord record;
@@ -82,44 +89,56 @@ StaticSignature read_static_signature(std::string_view requested_path, const std
 
 }  // namespace
 
-TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_view name) {
-  detail::load_environment_packs();
+namespace detail {
+
+// get() and get_module() once the file is known: `module` is the module it was got by, if any.
+TritonJitFunction& get_function(std::string_view path, std::string_view name, const std::string& module) {
+  load_environment_packs();
   std::error_code ec;
+  const bool module_only = path.rfind(bridge::kModulePrefix, 0) == 0;  // a module a pack alone knows
   std::filesystem::path canonical = std::filesystem::canonical(std::filesystem::path(path), ec);
-  const bool file_exists = !ec && std::filesystem::is_regular_file(canonical);
-  std::pair<std::string, std::string> id{
-      file_exists ? canonical.string() : std::filesystem::absolute(std::filesystem::path(path), ec).string(),
-      std::string(name)};
-  if (TritonJitFunction* known = detail::find_function(id)) return *known;
+  const bool file_exists = !module_only && !ec && std::filesystem::is_regular_file(canonical);
+  std::pair<std::string, std::string> id{file_exists ? canonical.string()
+                                         : module_only
+                                             ? std::string(path)
+                                             : std::filesystem::absolute(std::filesystem::path(path), ec).string(),
+                                         std::string(name)};
+  if (TritonJitFunction* known = find_function(id)) return *known;
   // Read and hashed once: the hash matches packs, and the record validates stored signatures.
   // A deployment may ship packs without the kernels' sources.
-  const std::optional<detail::FileDependency> source = file_exists ? detail::describe_file(id.first, true)
-                                                                   : std::nullopt;
+  const std::optional<FileDependency> source = file_exists ? describe_file(id.first, true) : std::nullopt;
   // Python runs without the registry lock: a host Python thread holding the GIL may be waiting
   // for that lock. The GIL serializes loads anyway; a lost race discards its copy below.
   bridge::PyHandle function, wrapper;
-  StaticSignature signature = read_static_signature(path, id.first, id.second, source, &function, &wrapper);
-  if (signature.params.size() > static_cast<size_t>(detail::kMaxParams)) {
+  StaticSignature signature = read_static_signature(path, id.first, id.second, module, source, &function, &wrapper);
+  if (signature.params.size() > static_cast<size_t>(kMaxParams)) {
     throw KernelLookupError("Triton function '" + id.second + "' has " + std::to_string(signature.params.size()) +
-                                " parameters; at most " + std::to_string(detail::kMaxParams) + " are supported",
+                                " parameters; at most " + std::to_string(kMaxParams) + " are supported",
                             id.first, id.second);
   }
-  auto impl = std::make_unique<detail::FunctionState>();
+  auto impl = std::make_unique<FunctionState>();
   impl->path = id.first;
   impl->name = id.second;
+  impl->module = module;
   impl->source_sha256 = source ? source->sha256 : "";
   impl->py_function = function;
   impl->py_wrapper = wrapper;
   impl->signature = std::move(signature);
   if (!impl->signature.decorators.empty()) impl->decorated = std::make_unique<detail::DecoratedCall>(impl->signature);
   for (const ParamInfo& p : impl->signature.params) {
-    impl->rules.push_back(detail::make_rule(p));
+    impl->rules.push_back(make_rule(p));
     const bool usable = p.default_value && p.default_value->representable;
     impl->default_usable.push_back(usable);
     impl->defaults.push_back(usable ? p.default_value->to_arg() : ArgValue::none());
   }
   // Functions live as long as the process: callers keep references, and Python owns parts.
-  return detail::register_function(std::move(id), [&] { return new TritonJitFunction(std::move(impl)); });
+  return register_function(std::move(id), [&] { return FunctionFactory::make(std::move(impl)); });
+}
+
+}  // namespace detail
+
+TritonJitFunction& TritonJitFunction::get(std::string_view path, std::string_view name) {
+  return detail::get_function(path, name, "");
 }
 
 }  // namespace triton_jit

@@ -33,10 +33,14 @@ inline const char* kind_name(ArgValue::Kind kind) {
 }
 
 struct FunctionState {
-  std::string path;
-  std::string name;
+  std::string path;           // canonical file; "module:NAME" for a module found only in a pack
+  std::string name;           // as given to get(): a function, or an attribute path ("kernel.fn")
+  std::string module;         // the module it was got by (get_module); empty when got by file path
   std::string source_sha256;  // of the file when get() read it; empty when the file is absent
   StaticSignature signature;
+  // What the bridge imports it from: the module when got by one (its packages initialised, and
+  // importable in a compile worker with another working directory), else the file.
+  std::string source() const { return module.empty() ? path : bridge::module_source(module); }
   std::mutex python_mutex;  // guards py_function and py_wrapper, imported on the first compile
   bridge::PyHandle py_function;
   bridge::PyHandle py_wrapper;  // the object the name holds: the outermost decorator, or py_function

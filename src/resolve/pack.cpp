@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 
+#include "bridge/bridge.h"
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
 #include "resolve/pack.h"
@@ -161,7 +162,8 @@ std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_pa
     if (words.empty()) continue;
     auto fail = [&](const std::string& why) {
       throw PackError(manifest_path + ":" + std::to_string(number) + ": " + why + "\n  " + line +
-                          "\nexpected: FILE.py:FUNCTION SIGNATURE [num_warps=N] [num_stages=N] [num_ctas=N] "
+                          "\nexpected: FILE.py:FUNCTION (or module:MODULE:FUNCTION) SIGNATURE [num_warps=N] "
+                          "[num_stages=N] [num_ctas=N] "
                           "[OPTION=VALUE]... [target=cuda:90[,cuda:80]]",
                       manifest_path);
     };
@@ -169,7 +171,7 @@ std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_pa
     e.line = number;
     const size_t colon = words[0].rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == words[0].size()) {
-      fail("'" + words[0] + "' is not FILE.py:FUNCTION");
+      fail("'" + words[0] + "' is not FILE.py:FUNCTION or module:MODULE:FUNCTION");
     }
     e.file = words[0].substr(0, colon);
     e.function = words[0].substr(colon + 1);
@@ -212,10 +214,13 @@ PackInfo build_pack(const std::string& manifest_path, const std::string& out, co
   std::vector<KernelRequest> requests;
   std::vector<const PackManifestEntry*> origin;
   for (const PackManifestEntry& e : entries) {
+    const bool by_module = e.file.rfind(bridge::kModulePrefix, 0) == 0;
     const fs::path file = fs::path(e.file).is_absolute() ? fs::path(e.file) : base / e.file;
     const TritonJitFunction* fn = nullptr;
     try {
-      fn = &TritonJitFunction::get(file.string(), e.function);
+      fn = by_module
+               ? &TritonJitFunction::get_module(e.file.substr(std::string(bridge::kModulePrefix).size()), e.function)
+               : &TritonJitFunction::get(file.string(), e.function);
     } catch (const Error& err) {
       throw PackError(manifest_path + ":" + std::to_string(e.line) + ": " + err.what(), manifest_path);
     }

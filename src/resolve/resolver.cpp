@@ -58,7 +58,9 @@ std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, c
       reason = "offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline), so nothing compiles";
       break;
     case CannotCompile::NoSource:
-      reason = "the kernel's source file " + fn.path + " is not there to compile from";
+      reason = fn.module.empty() ? "the kernel's source file " + fn.path + " is not there to compile from"
+                                 : "the module " + fn.module + " was found in a pack only (its file is unknown " +
+                                       "without Python), so there is no source to compile from";
       break;
     case CannotCompile::NoPython: reason = "it cannot be compiled here: " + detail; break;
     case CannotCompile::Capturing:
@@ -69,7 +71,7 @@ std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, c
   std::string packs;
   for (const PackInfo& p : loaded_packs()) packs += (packs.empty() ? "" : ", ") + p.path;
   const std::string near = PackRegistry::instance().explain_miss(fn.path, fn.name, fn.source_sha256, key);
-  const std::string line = key.manifest_line(fn.path, fn.name);
+  const std::string line = key.manifest_line(fn.source(), fn.name);
   throw MissingKernelError(
       "no kernel for " + fn.signature.function + " [" + key.signature + "] num_warps=" + std::to_string(key.num_warps) +
           " num_stages=" + std::to_string(key.num_stages) + " num_ctas=" + std::to_string(key.num_ctas) +
@@ -141,7 +143,7 @@ void store_in_index(const FunctionState& fn, const KernelKey& key, const bridge:
 bridge::PyHandle python_function(FunctionState& fn) {
   std::lock_guard<std::mutex> lock(fn.python_mutex);
   if (fn.py_function.object == nullptr) {
-    bridge::LoadedFunction loaded = bridge::load_function(fn.path, fn.name);
+    bridge::LoadedFunction loaded = bridge::load_function(fn.source(), fn.name);
     fn.py_function = loaded.function;
     fn.py_wrapper = loaded.wrapper;
   }
@@ -215,6 +217,8 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
   std::vector<bridge::CompileJob> work;
   for (const Job* job : runnable) {
     bridge::CompileJob w;
+    w.source = job->fn->source();
+    w.name = job->fn->name;
     w.signature = &job->fn->signature;
     w.spec = job->spec;
     w.key = job->kernel_key.text();

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "triton_jit/settings.h"
 
@@ -22,6 +23,9 @@ inline uint32_t explicit_target_packed() noexcept {
 
 // The allocator in use (never null).
 ScratchAllocator& scratch_allocator() noexcept;
+
+// TRITON_JIT_PRELOAD's modules, then preload_modules()'s, in order, without repeats.
+std::vector<std::string> preload_list();
 
 bool log_enabled(LogLevel level) noexcept;
 void log_line(const std::string& line);

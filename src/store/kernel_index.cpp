@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 constexpr std::string_view kKernelMagic = "TJITKRNL";
 constexpr std::string_view kSignatureMagic = "TJITSIGN";
 constexpr std::string_view kTableMagic = "TJITTABL";
+constexpr std::string_view kModuleMagic = "TJITMODL";
 constexpr uint32_t kFormatVersion = 3;  // 2: kernel records carry tensor-descriptor metadata; 3: signatures
                                         // carry decorators, tables hold tuning results and heuristic memos
 #define TRITON_JIT_INDEX_DIR "v3"  // the folder of this format version, beside older ones
@@ -86,6 +87,14 @@ std::string KernelIndex::signature_file(const std::string& dir, const std::strin
   Sha256 h;
   h.update(path).update(nul).update(name).update(nul).update(environment);
   return dir + "/" TRITON_JIT_INDEX_DIR "/functions/" + h.hex() + ".tjs";
+}
+
+std::string KernelIndex::module_record_file(const std::string& dir, const std::string& module,
+                                            const std::string& environment) const {
+  const std::string_view nul("\0", 1);
+  Sha256 h;
+  h.update(module).update(nul).update(environment);
+  return dir + "/" TRITON_JIT_INDEX_DIR "/modules/" + h.hex() + ".tjm";
 }
 
 void KernelIndex::warn_damaged(const std::string& file, const std::string& why) {
@@ -251,6 +260,37 @@ void KernelIndex::store_table_entry(const std::string& path, const std::string& 
   write(dir, file, seal(kTableMagic, kFormatVersion, w.bytes()));
 }
 
+std::optional<std::string> KernelIndex::load_module_file(const std::string& module, const std::string& environment) {
+  const std::string dir = directory();
+  if (dir.empty()) return std::nullopt;
+  const std::string file = module_record_file(dir, module, environment);
+  auto bytes = read_file(file);
+  if (!bytes) return std::nullopt;
+  try {
+    BinaryReader r(unseal(*bytes, kModuleMagic, kFormatVersion));
+    std::string recorded_module = r.str();
+    std::string source = r.str();
+    // The file's contents may have changed (its signature record checks that); only where it is
+    // matters here. A module moved elsewhere is a miss: Python resolves it again.
+    std::error_code ec;
+    if (recorded_module != module || !fs::is_regular_file(source, ec)) return std::nullopt;
+    return source;
+  } catch (const FormatError& e) {
+    warn_damaged(file, e.what);
+    return std::nullopt;
+  }
+}
+
+void KernelIndex::store_module_file(const std::string& module, const std::string& environment,
+                                    const std::string& file) {
+  const std::string dir = directory();
+  if (dir.empty()) return;
+  BinaryWriter w;
+  w.str(module);
+  w.str(file);
+  write(dir, module_record_file(dir, module, environment), seal(kModuleMagic, kFormatVersion, w.bytes()));
+}
+
 IndexEntry describe_entry(const std::string& file) {
   IndexEntry e;
   e.file = file;
@@ -323,7 +363,8 @@ size_t KernelIndex::clear() {
   if (dir.empty()) return 0;
   const size_t n = entry_files(dir).size();  // counted, not read: clearing needs no checks
   std::error_code ec;
-  for (const char* sub : {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions", TRITON_JIT_INDEX_DIR "/tables"}) {
+  for (const char* sub : {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions", TRITON_JIT_INDEX_DIR "/tables",
+                          TRITON_JIT_INDEX_DIR "/modules"}) {
     fs::remove_all(fs::path(dir) / sub, ec);
     if (ec) throw Error("cannot clear the kernel cache in " + dir + ": " + ec.message());
   }

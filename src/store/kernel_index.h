@@ -13,8 +13,9 @@
 namespace triton_jit::detail {
 
 // The on-disk index (docs/FORMATS.md):
-//   DIR/v1/kernels/XX/ID.tjk     one compiled kernel; ID = sha256(path, name, key text, environment)
-//   DIR/v1/functions/ID.tjs      one function's static signature; ID = sha256(path, name, environment)
+//   DIR/v2/kernels/XX/ID.tjk     one compiled kernel; ID = sha256(path, name, key text, environment)
+//   DIR/v2/functions/ID.tjs      one function's static signature; ID = sha256(path, name, environment)
+//   DIR/v2/modules/ID.tjm        the file a module was imported from; ID = sha256(module, environment)
 // `environment` names the Triton installation the entry belongs to (bridge::python_environment):
 // a process using another one neither takes nor overwrites it.
 // Reads never fail: a missing, stale or damaged file is a miss. Writes go through a temporary
@@ -44,6 +45,10 @@ class KernelIndex {
                                                               const std::string& environment, const std::string& table);
   void store_table_entry(const std::string& path, const std::string& name, const std::string& environment,
                          const std::string& table, const std::string& key, const std::string& value);
+  // The file the module `module` was imported from when Python last resolved it, while that
+  // file exists: a process without Python finds a function named by module through it.
+  std::optional<std::string> load_module_file(const std::string& module, const std::string& environment);
+  void store_module_file(const std::string& module, const std::string& environment, const std::string& file);
 
   std::vector<IndexEntry> list();
   size_t clear();
@@ -59,6 +64,8 @@ class KernelIndex {
                              const std::string& environment) const;
   std::string table_file(const std::string& dir, const std::string& path, const std::string& name,
                          const std::string& environment, const std::string& table) const;
+  std::string module_record_file(const std::string& dir, const std::string& module,
+                                 const std::string& environment) const;
   void write(const std::string& dir, const std::string& file, const std::string& bytes);
   void warn_damaged(const std::string& file, const std::string& why);
 

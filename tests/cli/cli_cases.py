@@ -98,6 +98,20 @@ MIXED_ARGS = {
 
 ADD_SIG = "*fp32:16,*fp32:16,*fp32:16,i32:16,1024"
 
+# A function named by module: clipkg (tests/cli/kernels, put on PYTHONPATH by main) sets the
+# default of BLOCK in its __init__, which clipkg.ops imports relatively.
+SCALE = "module:clipkg.ops:scale_kernel"
+SCALE_SIG = "*fp32:16,*fp32:16,i32,256"
+
+
+def check_scale_compiled(out_dir, stdout, stderr):
+    meta_path = os.path.join(out_dir, "scale_kernel.json")
+    assert stdout.endswith(f"{meta_path}\n"), stdout
+    with open(meta_path) as f:
+        meta = json.load(f)
+    assert meta["function"] == "scale_kernel" and meta["signature"] == SCALE_SIG, meta
+    assert meta["file"] == os.path.realpath(os.path.join(ARGS.kernels, "clipkg", "ops.py")), meta["file"]
+
 # dtype_kernel (x_ptr, n, X_dtype: constexpr, OUT_DTYPE: constexpr = tl.float32) with dtypes given
 # as JSON, in Triton's spelling and in torch's.
 DTYPE_ARGS = {
@@ -245,7 +259,8 @@ CASES = {
     "error_unknown_option": Case(["specialize", ADD, "--args", "[]", "--frob"], rc=2,
                                  stderr=r"unknown option '--frob' for specialize.*"),
     "error_no_kernel": Case(["inspect"], rc=2, stderr=r"inspect: missing FILE\.py:FUNCTION.*"),
-    "error_kernel_spec": Case(["inspect", "kernels.py"], rc=2, stderr=r"expected FILE\.py:FUNCTION, got 'kernels\.py'"),
+    "error_kernel_spec": Case(["inspect", "kernels.py"], rc=2, stderr=r"expected FILE\.py:FUNCTION or module:MODULE:FUNCTION, "
+                                                                   r"got 'kernels\.py'"),
     "error_missing_args": Case(["specialize", ADD], rc=2, stderr=r"specialize: missing required option --args.*"),
     "error_missing_value": Case(["specialize", ADD, "--args"], rc=2, stderr=r"option --args needs a value.*"),
     "error_bad_json": Case(["specialize", ADD, "--args", "[1, 2,"], rc=2,
@@ -334,6 +349,19 @@ CASES = {
                                    "--out", "{out}"], rc=1,
                                   stderr=r"add_kernel: the signature '\*fp32:16,i32' has 2 items but the function "
                                          r"has 5 parameters"),
+    # ---- functions named by module (module:MODULE:FUNCTION), files inside a package ----
+    "inspect_module": Case(["inspect", SCALE], stdout=lines("x_ptr", "out_ptr", "n", "BLOCK: constexpr = 256")),
+    "inspect_file_in_package": Case(["inspect", "{k}/clipkg/ops.py:scale_kernel"],
+                                    stdout=lines("x_ptr", "out_ptr", "n", "BLOCK: constexpr = 256")),
+    "specialize_module": Case(["specialize", SCALE, "--args", args(ptr("fp32", 4096), ptr("fp32", 8192), 100)],
+                              stdout=SCALE_SIG + "\n"),
+    "compile_module": Case(["compile", SCALE, "--signature", SCALE_SIG, "--target", "cuda:90", "--out", "{out}"],
+                           check=check_scale_compiled),
+    "error_module_missing": Case(["inspect", "module:clipkg.no_such_module:scale_kernel"], rc=1,
+                                 stderr=r"cannot get Triton function 'scale_kernel': importing the module "
+                                        r"clipkg\.no_such_module failed: ModuleNotFoundError: .*"),
+    "error_module_spelling": Case(["inspect", "module::scale_kernel"], rc=2,
+                                  stderr=r"expected module:MODULE:FUNCTION, got 'module::scale_kernel'"),
     "error_compile_fails": Case(["compile", K + ":broken_kernel", "--signature", "*fp16:16,64", "--target", "cuda:90",
                                  "--out", "{out}"], rc=1,
                                 stderr=r"compiling broken_kernel \[\*fp16:16,64\] for cuda:90 failed at "
@@ -451,8 +479,22 @@ def _pack_dtype_flow(cli, out):
     assert stdout.startswith(f"{out}/k.tjp: {kernels} kernels of 1 functions for cuda:90 "), stdout
 
 
+def _pack_module_flow(cli, out):
+    """A manifest line naming its function by module; the pack lists it by that name."""
+    manifest = os.path.join(out, "manifest.txt")
+    with open(manifest, "w") as f:
+        f.write(f"{SCALE} {SCALE_SIG} target=cuda:90  # by module\n")
+    stdout, _ = cli("pack", manifest, "--out", "{out}/k.tjp", "--quiet")
+    assert stdout.startswith(f"{out}/k.tjp: 1 kernels of 1 functions for cuda:90 "), stdout
+    with open(manifest, "w") as f:
+        f.write(f"module:clipkg.no_such_module:scale_kernel {SCALE_SIG}\n")
+    _, err = cli("pack", manifest, "--out", "{out}/x.tjp", rc=1)
+    assert re.search(r"manifest\.txt:1: cannot get Triton function 'scale_kernel': importing the module "
+                     r"clipkg\.no_such_module failed", err), err
+
+
 FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "pack_flow": Flow(_pack_flow),
-         "pack_dtype_flow": Flow(_pack_dtype_flow)}
+         "pack_dtype_flow": Flow(_pack_dtype_flow), "pack_module_flow": Flow(_pack_module_flow)}
 
 
 def _check_version(out):
@@ -589,6 +631,8 @@ def main():
         return 0
     _run_under_tested_python()
     _relocate_caches()
+    # clipkg, the package of the module:MODULE:FUNCTION cases, is imported the normal way.
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (ARGS.kernels, os.environ.get("PYTHONPATH")) if p)
     names = ARGS.cases or list(CASES) + list(FLOWS)
     # Cases that check torch's dtypes against Triton's binder or compile them need torch in the
     # tested python (the Triton-version virtualenvs have none): skipped there, visibly.

@@ -2,7 +2,8 @@
 // its (x, y, out, n, BLOCK[, DTYPE]) kernel once on the fake driver and prints what it took to do so:
 //   compiles=0 index_hits=1 pack_hits=0 python_used=0 cubin_sha256=... kernel=... triton=3.6.0
 // or `error=TYPE: message` (exit 3). Options: --block N (default 256), --pack FILE (load_pack),
-// --function NAME (instead of FUNCTION), --dtype tl:NAME or torch:NAME (a sixth argument, a dtype),
+// --function NAME (instead of FUNCTION), --module NAME (get_module(NAME, FUNCTION); FILE unused), --dtype tl:NAME or
+// torch:NAME (a sixth argument, a dtype),
 // --versions 1 (also print params=N, the parameters of the launch, scratch=N, the kernel's scratch
 // pointers, and process_triton=VERSION, the Triton this process's Python has: starts Python).
 #include <cstdio>
@@ -24,12 +25,14 @@ int main(int argc, char** argv) {
   fake::install();  // first: load_pack checks packs against the (fake, sm_90) device
   int block = 256;
   std::string function = argv[2];
+  std::string module;                       // --module: get_module(module, FUNCTION), FILE unused
   std::vector<triton_jit::ArgValue> extra;  // the dtype, if any
   bool versions = false;
   for (int i = 3; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--block") == 0) block = std::stoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--versions") == 0) versions = std::strcmp(argv[i + 1], "1") == 0;
     if (std::strcmp(argv[i], "--function") == 0) function = argv[i + 1];
+    if (std::strcmp(argv[i], "--module") == 0) module = argv[i + 1];
     if (std::strcmp(argv[i], "--dtype") == 0) {
       const std::string spec = argv[i + 1];
       const bool torch = spec.rfind("torch:", 0) == 0;
@@ -50,7 +53,8 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    auto& fn = triton_jit::TritonJitFunction::get(argv[1], function);
+    auto& fn = module.empty() ? triton_jit::TritonJitFunction::get(argv[1], function)
+                              : triton_jit::TritonJitFunction::get_module(module, function);
     const triton_jit::LaunchConfig config{triton_jit::Grid(4)};
     const float* x = reinterpret_cast<const float*>(0x10000);
     const float* y = reinterpret_cast<const float*>(0x20000);
@@ -77,7 +81,8 @@ int main(int argc, char** argv) {
               << "\npython_used=" << triton_jit::python_used() << std::endl;
     return 3;
   } catch (const std::exception& e) {
-    std::cout << "error=" << typeid(e).name() << ": " << e.what() << std::endl;
+    std::cout << "error=" << typeid(e).name() << ": " << e.what() << "\npython_used=" << triton_jit::python_used()
+              << std::endl;
     return 3;
   }
   return 0;

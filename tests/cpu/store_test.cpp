@@ -56,12 +56,31 @@ class StoreTest : public ::testing::Test {
 
   std::string kernel_file() const { return (root_ / "src" / "scaled_add.py").string(); }
 
-  // Runs the probe; `env` is a list of VAR=value words placed before it.
-  Probe run(const std::string& env, const std::string& args = "", const std::string& cache = "") const {
+  // Runs the probe; `env` is a list of VAR=value words placed before it; `file`: the kernel file
+  // (default kernel_file()).
+  Probe run(const std::string& env, const std::string& args = "", const std::string& cache = "",
+            const std::string& file = "") const {
     return test_support::run_child("env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" +
                                    (cache.empty() ? cache_ : cache) + "' " + env + " '" STORE_PROBE_PATH "' '" +
-                                   kernel_file() + "' scaled_add " + args);
+                                   (file.empty() ? kernel_file() : file) + "' scaled_add " + args);
   }
+
+  // storepkg, a package whose kernel module (storepkg.kernels, with the probe's scaled_add)
+  // imports relatively a value its __init__ sets; root_/pkgroot is its folder on sys.path.
+  fs::path package_root() const { return root_ / "pkgroot"; }
+  std::string package_file() const { return (package_root() / "storepkg" / "kernels.py").string(); }
+  void write_package() const {
+    fs::create_directories(package_root() / "storepkg");
+    write_text(package_root() / "storepkg" / "__init__.py", "import triton.language as tl\nFACTOR = tl.constexpr(2)\n");
+    write_text(package_file(),
+               "import triton\nimport triton.language as tl\n\nfrom . import FACTOR\n\n\n@triton.jit\n"
+               "def scaled_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+               "    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+               "    mask = offsets < n\n"
+               "    y = tl.load(y_ptr + offsets, mask=mask)\n"
+               "    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + y * FACTOR, mask=mask)\n");
+  }
+  std::string with_package() const { return "PYTHONPATH='" + package_root().string() + "'"; }
   std::string no_python() const { return "PYTHONPATH='" + (root_ / "no_triton").string() + "'"; }
 
   // The python the tests use (TRITON_JIT_PYTHON, tests/support/test_env.cpp) and its virtualenv.
@@ -378,6 +397,53 @@ TEST_F(StoreTest, TritonChangedInPlaceInvalidatesButTritonGoneDoesNot) {
   EXPECT_EQ(gone["python_used"], "0");
 }
 
+// ---- functions named by module ----
+
+TEST_F(StoreTest, AModuleNamedFunctionLaunchesFromTheIndexWithoutPython) {
+  write_package();
+  const Probe cold = run(with_package(), "--module storepkg.kernels");
+  ASSERT_EQ(cold.status, 0) << cold.output;
+  EXPECT_EQ(cold["compiles"], "1");
+  EXPECT_EQ(cold["python_used"], "1");
+
+  // No triton and no storepkg on this Python's path: the index maps the module to its file.
+  const Probe warm = run(no_python(), "--module storepkg.kernels");
+  ASSERT_EQ(warm.status, 0) << warm.output;
+  EXPECT_EQ(warm["compiles"], "0");
+  EXPECT_EQ(warm["index_hits"], "1");
+  EXPECT_EQ(warm["python_used"], "0");
+  EXPECT_EQ(warm["cubin_sha256"], cold["cubin_sha256"]);
+  // The module's file, named by path, is the same function with the same index entries.
+  const Probe by_file = run(no_python(), "", "", package_file());
+  ASSERT_EQ(by_file.status, 0) << by_file.output;
+  EXPECT_EQ(by_file["index_hits"], "1");
+  EXPECT_EQ(by_file["python_used"], "0");
+
+  // An index that never saw the module, and no Python to import it: a lookup error naming it.
+  const Probe unknown = run(no_python(), "--module storepkg.kernels", root_ / "fresh_cache");
+  EXPECT_EQ(unknown.status, 3) << unknown.output;
+  EXPECT_NE(unknown.output.find("of the module storepkg.kernels: Python cannot import it"), std::string::npos)
+      << unknown.output;
+  const Probe offline = run("TRITON_JIT_OFFLINE=1", "--module storepkg.kernels", root_ / "fresh_cache_2");
+  EXPECT_EQ(offline.status, 3) << offline.output;
+  EXPECT_NE(offline.output.find("offline mode is on"), std::string::npos) << offline.output;
+  EXPECT_NE(offline.output.find("module:storepkg.kernels:scaled_add SIGNATURE"), std::string::npos) << offline.output;
+  EXPECT_EQ(offline["python_used"], "0");
+}
+
+TEST_F(StoreTest, AModuleMovedAwayIsResolvedAgainThroughPython) {
+  write_package();
+  ASSERT_EQ(run(with_package(), "--module storepkg.kernels").status, 0);
+  // The recorded file is gone: the module is imported from where it is now.
+  const fs::path moved = root_ / "moved";
+  fs::create_directories(moved);
+  fs::rename(package_root() / "storepkg", moved / "storepkg");
+  const Probe p = run("PYTHONPATH='" + moved.string() + "'", "--module storepkg.kernels");
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_EQ(p["compiles"], "1");  // another file: its own index entries
+  EXPECT_EQ(p["python_used"], "1");
+}
+
 // ---- packs ----
 
 class PackTest : public StoreTest {
@@ -479,6 +545,40 @@ TEST_F(PackTest, APackKeepsTheLaunchInterfaceOfTheTritonThatBuiltIt) {
   const size_t scratch = triton_jit::test::launch_metadata(here).scratch_params.size();
   EXPECT_EQ(p["scratch"], std::to_string(scratch));
   EXPECT_EQ(p["params"], std::to_string(4 + scratch));
+}
+
+TEST_F(PackTest, AModuleNamedFunctionFromAManifestServesAProcessWithoutTriton) {
+  write_package();
+  setenv("PYTHONPATH", package_root().c_str(), 1);  // before this process starts Python
+  auto& fn = triton_jit::TritonJitFunction::get_module("storepkg.kernels", "scaled_add");
+  const auto req = triton_jit::request(fn, triton_jit::LaunchConfig{triton_jit::Grid(4)},
+                                       reinterpret_cast<const float*>(0x10000), reinterpret_cast<const float*>(0x20000),
+                                       reinterpret_cast<float*>(0x30000), 1000, 256);
+  write_text(root_ / "manifest.txt", "module:storepkg.kernels:scaled_add " + req.signature + " target=cuda:90\n");
+  const std::string pack = (root_ / "kernels.tjp").string();
+  triton_jit::PrepareOptions quiet;
+  quiet.progress = triton_jit::Progress::Never;
+  const triton_jit::PackInfo info = triton_jit::build_pack((root_ / "manifest.txt").string(), pack, quiet);
+  EXPECT_EQ(info.functions, std::vector<std::string>{"module:storepkg.kernels:scaled_add"});
+
+  const Probe compiled = run(with_package(), "--module storepkg.kernels", empty_cache() + "_jit");
+  ASSERT_EQ(compiled.status, 0) << compiled.output;
+  // Offline: no Python at all, the pack found by module name.
+  const Probe offline = run("TRITON_JIT_OFFLINE=1", "--pack '" + pack + "' --module storepkg.kernels", empty_cache());
+  ASSERT_EQ(offline.status, 0) << offline.output;
+  EXPECT_EQ(offline["pack_hits"], "1");
+  EXPECT_EQ(offline["python_used"], "0");
+  EXPECT_EQ(offline["cubin_sha256"], compiled["cubin_sha256"]);
+  // A Python without triton: it is tried (and fails), then the pack serves.
+  const Probe no_triton = run(no_python(), "--pack '" + pack + "' --module storepkg.kernels", empty_cache() + "_2");
+  ASSERT_EQ(no_triton.status, 0) << no_triton.output;
+  EXPECT_EQ(no_triton["pack_hits"], "1");
+  EXPECT_EQ(no_triton["compiles"], "0");
+  // With the sources and Python, the pack matches the module's file by its hash.
+  const Probe sources = run(with_package(), "--pack '" + pack + "' --module storepkg.kernels", empty_cache() + "_3");
+  ASSERT_EQ(sources.status, 0) << sources.output;
+  EXPECT_EQ(sources["pack_hits"], "1");
+  EXPECT_EQ(sources["compiles"], "0");
 }
 
 TEST_F(PackTest, AMissingSpecializationNamesTheManifestLineThatAddsIt) {

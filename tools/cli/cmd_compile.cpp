@@ -73,7 +73,7 @@ int run_compile(const Options& o) {
   CompileOptions options;
   for (const auto& [key, text] : o.compile_options) options.set(key, option_value(text));
 
-  const triton_jit::TritonJitFunction& fn = triton_jit::TritonJitFunction::get(o.file, o.function);
+  const triton_jit::TritonJitFunction& fn = kernel_function(o);
   const triton_jit::KernelInfo info = fn.compile(
       triton_jit::CompileRequest{o.signature, o.num_warps, o.num_stages, o.num_ctas, options, o.target});
 

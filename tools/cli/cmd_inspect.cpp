@@ -44,7 +44,7 @@ nlohmann::ordered_json to_json(const triton_jit::StaticSignature& s) {
 }  // namespace
 
 int run_inspect(const Options& o) {
-  const triton_jit::TritonJitFunction& fn = triton_jit::TritonJitFunction::get(o.file, o.function);
+  const triton_jit::TritonJitFunction& fn = kernel_function(o);
   const triton_jit::StaticSignature& s = fn.signature();
   if (o.json) {
     std::cout << to_json(s).dump(2) << '\n';

@@ -9,7 +9,7 @@ namespace triton_jit_cli {
 int run_specialize(const Options& o) {
   // Read the arguments before loading the kernel: a malformed --args fails fast, without Python.
   const JsonArgs args(o.args_json);
-  const triton_jit::TritonJitFunction& fn = triton_jit::TritonJitFunction::get(o.file, o.function);
+  const triton_jit::TritonJitFunction& fn = kernel_function(o);
   triton_jit::LaunchConfig config;
   config.num_warps = o.num_warps;
   config.num_stages = o.num_stages;

@@ -93,13 +93,21 @@ void check_launch_options(const Options& o) {
   }
 }
 
+constexpr std::string_view kModulePrefix = "module:";
+
+// FILE.py:FUNCTION, or module:MODULE:FUNCTION (a file named "module" needs a path: ./module:FN).
 void split_kernel_spec(const std::string& text, Options* o) {
   const size_t colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
-    throw UsageError("expected FILE.py:FUNCTION, got '" + text + "'");
+    throw UsageError("expected FILE.py:FUNCTION or module:MODULE:FUNCTION, got '" + text + "'");
   }
   o->file = text.substr(0, colon);
   o->function = text.substr(colon + 1);
+  if (o->file.rfind(kModulePrefix, 0) == 0) {
+    o->module = o->file.substr(kModulePrefix.size());
+    o->file.clear();
+    if (o->module.empty()) throw UsageError("expected module:MODULE:FUNCTION, got '" + text + "'");
+  }
 }
 
 std::string first_line(const std::string& s) {
@@ -302,6 +310,11 @@ Options parse_command_line(int argc, const char* const* argv) {
   return o;
 }
 
+const triton_jit::TritonJitFunction& kernel_function(const Options& o) {
+  return o.module.empty() ? triton_jit::TritonJitFunction::get(o.file, o.function)
+                          : triton_jit::TritonJitFunction::get_module(o.module, o.function);
+}
+
 std::string help_text(const std::string& topic) {
   if (topic == "inspect") {
     return R"(Usage: triton-jit inspect FILE.py:FUNCTION [--json]
@@ -394,6 +407,9 @@ launches those kernels with neither Python nor Triton.
 Manifest: one kernel a line ('#' starts a comment; FILE is relative to the manifest):
   FILE.py:FUNCTION SIGNATURE [num_warps=N] [num_stages=N] [num_ctas=N] [OPTION=VALUE]...
                    [target=cuda:90[,cuda:80...]]
+module:MODULE:FUNCTION in place of FILE.py:FUNCTION names the function by module
+(module:pkg.sub.kernels:add_kernel), imported the normal Python way; a process finds it in
+the pack by that name even without Python.
 SIGNATURE is Triton's syntax, as triton-jit specialize prints it: *fp32:16,*fp32:16,i32,1024.
 Without target=, kernels are built for TRITON_JIT_TARGET, else the GPU present, else cuda:90.
 
@@ -406,6 +422,10 @@ Options:
   return R"(Usage: triton-jit [-v] COMMAND [OPTIONS] FILE.py:FUNCTION
 
 Inspects, specializes and compiles @triton.jit kernels through libtriton_jit, without a GPU.
+module:MODULE:FUNCTION (module:pkg.sub.kernels:add_kernel) names a function by module instead
+of by file: the module is imported the normal Python way, its packages initialised first.
+FUNCTION may continue with attributes: kernel.fn is the @triton.jit function under
+@triton.autotune or @triton.heuristics.
 
 Commands:
   inspect          print the static signature, one parameter a line
@@ -425,7 +445,7 @@ Exit status: 0 on success, 1 when the runtime fails (lookup, arguments, compile,
 
 Environment: TRITON_JIT_PYTHON (the Python whose triton compiles), TRITON_CACHE_DIR,
 TRITON_JIT_CACHE_DIR (the kernel index), TRITON_JIT_TARGET (the target specialize assumes),
-TRITON_JIT_LOG=info.
+TRITON_JIT_PRELOAD (modules to import before any kernel), TRITON_JIT_LOG=info.
 )";
 }
 

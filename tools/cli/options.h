@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "triton_jit/jit_function.h"
 #include "triton_jit/settings.h"
 
 namespace triton_jit_cli {
@@ -17,8 +18,9 @@ struct Options {
   std::string help_topic;  // Command::Help: the command whose help to print, empty for the overview
   bool verbose = false;
 
-  // FILE.py:FN
+  // FILE.py:FN, or module:MODULE:FN (then `module` is set and `file` empty)
   std::string file;
+  std::string module;
   std::string function;
 
   // inspect
@@ -56,6 +58,9 @@ Options parse_command_line(int argc, const char* const* argv);
 
 // True when argv asks for --verbose anywhere (used to report errors of parsing itself).
 bool wants_verbose(int argc, const char* const* argv);
+
+// The function FILE.py:FN or module:MODULE:FN names (TritonJitFunction::get or get_module).
+const triton_jit::TritonJitFunction& kernel_function(const Options& o);
 
 // Help text: the overview for an empty topic, else the command's.
 std::string help_text(const std::string& topic);
