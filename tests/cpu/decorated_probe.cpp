@@ -18,8 +18,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   fake::install();
+  // Tuning on the fake: each launch takes a simulated millisecond (so Triton's budgets give 25
+  // warm-up and 100 timed runs a config), and the 256 MiB flush is recorded, not written.
+  fake::state().launch_ms = 1.0;
+  fake::state().write_limit = uint64_t{1} << 20;
   bool launch = false;
   std::vector<triton_jit::ArgValue> args;
+  std::vector<std::vector<char>> buffers;
   uint64_t next_address = 0x7f0000100000ull;
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
@@ -40,8 +45,16 @@ int main(int argc, char** argv) {
         return 2;
       }
       const uint64_t bytes = colon == std::string::npos ? 0 : std::stoull(rest.substr(colon + 1));
-      args.push_back(triton_jit::ArgValue::pointer(reinterpret_cast<void*>(next_address), d, bytes));
-      next_address += 0x100000;
+      if (bytes == 0) {
+        args.push_back(triton_jit::ArgValue::pointer(reinterpret_cast<void*>(next_address), d));
+        next_address += 0x100000;
+      } else {
+        // The fake driver's memory is host memory: a buffer the runtime writes (tuning's
+        // reset_to_zero and restore_value) must be real.
+        buffers.emplace_back(bytes + 256);
+        const uintptr_t aligned = (reinterpret_cast<uintptr_t>(buffers.back().data()) + 255) & ~uintptr_t{255};
+        args.push_back(triton_jit::ArgValue::pointer(reinterpret_cast<void*>(aligned), d, bytes));
+      }
     } else {
       std::cerr << "decorated_probe: bad argument " << a << "\n";
       return 2;

@@ -3,6 +3,7 @@
 // same arguments (timing replaced by a fixed choice) and Triton's binder on what they pass on.
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <unistd.h>
 
@@ -46,7 +47,7 @@ py::object python_module(const std::string& file) {
   return module;
 }
 
-const char* torch_name(DType d) {
+const char* reference_dtype_name(DType d) {
   switch (d) {
     case DType::fp16: return "float16";
     case DType::bf16: return "bfloat16";
@@ -63,7 +64,7 @@ py::object to_python(const ArgValue& a) {
     case ArgValue::Kind::Int: return py::int_(a.as_int());
     case ArgValue::Kind::Float: return py::float_(a.as_float());
     case ArgValue::Kind::Pointer:
-      return reference().attr("make_tensor")(py::int_(a.address()), std::string(torch_name(a.dtype())));
+      return reference().attr("make_tensor")(py::int_(a.address()), std::string(reference_dtype_name(a.dtype())));
     default: ADD_FAILURE() << "no Python form in this test"; return py::none();
   }
 }
@@ -289,7 +290,7 @@ class DecoratorStore : public ::testing::Test {
 }  // namespace
 
 TEST_F(DecoratorStore, MemoizedHeuristicIsReadBackWithoutPython) {
-  const auto first = probe("", "stages_kernel", "p:fp32 i:1000 i:1");
+  const auto first = probe("", "stages_kernel", "p:fp32 i:1000 i:3");
   ASSERT_EQ(first.status, 0) << first.output;
   EXPECT_EQ(first["heuristic_python_calls"], "1") << first.output;
   const auto warm = probe(without_python(), "stages_kernel", "p:fp32 i:1000 i:7");
