@@ -187,7 +187,8 @@ TEST(StaticSignature, UnrepresentableDefaultKeepsItsRepr) {
   EXPECT_EQ(q.default_value->repr, "pointer<fp16>");
 }
 
-TEST(StaticSignature, AutotuneAndHeuristicsAreUnwrapped) {
+// The @triton.jit function's parameters, and the wrappers outermost first, as Triton holds them.
+TEST(StaticSignature, AutotuneAndHeuristicsAreReadLayerByLayer) {
   const std::string path = test::kernel("wrapped.py");
   EXPECT_EQ(names(TritonJitFunction::get(path, "autotuned_kernel").signature()),
             (std::vector<std::string>{"x_ptr", "n", "BLOCK"}));
@@ -198,6 +199,23 @@ TEST(StaticSignature, AutotuneAndHeuristicsAreUnwrapped) {
   EXPECT_EQ(names(stacked), (std::vector<std::string>{"x_ptr", "n", "EVEN", "BLOCK"}));
   EXPECT_TRUE(stacked.params[2].is_constexpr);
   EXPECT_TRUE(stacked.params[3].is_constexpr);
+  ASSERT_EQ(stacked.decorators.size(), 2u);
+  EXPECT_EQ(stacked.decorators[0].kind, triton_jit::DecoratorLayer::Kind::Autotune);
+  ASSERT_EQ(stacked.decorators[0].autotune.configs.size(), 1u);
+  EXPECT_EQ(stacked.decorators[0].autotune.key, (std::vector<int>{1}));
+  const auto& config = stacked.decorators[0].autotune.configs[0];
+  ASSERT_EQ(config.kwargs.size(), 1u);
+  EXPECT_EQ(config.kwargs[0].first, 3);
+  EXPECT_EQ(config.kwargs[0].second.int_value, 32);
+  EXPECT_EQ(config.repr, "BLOCK: 32, num_warps: 4, num_ctas: 1, num_stages: 3, maxnreg: None");
+  EXPECT_EQ(stacked.decorators[1].kind, triton_jit::DecoratorLayer::Kind::Heuristics);
+  ASSERT_EQ(stacked.decorators[1].heuristics.size(), 1u);
+  EXPECT_EQ(stacked.decorators[1].heuristics[0].name, "EVEN");
+  EXPECT_EQ(stacked.decorators[1].heuristics[0].param, 2);
+  EXPECT_FALSE(stacked.decorators[1].heuristics[0].program.empty()) << "a translatable lambda";
+  const auto& autotuned = TritonJitFunction::get(path, "autotuned_kernel").signature().decorators;
+  ASSERT_EQ(autotuned.size(), 1u);
+  EXPECT_EQ(autotuned[0].autotune.configs.at(1).num_warps, 8);
 }
 
 TEST(StaticSignature, ToString) {

@@ -149,9 +149,13 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(Kernel{"generic.py", "generic_kernel"}, Kernel{"generic.py", "const_kernel"},
                     Kernel{"add.py", "add_kernel"}, Kernel{"annotated.py", "annotated_kernel"},
                     Kernel{"scalars.py", "scalars_kernel"}, Kernel{"do_not_specialize.py", "dns_kernel"},
-                    Kernel{"defaults.py", "defaults_kernel"}, Kernel{"wrapped.py", "stacked_kernel"},
+                    Kernel{"defaults.py", "defaults_kernel"}, Kernel{"wrapped.py", "stacked_kernel.fn.fn"},
                     Kernel{"dtype_constexpr.py", "scale_kernel"}, Kernel{"dtype_default.py", "cast_kernel"}),
-    [](const testing::TestParamInfo<Kernel>& info) { return std::string(info.param.function); });
+    [](const testing::TestParamInfo<Kernel>& info) {
+      std::string name = info.param.function;  // "stacked_kernel.fn.fn": the function under its wrappers
+      for (char& c : name) c = c == '.' ? '_' : c;
+      return name;
+    });
 
 // ---- compiling: the kernel for a dtype constexpr is the one Triton's own JIT compiles ----
 
