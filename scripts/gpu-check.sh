@@ -17,11 +17,12 @@
 # GoogleTest (package or /usr/src/googletest), pybind11. The whole run keeps within
 # GPU_CHECK_BUDGET_S seconds (default 480): each phase gets what is left. GPU_CHECK_TEST_JOBS
 # tests run at once (default: the cores, at most 8).
-# GPU_CHECK_BENCH lists the benchmarks to run (default, also when empty: "launch,torch,startup";
-# "none" runs none): launch (bench/run-gpu-bench.sh), torch (bench/torch/run-torch-bench.sh: the
-# launch overhead with at::Tensor arguments, OUT_DIR/tensor_launch_bench.md, then the operators),
-# startup (time to first launch, bench/first_launch.py, and prepare's parallel speedup,
-# bench/run-prepare-bench.sh).
+# GPU_CHECK_BENCH lists the benchmarks to run (default, also when empty:
+# "launch,decorated,torch,startup"; "none" runs none): launch (bench/run-gpu-bench.sh), decorated
+# (bench/run-decorated-bench.sh: @triton.heuristics / @triton.autotune launches and tuning time,
+# OUT_DIR/decorated_bench.md), torch (bench/torch/run-torch-bench.sh: the launch overhead with
+# at::Tensor arguments, OUT_DIR/tensor_launch_bench.md, then the operators), startup (time to
+# first launch, bench/first_launch.py, and prepare's parallel speedup, bench/run-prepare-bench.sh).
 #
 # Exit status: 0 when the build succeeded and no test failed; 1 otherwise; 2 for bad usage.
 set -uo pipefail
@@ -177,7 +178,7 @@ if [[ $CONFIGURE_STATUS == ok ]]; then
 fi
 
 # ---- benchmarks -----------------------------------------------------------------------------
-BENCHES=",${GPU_CHECK_BENCH:-launch,torch,startup},"
+BENCHES=",${GPU_CHECK_BENCH:-launch,decorated,torch,startup},"
 BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist or launch is not in GPU_CHECK_BENCH"
 : >"$BENCH_LOG"
 if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,launch,* ]]; then
@@ -187,6 +188,18 @@ if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES =
   rc=${PIPESTATUS[0]}
   BENCH_STATUS=$(status_of "$rc" ran "$T" exit)
   log "benchmark: $BENCH_STATUS"
+fi
+# Decorated kernels (OUT/decorated_bench.md): about 15 s on an H100 with a warm Triton cache; capped
+# at 60 s so a hang cannot eat the later benchmarks' share.
+if [[ -f "$ROOT/bench/run-decorated-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,decorated,* ]]; then
+  T=$(left 10)
+  (( T > 60 )) && T=60
+  log "decorated benchmark: bench/run-decorated-bench.sh $BUILD $OUT (at most ${T}s)"
+  timeout --kill-after=10 "$T" bash "$ROOT/bench/run-decorated-bench.sh" "$BUILD" "$OUT" 2>&1 | tee -a "$BENCH_LOG"
+  rc=${PIPESTATUS[0]}
+  DECORATED_STATUS=$(status_of "$rc" ran "$T" exit)
+  BENCH_STATUS="$BENCH_STATUS; decorated: $DECORATED_STATUS"
+  log "decorated benchmark: $DECORATED_STATUS"
 fi
 # The torch layer's benchmarks, when they exist: launch overhead with tensor arguments
 # (OUT/tensor_launch_bench.md), the operators (OUT/torch_bench.md, OUT/ops_latency.png).

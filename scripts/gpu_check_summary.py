@@ -127,6 +127,10 @@ def print_summary(a: argparse.Namespace) -> None:
     print(f"{a.bench}\n")
     summary_name = os.path.basename(a.summary)
     tables = [p for p in sorted(glob.glob(os.path.join(out, "*.md"))) if os.path.basename(p) != summary_name]
+    # The launch tables first, plain kernels then decorated ones (bench/run-decorated-bench.sh), as
+    # the benchmarks ran; the rest in name order.
+    first = ["launch_bench.md", "decorated_bench.md"]
+    tables.sort(key=lambda p: first.index(os.path.basename(p)) if os.path.basename(p) in first else len(first))
     shown = False
     for p in tables:
         print(f"From {os.path.basename(p)}:\n")
