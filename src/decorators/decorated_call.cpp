@@ -55,12 +55,16 @@ std::string HeuristicRuntime::table_name() const {
   return "heuristic/" + std::to_string(layer_) + "/" + info_->name;
 }
 
-ArgValue HeuristicRuntime::evaluate(FunctionState& fn, const ArgValue* args) const {
+ArgValue HeuristicRuntime::evaluate(FunctionState& fn, const ArgValue* args, bool* by_program) const {
+  if (by_program != nullptr) *by_program = false;
   const bool forced = fn.heuristics_through_python.load(std::memory_order_relaxed);
   if (!forced) {
     if (program_) {
       ArgValue out;
-      if (program_->evaluate(args, fn.signature.params.size(), &out) == HeuristicProgram::Outcome::Value) return out;
+      if (program_->evaluate(args, fn.signature.params.size(), &out) == HeuristicProgram::Outcome::Value) {
+        if (by_program != nullptr) *by_program = true;
+        return out;
+      }
     }
     if (const MemoValue* m = find_memo(args)) return m->arg;
   }
@@ -275,6 +279,7 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
     const DecoratorLayer& layer = signature.decorators[l];
     heuristics_.emplace_back();
     autotuners_.emplace_back();
+    memos_.emplace_back();
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       for (const HeuristicInfo& h : layer.heuristics) {
         heuristics_.back().push_back(std::make_unique<HeuristicRuntime>(h, l));
@@ -293,6 +298,68 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
   }
   for (size_t p = 0; p < n; ++p) {
     if (set_by_layer_[p] < 0) caller_params_.push_back(static_cast<uint32_t>(p));
+  }
+  for (size_t l = 0; l < heuristics_.size(); ++l) {
+    if (!heuristics_[l].empty()) plan_memo(l);
+  }
+}
+
+void DecoratedCall::plan_memo(size_t layer) {
+  auto memo = std::make_unique<LayerMemo>();
+  memo->usable = true;
+  std::vector<bool> set_before(signature_.params.size(), false), set_here(signature_.params.size(), false);
+  for (const auto& h : heuristics_[layer]) set_here[h->info().param] = true;
+  for (const auto& h : heuristics_[layer]) {
+    const HeuristicProgram* program = h->program();
+    if (program == nullptr) {
+      memo->usable = false;  // a Python heuristic reads what it likes: its own memo handles it
+      break;
+    }
+    for (uint32_t p : program->params_read()) {
+      if (set_before[p]) continue;  // computed earlier in this layer from the inputs
+      if (set_here[p]) {
+        memo->usable = false;  // reads a value this layer sets later: keep it simple, no memo
+        break;
+      }
+      if (std::find(memo->inputs.begin(), memo->inputs.end(), p) == memo->inputs.end()) memo->inputs.push_back(p);
+    }
+    set_before[h->info().param] = true;
+    memo->outputs.push_back(static_cast<uint32_t>(h->info().param));
+  }
+  memos_[layer] = std::move(memo);
+}
+
+void DecoratedCall::apply_heuristics(FunctionState& fn, size_t layer, ArgValue* full) const {
+  const LayerMemo* memo = memos_[layer].get();
+  const bool memoize = memo != nullptr && memo->usable && !fn.heuristics_through_python.load(std::memory_order_relaxed);
+  uint64_t words[kIdentityWords * kMaxParams];
+  uint32_t num_words = 0;
+  if (memoize) {
+    for (uint32_t p : memo->inputs) {
+      if (full[p].kind() == ArgValue::Kind::String) {
+        num_words = UINT32_MAX;  // identified by a hash: evaluate rather than risk a collision
+        break;
+      }
+      identity_words(full[p], words + num_words);
+      num_words += kIdentityWords;
+    }
+    if (num_words != UINT32_MAX) {
+      if (const std::vector<ArgValue>* known = memo->values.find(words, num_words)) {
+        for (size_t i = 0; i < known->size(); ++i) full[memo->outputs[i]] = (*known)[i];
+        return;
+      }
+    }
+  }
+  bool all_by_program = true;
+  for (const auto& h : heuristics_[layer]) {
+    bool by_program = false;
+    full[h->info().param] = h->evaluate(fn, full, &by_program);
+    all_by_program &= by_program;
+  }
+  if (memoize && num_words != UINT32_MAX && all_by_program && memo->values.size() < LayerMemo::kMaxEntries) {
+    std::vector<ArgValue> values;
+    for (uint32_t p : memo->outputs) values.push_back(full[p]);
+    memo->values.insert(words, num_words, std::move(values));
   }
 }
 
@@ -353,7 +420,7 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
       if (!c.options.empty()) out->options = &c.options;
       continue;
     }
-    for (const auto& h : heuristics_[l]) full[h->info().param] = h->evaluate(fn, full);
+    apply_heuristics(fn, l, full);
   }
 }
 

@@ -39,8 +39,10 @@ class HeuristicRuntime {
   HeuristicRuntime(const HeuristicInfo& info, size_t layer);
 
   const HeuristicInfo& info() const noexcept { return *info_; }
-  // The heuristic's value for the call's arguments so far.
-  ArgValue evaluate(FunctionState& fn, const ArgValue* args) const;
+  // The translated program, when there is one.
+  const HeuristicProgram* program() const noexcept { return program_ ? &*program_ : nullptr; }
+  // The heuristic's value for the call's arguments so far. *by_program: whether the program gave it.
+  ArgValue evaluate(FunctionState& fn, const ArgValue* args, bool* by_program = nullptr) const;
 
  private:
   const MemoValue* find_memo(const ArgValue* args) const noexcept;
@@ -101,6 +103,18 @@ enum class CallMode {
   Describe,  // specialize() and compile(): uses a choice already made, never tunes
 };
 
+// A heuristics layer whose heuristics are all translated programs is a pure function of the
+// arguments they read from outside the layer: its values are kept per distinct input, so a
+// repeated call costs one lookup instead of running each program. Bounded: calls whose inputs
+// keep changing (a new size every call) run the programs.
+struct LayerMemo {
+  static constexpr size_t kMaxEntries = 1024;
+  bool usable = false;
+  std::vector<uint32_t> inputs;   // parameters read from outside the layer
+  std::vector<uint32_t> outputs;  // parameters the layer sets, in order
+  mutable SnapshotMap<std::vector<ArgValue>> values;
+};
+
 // What a decorated function's calls share.
 class DecoratedCall {
  public:
@@ -123,10 +137,17 @@ class DecoratedCall {
   const AutotuneRuntime* autotuner(size_t layer) const;
 
  private:
+  void apply_heuristics(FunctionState& fn, size_t layer, ArgValue* full) const;
+  void plan_memo(size_t layer);
+
+ public:
+
+ private:
   const StaticSignature& signature_;
   std::vector<uint32_t> caller_params_;
   std::vector<int> set_by_layer_;  // per parameter: the layer that sets it, or -1
   std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
+  std::vector<std::unique_ptr<LayerMemo>> memos_;                            // per layer (heuristics)
   std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;               // per layer (null if heuristics)
 };
 
