@@ -684,6 +684,18 @@ class TensorArg:
         return f"TensorArg(data_ptr=0x{self._address:x}, dtype={self._dtype_name})"
 
 
+class OpaqueArg:
+    """Stands for an argument a heuristic can pass along but not look into (a tensor descriptor)."""
+
+    __slots__ = ("_what",)
+
+    def __init__(self, what):
+        self._what = str(what)
+
+    def __repr__(self):
+        return f"OpaqueArg({self._what})"
+
+
 class _TrackingArgs(dict):
     """The `args` mapping a Python heuristic receives: records every name it reads."""
 
@@ -1008,6 +1020,10 @@ class _HeuristicTranslator:
             self.expr(node.value)
             self.emit("dtype_of")
             return
+        if not self._resolvable(node.value):
+            raise HeuristicNotTranslatable(
+                f"attribute '.{node.attr}' of {ast.unparse(node.value)} (of an argument, only .dtype and "
+                ".element_size() are supported)")
         value = self.resolve_value(node)
         self.constant(value, ast.unparse(node))
 
