@@ -2,6 +2,8 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
 #include "bridge/interpreter.h"
 #include "key/repr.h"
 #include "settings/settings.h"
@@ -371,6 +373,103 @@ PyHandle decorator_callable(PyHandle wrapper, size_t layer, const std::string& n
   GilGuard gil;
   py::object f = bridge().attr("decorator_callable")(py::handle(static_cast<PyObject*>(wrapper.object)), layer, name);
   return PyHandle{f.release().ptr()};  // owned for the process's life, as the wrapper is
+}
+
+std::optional<std::string> translate_heuristic(PyHandle func, const StaticSignature& sig, std::string* reason) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::object fn = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(func.object));
+  py::list names;
+  for (const ParamInfo& p : sig.params) names.append(p.name);
+  try {
+    py::tuple r = b.attr("translate_heuristic")(fn, names);
+    if (r[0].is_none()) {
+      if (reason != nullptr) *reason = r[1].cast<std::string>();
+      return std::nullopt;
+    }
+    if (reason != nullptr) reason->clear();
+    return r[0].cast<std::string>();
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    if (reason != nullptr) *reason = "the translator failed: " + f.type + ": " + f.message;
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+// An argument as a heuristic sees it in Python.
+py::object heuristic_arg(py::module_& b, const ArgValue& a) {
+  using K = ArgValue::Kind;
+  switch (a.kind()) {
+    case K::None: return py::none();
+    case K::Bool: return py::bool_(a.as_bool());
+    case K::Int: return py::int_(a.as_int());
+    case K::UInt: return py::int_(a.as_uint());
+    case K::Float: return py::float_(a.as_float());
+    case K::String: {
+      const std::string_view s = a.as_string();
+      PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+      if (o == nullptr) throw py::error_already_set();
+      return py::reinterpret_steal<py::object>(o);
+    }
+    case K::DType: {
+      const std::string repr = detail::python_dtype_repr(a.dtype(), a.is_torch_dtype());
+      return b.attr("_constexpr_value")(repr.empty() ? std::string(dtype_name(a.dtype())) : repr);
+    }
+    case K::Pointer: return b.attr("TensorArg")(py::int_(a.address()), std::string(dtype_name(a.dtype())));
+    default: return b.attr("OpaqueArg")("tensor descriptor of " + std::string(dtype_name(a.dtype())));
+  }
+}
+
+}  // namespace
+
+HeuristicCall call_heuristic(PyHandle func, const StaticSignature& sig, std::string_view heuristic_name,
+                             const ArgValue* args, size_t n) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::object fn = py::reinterpret_borrow<py::object>(static_cast<PyObject*>(func.object));
+  const std::string name(heuristic_name);
+  const std::string what = "heuristic '" + name + "' of " + sig.function;
+  py::list names, values;
+  py::tuple r;
+  try {
+    for (size_t i = 0; i < n && i < sig.params.size(); ++i) {
+      names.append(sig.params[i].name);
+      values.append(heuristic_arg(b, args[i]));
+    }
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw ArgumentError(what + ": its arguments cannot be made Python values: " + f.type + ": " + f.message,
+                        sig.function, name);
+  }
+  try {
+    r = b.attr("call_heuristic")(fn, names, values);
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw ArgumentError(what + " raised " + f.type + ": " + f.message + "\n" + f.traceback, sig.function, name);
+  }
+  HeuristicCall call;
+  py::dict d;
+  try {
+    d = b.attr("heuristic_result_description")(r[0]);
+    call.result = to_default(d);
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw ArgumentError(what + ": reading its result failed: " + f.type + ": " + f.message, sig.function, name);
+  }
+  if (!call.result.representable) {
+    throw ArgumentError(what + " returned " + d["type"].cast<std::string>() + " " + call.result.repr +
+                            ", which cannot be a constexpr: a heuristic must return an int (-2**63 to 2**64 - 1), "
+                            "float, bool, None, str or dtype",
+                        sig.function, name);
+  }
+  for (auto item : r[1]) {
+    const int index = sig.find(item.cast<std::string>());
+    if (index >= 0) call.params_read.push_back(static_cast<uint32_t>(index));
+  }
+  std::sort(call.params_read.begin(), call.params_read.end());
+  return call;
 }
 
 }  // namespace triton_jit::bridge

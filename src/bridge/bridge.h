@@ -1,8 +1,11 @@
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernel/kernel_fields.h"
@@ -73,6 +76,27 @@ void compile_many(const std::vector<CompileJob>& jobs, int workers,
 PyHandle decorator_callable(PyHandle wrapper, size_t layer, const std::string& name);
 
 std::string triton_version();
+
+// ---- @triton.heuristics values (src/decorators/heuristic_program.h) ----
+
+// Translates one heuristic (a value of a @triton.heuristics dict) of the function `sig` describes
+// into a HeuristicProgram's text: (text) or (nullopt, with *reason saying why it stays in Python).
+std::optional<std::string> translate_heuristic(PyHandle func, const StaticSignature& sig, std::string* reason);
+
+struct HeuristicCall {
+  DefaultValue result;                // what the heuristic returned, as a constexpr value
+  std::vector<uint32_t> params_read;  // indices of the parameters it read, sorted
+};
+
+// Runs the Python heuristic over the call's arguments `args[0..n)` (parameter i = args[i]). In
+// Python: ints, floats, bools, None, strings, dtypes as the objects their reprs name
+// (triton.language.float16, torch.float16), pointers as the bridge's TensorArg (dtype,
+// data_ptr(), element_size()), tensor descriptors as an opaque stand-in. `args` is a mapping that
+// records the names read. Throws ArgumentError (function, parameter = heuristic_name) with
+// Python's traceback when the heuristic raises, and when its result cannot be a constexpr (not an
+// int in [-2^63, 2^64), float, bool, None, str or dtype the runtime knows), naming the type.
+HeuristicCall call_heuristic(PyHandle func, const StaticSignature& sig, std::string_view heuristic_name,
+                             const ArgValue* args, size_t n);
 
 // The Python environment whose Triton this process compiles with, known without starting Python:
 // the host's sys.executable when the process runs Python itself (the runtime joins it), else the
