@@ -10,6 +10,7 @@
 #include "settings/settings.h"
 #include "store/binary_io.h"
 #include "store/kernel_index.h"
+#include "store/pack_registry.h"
 #include "store/records.h"
 #include "store/sha256.h"
 #include "triton_jit/errors.h"
@@ -29,6 +30,14 @@ uint32_t memo_words(uint32_t set_index, const std::vector<uint32_t>& set, const 
     n += kIdentityWords;
   }
   return n;
+}
+
+// A table's entries from the index and the loaded packs: what earlier processes stored.
+std::vector<std::pair<std::string, std::string>> stored_table(const FunctionState& fn, const std::string& table) {
+  auto entries = KernelIndex::instance().load_table(fn.path, fn.name, bridge::python_environment(), table);
+  auto packed = PackRegistry::instance().find_table(fn.path, fn.name, fn.source_sha256, table);
+  entries.insert(entries.end(), packed.begin(), packed.end());
+  return entries;
 }
 
 std::string describe_inputs(const StaticSignature& s, const std::vector<uint32_t>& params, const ArgValue* args) {
@@ -117,8 +126,7 @@ std::string memo_key_bytes(const std::vector<uint32_t>& set, const uint64_t* wor
 }  // namespace
 
 void HeuristicRuntime::load_stored(FunctionState& fn) const {
-  for (const auto& [key, value] : KernelIndex::instance().load_table(fn.path, fn.name, bridge::python_environment(),
-                                                                       table_name())) {
+  for (const auto& [key, value] : stored_table(fn, table_name())) {
     try {
       BinaryReader r(key);
       std::vector<uint32_t> set(r.u32());
@@ -251,8 +259,7 @@ std::string AutotuneRuntime::table_name(const std::string& device_name) const {
 
 void AutotuneRuntime::load_stored(FunctionState& fn, const std::string& device_name) const {
   std::call_once(stored_loaded_, [&] {
-    for (const auto& [key, value] : KernelIndex::instance().load_table(
-             fn.path, fn.name, bridge::python_environment(), table_name(device_name))) {
+    for (const auto& [key, value] : stored_table(fn, table_name(device_name))) {
       try {
         BinaryReader r(key);
         const uint32_t n = r.u32();

@@ -16,6 +16,7 @@
 #include "resolve/resolver.h"
 #include "settings/settings.h"
 #include "store/files.h"
+#include "store/kernel_index.h"
 #include "store/pack_file.h"
 #include "store/pack_registry.h"
 
@@ -257,6 +258,9 @@ PackInfo build_pack(const std::string& manifest_path, const std::string& out, co
       f.source_sha256 = k.source_sha256;
       f.signature = k.function->signature();
       f.signature.file = origin[i]->file;
+      // Tuning results and memoized heuristic values, so a pack-only process needs neither.
+      f.tables = detail::KernelIndex::instance().tables_of(k.function->path(), k.function->name(),
+                                                           bridge::python_environment());
       pack.functions.push_back(std::move(f));
     }
     if (!stored.emplace(std::make_pair(it->second, k.key.text()), true).second) continue;

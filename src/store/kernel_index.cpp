@@ -226,6 +226,30 @@ std::vector<std::pair<std::string, std::string>> KernelIndex::load_table(const s
   }
 }
 
+std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> KernelIndex::tables_of(
+    const std::string& path, const std::string& name, const std::string& environment) {
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> out;
+  const std::string dir = directory();
+  if (dir.empty()) return out;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(fs::path(dir) / TRITON_JIT_INDEX_DIR / "tables", ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    auto bytes = read_file(it->path().string());
+    if (!bytes) continue;
+    try {
+      BinaryReader r(unseal(*bytes, kTableMagic, kFormatVersion));
+      if (r.str() != path || r.str() != name) continue;
+      const std::string table = r.str();
+      // The file name holds the environment: another Triton installation's table is not ours.
+      if (it->path().string() != table_file(dir, path, name, environment, table)) continue;
+      if (auto entries = read_table(*bytes, path, name, table)) out.emplace_back(table, std::move(*entries));
+    } catch (const FormatError&) {
+      continue;
+    }
+  }
+  return out;
+}
+
 void KernelIndex::store_table_entry(const std::string& path, const std::string& name, const std::string& environment,
                                     const std::string& table, const std::string& key, const std::string& value) {
   const std::string dir = directory();

@@ -45,6 +45,9 @@ class KernelIndex {
                                                               const std::string& environment, const std::string& table);
   void store_table_entry(const std::string& path, const std::string& name, const std::string& environment,
                          const std::string& table, const std::string& key, const std::string& value);
+  // Every table of a function (what a pack of it carries): (table name, entries).
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> tables_of(
+      const std::string& path, const std::string& name, const std::string& environment);
   // The file the module `module` was imported from when Python last resolved it, while that
   // file exists: a process without Python finds a function named by module through it.
   std::optional<std::string> load_module_file(const std::string& module, const std::string& environment);

@@ -12,6 +12,15 @@ std::string encode_pack(const PackContents& pack) {
     w.str(f.file);
     w.str(f.source_sha256);
     write_signature(w, f.signature);
+    w.u32(static_cast<uint32_t>(f.tables.size()));
+    for (const auto& [table, entries] : f.tables) {
+      w.str(table);
+      w.u32(static_cast<uint32_t>(entries.size()));
+      for (const auto& [key, value] : entries) {
+        w.str(key);
+        w.str(value);
+      }
+    }
   }
   w.u32(static_cast<uint32_t>(pack.kernels.size()));
   for (size_t i = 0; i < pack.kernels.size(); ++i) {
@@ -31,6 +40,19 @@ PackContents decode_pack(std::string_view file) {
     f.file = r.str();
     f.source_sha256 = r.str();
     f.signature = read_signature(r);
+    const uint32_t tables = r.u32();
+    if (tables > (1u << 16)) throw FormatError{"bad table count"};
+    for (uint32_t t = 0; t < tables; ++t) {
+      std::string table = r.str();
+      const uint32_t n = r.u32();
+      if (n > (1u << 20)) throw FormatError{"bad table size"};
+      std::vector<std::pair<std::string, std::string>> entries(n);
+      for (auto& [key, value] : entries) {
+        key = r.str();
+        value = r.str();
+      }
+      f.tables.emplace_back(std::move(table), std::move(entries));
+    }
     pack.functions.push_back(std::move(f));
   }
   const uint32_t kernels = r.u32();

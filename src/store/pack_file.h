@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "store/records.h"
@@ -16,6 +17,9 @@ struct PackFunction {
   std::string file;
   std::string source_sha256;
   StaticSignature signature;
+  // The index's tables of the function when packed (tuning results, memoized heuristic values):
+  // (table name, its entries).
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> tables;
 };
 
 struct PackContents {

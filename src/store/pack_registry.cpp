@@ -98,6 +98,23 @@ std::optional<StaticSignature> PackRegistry::find_signature(const std::string& p
   return std::nullopt;
 }
 
+std::vector<std::pair<std::string, std::string>> PackRegistry::find_table(const std::string& path,
+                                                                         const std::string& name,
+                                                                         const std::string& source_sha256,
+                                                                         const std::string& table) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& p : packs_) {
+    for (const PackFunction& f : p->contents.functions) {
+      if (!matches(f, path, name, source_sha256)) continue;
+      for (const auto& [t, entries] : f.tables) {
+        if (t == table) out.insert(out.end(), entries.begin(), entries.end());
+      }
+    }
+  }
+  return out;
+}
+
 std::optional<CompiledKernel> PackRegistry::find_kernel(const std::string& path, const std::string& name,
                                                         const std::string& source_sha256, const KernelKey& key) {
   const std::string text = key.text();

@@ -25,6 +25,10 @@ class PackRegistry {
   // then the file name decides) called `name`.
   std::optional<StaticSignature> find_signature(const std::string& path, const std::string& name,
                                                 const std::string& source_sha256);
+  // The entries of a function's table (tuning results, heuristic memos) in the loaded packs.
+  std::vector<std::pair<std::string, std::string>> find_table(const std::string& path, const std::string& name,
+                                                              const std::string& source_sha256,
+                                                              const std::string& table);
   std::optional<CompiledKernel> find_kernel(const std::string& path, const std::string& name,
                                             const std::string& source_sha256, const KernelKey& key);
   // Why no loaded pack serves `key` although a pack holds something close (another target,

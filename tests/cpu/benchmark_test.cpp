@@ -222,12 +222,15 @@ def run(durations, flush_ms, warmup, rep):
         clock[0] += durations[calls[0] % len(durations)]
         calls[0] += 1
 
-    previous = runtime.driver._active  # reset_active() would look for a GPU
+    # Restored as a whole afterwards: reset_active() would look for a GPU, and where the active
+    # driver lives differs between versions (3.4: `active`, later `_active`).
+    saved = dict(vars(runtime.driver))
     runtime.driver.set_active(Driver())
     try:
         q = triton.testing.do_bench(fn, warmup=warmup, rep=rep, quantiles=(0.5, 0.2, 0.8))
     finally:
-        runtime.driver._active = previous
+        vars(runtime.driver).clear()
+        vars(runtime.driver).update(saved)
     return calls[0], list(q)
 )";
 

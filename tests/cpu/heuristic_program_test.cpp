@@ -157,6 +157,25 @@ Counts run_parity(const Loaded& l, const Heuristic& h, const HeuristicProgram& p
   return counts;
 }
 
+// tests/kernels/heuristics.py compares torch dtypes, as real heuristics do; the Triton versions'
+// virtualenvs (scripts/test-triton-versions.sh) have no torch.
+bool torch_importable() {
+  static const bool importable = [] {
+    triton_jit::bridge::bridge();
+    triton_jit::bridge::GilGuard gil;
+    try {
+      py::module_::import("torch");
+      return true;
+    } catch (const py::error_already_set&) {
+      return false;
+    }
+  }();
+  return importable;
+}
+
+#define SKIP_WITHOUT_TORCH() \
+  if (!torch_importable()) GTEST_SKIP() << "tests/kernels/heuristics.py needs torch, which this Python cannot import"
+
 struct KernelCase {
   const char* function;
   std::vector<std::string> python_only;  // heuristics the translator must refuse
@@ -166,6 +185,7 @@ class Parity : public testing::TestWithParam<KernelCase> {};
 
 TEST_P(Parity, ProgramsMatchPython) {
   const KernelCase k = GetParam();
+  SKIP_WITHOUT_TORCH();
   const Loaded l = load("heuristics.py", k.function);
   ASSERT_FALSE(l.heuristics.empty());
   int index = 0;
@@ -262,6 +282,7 @@ const Heuristic& find(const Loaded& l, const std::string& name) {
 }
 
 TEST(CallHeuristic, RecordsExactlyTheArgumentsRead) {
+  SKIP_WITHOUT_TORCH();
   const Loaded l = load("heuristics.py", "scalar_kernel");
   const int a = l.sig.find("a"), b = l.sig.find("b"), flag = l.sig.find("flag"), n = l.sig.find("n");
   std::vector<ArgValue> args(l.sig.params.size(), ArgValue::integer(3));
@@ -300,6 +321,7 @@ TEST(CallHeuristic, RecordsExactlyTheArgumentsRead) {
   EXPECT_EQ(call.result.kind, K::Float);
   EXPECT_EQ(call.result.float_value, 3.0 / 20.0);
 
+  SKIP_WITHOUT_TORCH();
   const Loaded d = load("heuristics.py", "dtype_kernel");
   std::vector<ArgValue> dargs = {test::ptr(0x1000, DType::bf16), ArgValue::integer(5)};
   for (const Heuristic& h : d.heuristics) {
@@ -315,6 +337,7 @@ TEST(CallHeuristic, RecordsExactlyTheArgumentsRead) {
 }
 
 TEST(CallHeuristic, AnExceptionIsAnArgumentErrorWithItsTraceback) {
+  SKIP_WITHOUT_TORCH();
   const Loaded l = load("heuristics.py", "chunk_kernel");
   std::vector<ArgValue> args = {test::ptr(0x1000), ArgValue::none(), ArgValue::integer(100), ArgValue::integer(0)};
   args.resize(l.sig.params.size(), ArgValue::none());
@@ -340,6 +363,7 @@ TEST(CallHeuristic, AnExceptionIsAnArgumentErrorWithItsTraceback) {
 }
 
 TEST(CallHeuristic, AResultThatCannotBeAConstexprIsAClearError) {
+  SKIP_WITHOUT_TORCH();
   const Loaded l = load("heuristics.py", "scalar_kernel");
   std::vector<ArgValue> args(l.sig.params.size(), ArgValue::integer(1));
   args[l.sig.find("a")] = test::ptr(0x2000, DType::fp16);

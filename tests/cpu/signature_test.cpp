@@ -207,7 +207,8 @@ TEST(StaticSignature, AutotuneAndHeuristicsAreReadLayerByLayer) {
   ASSERT_EQ(config.kwargs.size(), 1u);
   EXPECT_EQ(config.kwargs[0].first, 3);
   EXPECT_EQ(config.kwargs[0].second.int_value, 32);
-  EXPECT_EQ(config.repr, "BLOCK: 32, num_warps: 4, num_ctas: 1, num_stages: 3, maxnreg: None");
+  EXPECT_EQ(config.repr.rfind("BLOCK: 32, num_warps: 4, num_ctas: 1, num_stages: 3", 0), 0u)
+      << config.repr << " (Python's str of the config, which newer Tritons extend)";
   EXPECT_EQ(stacked.decorators[1].kind, triton_jit::DecoratorLayer::Kind::Heuristics);
   ASSERT_EQ(stacked.decorators[1].heuristics.size(), 1u);
   EXPECT_EQ(stacked.decorators[1].heuristics[0].name, "EVEN");

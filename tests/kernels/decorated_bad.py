@@ -15,12 +15,6 @@ def list_heuristic_kernel(x_ptr, n, BLOCK: tl.constexpr):
     pass
 
 
-@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})], key=["n", "size"])
-@triton.jit
-def unknown_key_kernel(x_ptr, n, BLOCK: tl.constexpr):
-    pass
-
-
 @triton.autotune(configs=[triton.Config({"BLOCK": 64, "WIDTH": 2})], key=["n"])
 @triton.jit
 def unknown_config_param_kernel(x_ptr, n, BLOCK: tl.constexpr):
