@@ -53,6 +53,18 @@ struct IndexEntry {
   std::vector<IndexDependency> dependencies;
 };
 
+// A table the index keeps beside a function's kernels: an autotuner's choices (one row per tuning
+// key: "(1024, 'torch.float16') -> [2] BLOCK: 1024, num_warps: 8, ...") or a heuristic's memoized
+// values (one row per input).
+struct IndexTable {
+  std::string file;
+  std::string function_path;
+  std::string function_name;
+  std::string name;  // "autotune/LAYER/CONFIGS_DIGEST/DEVICE" or "heuristic/LAYER/PARAMETER"
+  std::vector<std::string> rows;
+};
+TRITON_JIT_API std::vector<IndexTable> list_index_tables();
+
 // Every entry of the index, checked (dependencies re-hashed where their stamps changed).
 TRITON_JIT_API std::vector<IndexEntry> list_index();
 // The entry whose id starts with `id_prefix`; throws Error when none or several match.

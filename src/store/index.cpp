@@ -9,6 +9,7 @@ namespace triton_jit {
 void set_index_dir(std::optional<std::string> dir) { detail::KernelIndex::instance().set_directory(std::move(dir)); }
 std::string index_dir() { return detail::KernelIndex::instance().directory(); }
 std::vector<IndexEntry> list_index() { return detail::KernelIndex::instance().list(); }
+std::vector<IndexTable> list_index_tables() { return detail::KernelIndex::instance().list_tables(); }
 size_t clear_index() { return detail::KernelIndex::instance().clear(); }
 size_t prune_index(double days) { return detail::KernelIndex::instance().prune(days); }
 

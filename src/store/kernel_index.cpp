@@ -250,6 +250,44 @@ std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::strin
   return out;
 }
 
+std::vector<IndexTable> KernelIndex::list_tables() {
+  std::vector<IndexTable> out;
+  const std::string dir = directory();
+  if (dir.empty()) return out;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(fs::path(dir) / TRITON_JIT_INDEX_DIR / "tables", ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    auto bytes = read_file(it->path().string());
+    if (!bytes) continue;
+    IndexTable t;
+    t.file = it->path().string();
+    try {
+      BinaryReader r(unseal(*bytes, kTableMagic, kFormatVersion));
+      t.function_path = r.str();
+      t.function_name = r.str();
+      t.name = r.str();
+      for (const auto& [key, value] : read_table(*bytes, t.function_path, t.function_name, t.name).value_or(
+               TableEntries{})) {
+        if (t.name.rfind("autotune/", 0) == 0) {
+          // The value the tuner stores: the chosen config, the key's repr, the timings table.
+          BinaryReader v(value);
+          const uint32_t chosen = v.u32();
+          const std::string key_repr = v.str();
+          std::string timings = v.str();
+          t.rows.push_back(key_repr + " -> [" + std::to_string(chosen) + "]" + timings);
+        } else {
+          t.rows.push_back(std::to_string(value.size()) + "-byte value for a " + std::to_string(key.size()) +
+                           "-byte input");
+        }
+      }
+    } catch (const FormatError& e) {
+      t.rows.push_back(std::string("damaged: ") + e.what);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 void KernelIndex::store_table_entry(const std::string& path, const std::string& name, const std::string& environment,
                                     const std::string& table, const std::string& key, const std::string& value) {
   const std::string dir = directory();

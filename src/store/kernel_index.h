@@ -54,6 +54,7 @@ class KernelIndex {
   void store_module_file(const std::string& module, const std::string& environment, const std::string& file);
 
   std::vector<IndexEntry> list();
+  std::vector<IndexTable> list_tables();
   size_t clear();
   size_t prune(double days);
 

@@ -331,6 +331,15 @@ TEST_F(DecoratorStore, TuningResultIsReadBackWithoutPythonOrTuning) {
   EXPECT_EQ(warm["python_used"], "0");
   EXPECT_EQ(warm["launches"], "1");
   EXPECT_EQ(warm["spec"], first["spec"]);
+  // What `triton-jit cache list` shows: the choice under Triton's key.
+  triton_jit::set_index_dir((root_ / "cache").string());
+  const auto tables = triton_jit::list_index_tables();
+  triton_jit::set_index_dir(std::nullopt);
+  ASSERT_EQ(tables.size(), 2u) << "the autotuner's choices and the SPLIT heuristic's memo";
+  const auto& tuning = tables[0].name.rfind("autotune/", 0) == 0 ? tables[0] : tables[1];
+  EXPECT_EQ(tuning.function_name, "matmul_kernel");
+  ASSERT_EQ(tuning.rows.size(), 1u);
+  expect_contains(tuning.rows[0], "(256, 256, 200, 'torch.float16', 'torch.float16', 'torch.float32') -> [0]");
 }
 
 TEST_F(DecoratorStore, ConfigsThatAllFailToCompileAreEachReported) {

@@ -50,6 +50,12 @@ int list() {
     std::cout << e.function_path << ":" << e.function_name << "  [" << e.signature << "]  " << launch_options(e) << "  "
               << e.target.str() << "  triton " << e.triton_version << "  " << e.bytes << " B\n";
   }
+  // Autotuners' choices and memoized heuristic values, by function.
+  for (const auto& t : triton_jit::list_index_tables()) {
+    std::cout << "table  " << t.function_path << ":" << t.function_name << "  " << t.name << "  " << t.rows.size()
+              << (t.rows.size() == 1 ? " row\n" : " rows\n");
+    for (const auto& row : t.rows) std::cout << "  " << row << '\n';
+  }
   return 0;
 }
 
