@@ -161,8 +161,8 @@ Counts run_parity(const Loaded& l, const Heuristic& h, const HeuristicProgram& p
 // virtualenvs (scripts/test-triton-versions.sh) have no torch.
 bool torch_importable() {
   static const bool importable = [] {
-    triton_jit::bridge::bridge();
     triton_jit::bridge::GilGuard gil;
+    triton_jit::bridge::bridge();
     try {
       py::module_::import("torch");
       return true;
