@@ -472,4 +472,33 @@ HeuristicCall call_heuristic(PyHandle func, const StaticSignature& sig, std::str
   return call;
 }
 
+std::optional<size_t> autotune_cache_lookup(PyHandle wrapper, size_t layer, const std::string& key_repr,
+                                            const Target& target) {
+  GilGuard gil;
+  try {
+    py::object r = bridge().attr("autotune_cache_lookup")(py::handle(static_cast<PyObject*>(wrapper.object)), layer,
+                                                         key_repr, py::make_tuple(target.backend, target.arch,
+                                                                                  target.warp_size));
+    if (r.is_none()) return std::nullopt;
+    return r.cast<size_t>();
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("reading Triton's autotuning cache failed: " + f.type + ": " + f.message, f.traceback);
+  }
+}
+
+void autotune_cache_store(PyHandle wrapper, size_t layer, const std::string& key_repr, const Target& target,
+                          const std::vector<std::array<double, 3>>& timings) {
+  GilGuard gil;
+  py::list rows;
+  for (const auto& t : timings) rows.append(py::make_tuple(t[0], t[1], t[2]));
+  try {
+    bridge().attr("autotune_cache_store")(py::handle(static_cast<PyObject*>(wrapper.object)), layer, key_repr,
+                                          py::make_tuple(target.backend, target.arch, target.warp_size), rows);
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("writing Triton's autotuning cache failed: " + f.type + ": " + f.message, f.traceback);
+  }
+}
+
 }  // namespace triton_jit::bridge

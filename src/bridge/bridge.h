@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <exception>
 #include <functional>
 #include <optional>
@@ -74,6 +75,15 @@ void compile_many(const std::vector<CompileJob>& jobs, int workers,
 
 // The heuristic `name` of decorator layer `layer` (outermost 0) of a function's wrapper.
 PyHandle decorator_callable(PyHandle wrapper, size_t layer, const std::string& name);
+
+// Triton's own autotuning cache (Autotuner.check_disk_cache) for autotuner `layer` of `wrapper`
+// and the tuning key whose repr is `key_repr` (str of Triton's key tuple): the config Triton
+// recorded as fastest, if any; and the store of the runtime's timings, one {median, p20, p80}
+// per config (infinite where it failed), as Triton writes them.
+std::optional<size_t> autotune_cache_lookup(PyHandle wrapper, size_t layer, const std::string& key_repr,
+                                            const Target& target);
+void autotune_cache_store(PyHandle wrapper, size_t layer, const std::string& key_repr, const Target& target,
+                          const std::vector<std::array<double, 3>>& timings);
 
 std::string triton_version();
 

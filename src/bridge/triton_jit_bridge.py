@@ -1423,3 +1423,58 @@ def translate_heuristic(func, param_names):
         return None, "the expression is too deeply nested"
     except Exception as e:  # noqa: BLE001 - a translator failure keeps the heuristic in Python
         return None, f"the translator failed: {type(e).__name__}: {e}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Triton's own autotuning cache (Autotuner.check_disk_cache, cache_results=True)
+# ----------------------------------------------------------------------------------------------
+# The same file under the same key as Triton's: a Python process and the runtime each use what
+# the other tuned. Triton hashes str(tuning_key); the runtime's key repr is that string.
+
+
+def _autotuner_at(top, layer):
+    obj = top
+    for _ in range(layer):
+        obj = obj.fn
+    return obj
+
+
+def _autotune_cache_file(tuner, key_repr, target):
+    from triton._C.libtriton import get_cache_invalidating_env_vars
+    from triton.runtime.cache import get_cache_manager, triton_key
+    from triton.runtime.jit import JITFunction
+    env_vars = get_cache_invalidating_env_vars()
+    fn = tuner.fn
+    while not isinstance(fn, JITFunction):
+        fn = fn.fn
+    parts = [triton_key(), _make_backend(_gpu_target(target)).hash(), fn.cache_key, str(sorted(env_vars.items())), key_repr]
+    parts += [str(c) for c in tuner.configs]
+    cache_key = hashlib.sha256("-".join(parts).encode("utf-8")).hexdigest()
+    return get_cache_manager(cache_key), f"{fn.__name__[:150]}.autotune.json"
+
+
+def autotune_cache_lookup(top, layer, key_repr, target):
+    """The index of the config Triton's cache holds as fastest for this key, or None."""
+    tuner = _autotuner_at(top, layer)
+    cache, name = _autotune_cache_file(tuner, key_repr, target)
+    path = cache.get_file(name)
+    if not path:
+        return None
+    from triton import Config
+    with open(path) as f:
+        timings = {str(Config(**config)): timing for config, timing in json.load(f)["configs_timings"]}
+    if not timings:
+        return None
+    best = min(timings, key=timings.get)
+    names = [str(c) for c in tuner.configs]
+    return names.index(best) if best in names else None
+
+
+def autotune_cache_store(top, layer, key_repr, target, timings):
+    """Writes the runtime's timings (one [median, p20, p80] per config, inf where it failed) as
+    Triton's autotuner writes them."""
+    tuner = _autotuner_at(top, layer)
+    cache, name = _autotune_cache_file(tuner, key_repr, target)
+    key = list(ast.literal_eval(key_repr))
+    cache.put(json.dumps({"key": key, "configs_timings": [(c.__dict__, t) for c, t in zip(tuner.configs, timings)
+                                                          if not c.pre_hook]}), name, binary=False)

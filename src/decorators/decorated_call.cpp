@@ -175,16 +175,16 @@ const MemoValue& HeuristicRuntime::call_python(FunctionState& fn, const ArgValue
   if (fn.source_sha256.empty()) throw missing("the kernel's source file is absent, so Python cannot run it");
   bridge::HeuristicCall call;
   {
+    const bridge::PyHandle wrapper = [&] {
+      try {
+        return fn.python_wrapper();
+      } catch (const PythonError& e) {
+        throw missing(std::string("Python cannot run it here: ") + e.what());
+      }
+    }();
     std::lock_guard<std::mutex> lock(fn.python_mutex);
     try {
-      if (callable_.object == nullptr) {
-        if (fn.py_wrapper.object == nullptr) {
-          bridge::LoadedFunction loaded = bridge::load_function(fn.path, fn.name);
-          fn.py_function = loaded.function;
-          fn.py_wrapper = loaded.wrapper;
-        }
-        callable_ = bridge::decorator_callable(fn.py_wrapper, layer_, info_->name);
-      }
+      if (callable_.object == nullptr) callable_ = bridge::decorator_callable(wrapper, layer_, info_->name);
     } catch (const PythonError& e) {
       throw missing(std::string("Python cannot run it here: ") + e.what());
     }

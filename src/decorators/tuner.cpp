@@ -4,7 +4,9 @@
 // before the real launch.
 #include "decorators/tuner.h"
 
+#include <array>
 #include <cmath>
+#include <optional>
 #include <memory>
 #include <cstdio>
 #include <limits>
@@ -73,6 +75,39 @@ std::string format_ms(double ms) {
   return buf;
 }
 
+// Keeps the choice in memory and in the index; returns the one kept.
+uint32_t remember(FunctionState& fn, const AutotuneRuntime& tuner, const uint64_t* words, uint32_t num_words,
+                  uint32_t config, const std::string& key, const std::string& device, const std::string& table) {
+  const uint32_t chosen = tuner.insert(words, num_words, config);
+  BinaryWriter k, v;
+  k.u32(num_words);
+  for (uint32_t i = 0; i < num_words; ++i) k.u64(words[i]);
+  v.u32(chosen);
+  v.str(key);
+  v.str(table);
+  if (!device.empty()) {
+    KernelIndex::instance().store_table_entry(fn.path, fn.name, bridge::python_environment(),
+                                              tuner.table_name(device), k.bytes(), v.bytes());
+  }
+  if (log_enabled(LogLevel::Info)) {
+    log_line("autotuned " + fn.signature.function + " for key " + key + (device.empty() ? "" : " on " + device) +
+             ": chose [" + std::to_string(chosen) + "] " + tuner.info().configs[chosen].repr + table);
+  }
+  return chosen;
+}
+
+// What Triton's own autotuner recorded for this key (cache_results=True), where Python can tell.
+std::optional<size_t> tritons_cached_choice(FunctionState& fn, const AutotuneRuntime& tuner, const std::string& key,
+                                            const Target& target) {
+  if (offline() || fn.source_sha256.empty()) return std::nullopt;
+  try {
+    return bridge::autotune_cache_lookup(fn.python_wrapper(), tuner.layer(), key, target);
+  } catch (const Error& e) {
+    log_line(std::string("warning: could not read Triton's autotuning cache: ") + e.what());
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntime& tuner, const ArgValue* full,
@@ -91,6 +126,13 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     if (const uint32_t* known = tuner.find(words, num_words)) return *known;
   }
   const std::string key = tuner.key_repr(full, num_caller_args);
+  const Target target = Resolver::default_target();
+  if (info.cache_results) {
+    if (const auto cached = tritons_cached_choice(fn, tuner, key, target)) {
+      return remember(fn, tuner, words, num_words, static_cast<uint32_t>(*cached), key, device,
+                      "\n  (from Triton's autotuning cache)");
+    }
+  }
   if (mode == CallMode::Describe) {
     throw ArgumentError(function + " is autotuned over " + std::to_string(info.configs.size()) +
                             " configs and has no tuning result for key " + key +
@@ -120,7 +162,6 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   const auto restore = buffers_of(fn, info.restore_value, full, "restore_value");
 
   const size_t n = fn.signature.params.size();
-  const Target target{"cuda", cuda::current_device().info->arch, 32};
   std::vector<Candidate> candidates(info.configs.size());
   for (size_t c = 0; c < candidates.size(); ++c) {
     Candidate& cand = candidates[c];
@@ -177,21 +218,17 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   }
   zero_all_async(out.stream, zero);  // as Triton's pre_hook(reset_only=True) after tuning
 
-  const uint32_t chosen = tuner.insert(words, num_words, best);
-  fn.tunings.fetch_add(1, std::memory_order_relaxed);
-  BinaryWriter k, v;
-  k.u32(num_words);
-  for (uint32_t i = 0; i < num_words; ++i) k.u64(words[i]);
-  v.u32(chosen);
-  v.str(key);
-  v.str(table);
-  KernelIndex::instance().store_table_entry(fn.path, fn.name, bridge::python_environment(), tuner.table_name(device),
-                                            k.bytes(), v.bytes());
-  if (log_enabled(LogLevel::Info)) {
-    log_line("autotuned " + function + " for key " + key + " on " + device + ": chose [" + std::to_string(chosen) +
-             "] " + info.configs[chosen].repr + table);
+  if (info.cache_results) {
+    std::vector<std::array<double, 3>> timings;
+    for (const Candidate& c : candidates) timings.push_back({c.median_ms, c.p20_ms, c.p80_ms});
+    try {
+      bridge::autotune_cache_store(fn.python_wrapper(), tuner.layer(), key, target, timings);
+    } catch (const Error& e) {
+      log_line(std::string("warning: could not write Triton's autotuning cache: ") + e.what());
+    }
   }
-  return chosen;
+  fn.tunings.fetch_add(1, std::memory_order_relaxed);
+  return remember(fn, tuner, words, num_words, best, key, device, table);
 }
 
 }  // namespace triton_jit::detail

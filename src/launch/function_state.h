@@ -66,6 +66,17 @@ struct FunctionState {
   mutable std::atomic<uint64_t> misses{0}, compiles{0}, loads{0}, index_hits{0}, pack_hits{0};
   mutable std::atomic<uint64_t> tunings{0}, heuristic_python_calls{0};
 
+  // The Python object the name holds (the outermost decorator), imported on first need.
+  bridge::PyHandle python_wrapper() {
+    std::lock_guard<std::mutex> lock(python_mutex);
+    if (py_wrapper.object == nullptr) {
+      bridge::LoadedFunction loaded = bridge::load_function(source(), name);
+      py_function = loaded.function;
+      py_wrapper = loaded.wrapper;
+    }
+    return py_wrapper;
+  }
+
   // ---- cold error paths: messages are built only when something is wrong ----
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail_count(size_t given, size_t missing_index) const {

@@ -383,3 +383,36 @@ TEST_F(DecoratorStore, PackCarriesMemoizedHeuristicValues) {
   EXPECT_EQ(r["python_used"], "0");
   EXPECT_EQ(r["spec"], first["spec"]);
 }
+
+// cache_results=True: what Triton's autotuner stored is taken without tuning, and what the
+// runtime tuned is found by Triton's autotuner (its .autotune.json under TRITON_CACHE_DIR).
+TEST_F(DecoratorStore, TuningResultsAreSharedWithTritonsAutotuneCache) {
+  // Triton's cache is the test build's (TRITON_CACHE_DIR from the test environment, shared by the
+  // probes): keys of this run alone (odd sizes, so the specialization stays i32).
+  const int64_t n1 = 1001 + 2 * (::getpid() % 100000), n2 = n1 + 2;
+  bool was_cached = true;
+  {
+    triton_jit::bridge::GilGuard gil;
+    py::object tuner = python_module("decorated.py").attr("cached_tuning_kernel");
+    // Triton "benchmarked" n1 and found config 1 faster.
+    py::tuple written = reference().attr("triton_autotune_cache")(
+        tuner, py::make_tuple(n1, "torch.float32"),
+        py::make_tuple(py::make_tuple(2.0, 2.0, 2.0), py::make_tuple(1.0, 1.0, 1.0)));
+    was_cached = written[0].cast<bool>();
+  }
+  ASSERT_FALSE(was_cached) << "a key of this run alone";
+  const auto taken = probe("", "cached_tuning_kernel", "--launch p:fp32 i:" + std::to_string(n1));
+  ASSERT_EQ(taken.status, 0) << taken.output;
+  EXPECT_EQ(taken["tunings"], "0") << "Triton's choice is used: " << taken.output;
+  EXPECT_EQ(taken["spec"], "*fp32:16,i32,256") << "config 1 (BLOCK=256)";
+
+  // The runtime tunes n2 (on the fake driver every config takes the same time: config 0).
+  const auto tuned = probe("", "cached_tuning_kernel", "--launch p:fp32 i:" + std::to_string(n2));
+  ASSERT_EQ(tuned.status, 0) << tuned.output;
+  EXPECT_EQ(tuned["tunings"], "1");
+  triton_jit::bridge::GilGuard gil;
+  py::object tuner = python_module("decorated.py").attr("cached_tuning_kernel");
+  py::tuple read = reference().attr("triton_autotune_cache")(tuner, py::make_tuple(n2, "torch.float32"));
+  EXPECT_TRUE(read[0].cast<bool>()) << "Triton's autotuner found the runtime's result";
+  EXPECT_EQ(read[1].cast<int>(), 0);
+}

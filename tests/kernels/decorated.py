@@ -134,3 +134,13 @@ def single_config_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexp
     else:
         mask = offs < n
         tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1, mask=mask)
+
+
+# Tuning results shared with Triton's own autotuner through its cache (cache_results=True).
+@triton.autotune(configs=[triton.Config({"BLOCK": 128}), triton.Config({"BLOCK": 256}, num_warps=8)], key=["n"],
+                 cache_results=True)
+@triton.jit
+def cached_tuning_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)

@@ -160,3 +160,33 @@ def decorated_call(obj, args, pick=0):
     _, specialization, options = binder(inner)(*run_args, **kwargs)
     keys = [str(key) for t in tuners for key in t.cache]
     return repr(specialization), kwargs.get("num_warps", 4), kwargs.get("num_stages", 3), keys
+
+
+class _TargetOnlyDriver:
+    """Enough of a Triton driver for Autotuner.check_disk_cache on a machine without a GPU."""
+
+    def get_current_target(self):
+        from triton.backends.compiler import GPUTarget
+        return GPUTarget("cuda", 90, 32)
+
+
+def triton_autotune_cache(tuner, key, timings=None):
+    """Triton's own Autotuner.check_disk_cache for `key` (a tuple) as on a cuda:90 device. With
+    `timings` (one [median, p20, p80] per config) it benchmarks to those and writes the cache;
+    without, it reads it. Returns (whether the cache answered, the index of the config taken)."""
+    from triton.runtime import driver as config  # the DriverConfig instance
+    saved = dict(vars(config))
+    config.set_active(_TargetOnlyDriver())
+
+    def bench():
+        tuner.configs_timings = dict(zip(tuner.configs, timings))
+        tuner.cache[key] = min(tuner.configs_timings, key=tuner.configs_timings.get)
+
+    try:
+        tuner.cache.clear()
+        used = tuner.check_disk_cache(key, tuner.configs, bench)
+    finally:
+        vars(config).clear()
+        vars(config).update(saved)
+    chosen = tuner.cache.get(key)
+    return used, (tuner.configs.index(chosen) if chosen is not None else None)
