@@ -20,6 +20,7 @@
 #include "resolve/launch_call.h"
 #include "settings/settings.h"
 #include "store/binary_io.h"
+#include "triton_jit/prepare.h"
 #include "store/kernel_index.h"
 #include "triton_jit/errors.h"
 
@@ -73,6 +74,38 @@ std::string format_ms(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4f", ms);
   return buf;
+}
+
+// Makes every config's kernel ready before timing, compiling the missing ones in parallel on
+// prepare's worker processes. A config that fails to compile is reported by its own resolve.
+void compile_in_parallel(FunctionState& fn, const std::vector<Candidate>& candidates, const Target& target) {
+  std::vector<KernelRequest> requests;
+  const size_t n = fn.signature.params.size();
+  for (const Candidate& c : candidates) {
+    SpecKey key;
+    ArgStorage storage;
+    const ArgValue* full =
+        fn.bind<false>(c.config, ArgSpan{c.args.data(), n}, target.arch, target.warp_size, &key, storage.data(), nullptr);
+    if (fn.table.find(key, full) != nullptr) continue;
+    KernelRequest r;
+    r.function = fn.self;
+    r.signature = fn.describe(key, full, c.config, target).signature();
+    r.num_warps = c.config.num_warps;
+    r.num_stages = c.config.num_stages;
+    r.num_ctas = c.config.num_ctas;
+    if (c.config.options != nullptr) r.options = *c.config.options;
+    r.target = target;
+    requests.push_back(std::move(r));
+  }
+  if (requests.size() < 2 || fn.self == nullptr) return;  // one compile: in this process, below
+  PrepareOptions options;
+  options.progress = Progress::Never;
+  options.load = false;
+  try {
+    Resolver::resolve_batch(requests, options, "autotune", nullptr);
+  } catch (const Error&) {
+    // Each config's own resolve below reports (or skips) what failed here.
+  }
 }
 
 // Keeps the choice in memory and in the index; returns the one kept.
@@ -176,6 +209,9 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     for (const auto& [param, value] : config.kwargs) cand.args[param] = value.to_arg();
     call.apply_layers(fn, tuner.layer() + 1, cand.args.data(), num_caller_args, &cand.config, user, mode);
     apply_grid_fn(fn.signature, user, cand.args.data(), &cand.config);
+  }
+  compile_in_parallel(fn, candidates, target);
+  for (Candidate& cand : candidates) {
     try {
       resolve_call(fn, cand.config, ArgSpan{cand.args.data(), n}, target);
     } catch (const CompileError& e) {

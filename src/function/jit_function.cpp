@@ -13,7 +13,9 @@ using detail::KernelEntry;
 using detail::Resolver;
 using detail::SpecKey;
 
-TritonJitFunction::TritonJitFunction(std::unique_ptr<detail::FunctionState> state) : state_(std::move(state)) {}
+TritonJitFunction::TritonJitFunction(std::unique_ptr<detail::FunctionState> state) : state_(std::move(state)) {
+  state_->self = this;
+}
 TritonJitFunction::~TritonJitFunction() = default;
 
 namespace {

@@ -33,6 +33,7 @@ inline const char* kind_name(ArgValue::Kind kind) {
 }
 
 struct FunctionState {
+  const TritonJitFunction* self = nullptr;  // the public object this state belongs to
   std::string path;           // canonical file; "module:NAME" for a module found only in a pack
   std::string name;           // as given to get(): a function, or an attribute path ("kernel.fn")
   std::string module;         // the module it was got by (get_module); empty when got by file path
