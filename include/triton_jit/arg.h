@@ -108,9 +108,7 @@ class ArgValue {
   }
   uint64_t address() const noexcept { return u_; }
   // A pointer's buffer size in bytes; 0 when unknown.
-  uint64_t extent() const noexcept {
-    return kind_ == Kind::Pointer ? (uint64_t{extent_hi_} << 32 | len_) : 0;
-  }
+  uint64_t extent() const noexcept { return kind_ == Kind::Pointer ? (uint64_t{extent_hi_} << 32 | len_) : 0; }
   const TensorDescriptor* as_tensor_descriptor() const noexcept {
     return reinterpret_cast<const TensorDescriptor*>(static_cast<uintptr_t>(u_));
   }
@@ -129,7 +127,7 @@ class ArgValue {
   Kind kind_;
   DType dtype_;
   uint16_t extent_hi_ = 0;  // a pointer's extent: bits 32..47 (len_ holds bits 0..31)
-  uint32_t len_;  // a string's length, a pointer's extent bits 0..31
+  uint32_t len_;            // a string's length, a pointer's extent bits 0..31
   uint64_t u_;
 };
 

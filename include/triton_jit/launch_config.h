@@ -95,7 +95,7 @@ struct LaunchConfig {
   const CompileOptions* options = nullptr;
   // When set, the grid is computed from the call's final arguments instead of `grid`: needed when
   // it depends on what an autotuner or a heuristic chose. Small captures do not allocate.
-  std::function<Grid(const GridMeta&)> grid_fn;
+  std::function<Grid(const GridMeta&)> grid_fn = nullptr;
 };
 
 }  // namespace triton_jit

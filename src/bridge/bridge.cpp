@@ -64,7 +64,8 @@ AutotuneConfigInfo to_config(const py::dict& c) {
     py::tuple kv = item.cast<py::tuple>();
     config.kwargs.emplace_back(kv[0].cast<int>(), to_default(kv[1].cast<py::dict>()));
   }
-  for (auto [name, value] : c["options"].cast<py::dict>()) config.options.set(name.cast<std::string>(), to_option_value(value));
+  for (auto [name, value] : c["options"].cast<py::dict>())
+    config.options.set(name.cast<std::string>(), to_option_value(value));
   if (c.contains("num_warps")) config.num_warps = c["num_warps"].cast<int>();
   if (c.contains("num_stages")) config.num_stages = c["num_stages"].cast<int>();
   if (c.contains("num_ctas")) config.num_ctas = c["num_ctas"].cast<int>();
@@ -476,9 +477,9 @@ std::optional<size_t> autotune_cache_lookup(PyHandle wrapper, size_t layer, cons
                                             const Target& target) {
   GilGuard gil;
   try {
-    py::object r = bridge().attr("autotune_cache_lookup")(py::handle(static_cast<PyObject*>(wrapper.object)), layer,
-                                                         key_repr, py::make_tuple(target.backend, target.arch,
-                                                                                  target.warp_size));
+    py::object r = bridge().attr("autotune_cache_lookup")(
+        py::handle(static_cast<PyObject*>(wrapper.object)), layer, key_repr,
+        py::make_tuple(target.backend, target.arch, target.warp_size));
     if (r.is_none()) return std::nullopt;
     return r.cast<size_t>();
   } catch (py::error_already_set& e) {

@@ -60,9 +60,7 @@ HeuristicRuntime::HeuristicRuntime(const HeuristicInfo& info, size_t layer) : in
   }
 }
 
-std::string HeuristicRuntime::table_name() const {
-  return "heuristic/" + std::to_string(layer_) + "/" + info_->name;
-}
+std::string HeuristicRuntime::table_name() const { return "heuristic/" + std::to_string(layer_) + "/" + info_->name; }
 
 ArgValue HeuristicRuntime::evaluate(FunctionState& fn, const ArgValue* args, bool* by_program) const {
   if (by_program != nullptr) *by_program = false;
@@ -104,8 +102,8 @@ uint32_t read_set_index(std::mutex& mutex, std::atomic<const std::vector<std::ve
       if ((*current)[i] == set) return i;
     }
   }
-  auto next = std::make_unique<std::vector<std::vector<uint32_t>>>(current != nullptr ? *current
-                                                                                      : std::vector<std::vector<uint32_t>>{});
+  auto next = std::make_unique<std::vector<std::vector<uint32_t>>>(
+      current != nullptr ? *current : std::vector<std::vector<uint32_t>>{});
   next->push_back(set);
   const uint32_t index = static_cast<uint32_t>(next->size() - 1);
   published.store(next.get(), std::memory_order_release);
@@ -209,8 +207,8 @@ const MemoValue& HeuristicRuntime::call_python(FunctionState& fn, const ArgValue
   KernelIndex::instance().store_table_entry(fn.path, fn.name, bridge::python_environment(), table_name(),
                                             memo_key_bytes(call.params_read, words), value.bytes());
   if (log_enabled(LogLevel::Info)) {
-    log_line("heuristic " + fn.signature.function + "." + info_->name + " through Python: " +
-             describe_inputs(fn.signature, call.params_read, args) + " -> " + stored.value.repr);
+    log_line("heuristic " + fn.signature.function + "." + info_->name +
+             " through Python: " + describe_inputs(fn.signature, call.params_read, args) + " -> " + stored.value.repr);
   }
   return stored;
 }
@@ -374,14 +372,6 @@ const AutotuneRuntime* DecoratedCall::autotuner(size_t layer) const {
   return layer < autotuners_.size() ? autotuners_[layer].get() : nullptr;
 }
 
-namespace {
-
-const char* decorator_name(DecoratorLayer::Kind kind) {
-  return kind == DecoratorLayer::Kind::Heuristics ? "@triton.heuristics" : "@triton.autotune";
-}
-
-}  // namespace
-
 void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgSpan args, ArgValue* full,
                              LaunchConfig* out, CallMode mode) const {
   const size_t n = signature_.params.size();
@@ -394,12 +384,7 @@ void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgS
     if (!fn.default_usable[p]) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);
     full[p] = fn.defaults[p];
   }
-  out->grid = config.grid;
-  out->num_warps = config.num_warps;
-  out->num_stages = config.num_stages;
-  out->num_ctas = config.num_ctas;
-  out->stream = config.stream;
-  out->options = config.options;
+  copy_launch_options(config, out);
   // Triton keys and passes only what the caller gave: the caller's positional arguments.
   const size_t num_caller_args = args.size == 0 ? 0 : caller_params_[args.size - 1] + 1;
   apply_layers(fn, 0, full, num_caller_args, out, config, mode);
@@ -416,19 +401,30 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
         uint64_t words[AutotuneRuntime::kMaxKeyWords];
         const uint32_t nw = at->key_words(full, num_caller_args, 0, words);
         const uint32_t* known = at->find(words, nw);
-        chosen = known != nullptr ? *known
-                                  : tune(fn, *this, *at, full, num_caller_args, *out, user, mode, words, nw);
+        chosen = known != nullptr ? *known : tune(fn, *this, *at, full, num_caller_args, *out, user, mode, words, nw);
       }
-      const AutotuneConfigInfo& c = info.configs[chosen];
-      for (const auto& [param, value] : c.kwargs) full[param] = value.to_arg();
-      out->num_warps = c.num_warps;
-      out->num_stages = c.num_stages;
-      out->num_ctas = c.num_ctas;
-      if (!c.options.empty()) out->options = &c.options;
+      apply_config(info.configs[chosen], full, out);
       continue;
     }
     apply_heuristics(fn, l, full);
   }
+}
+
+void apply_config(const AutotuneConfigInfo& c, ArgValue* full, LaunchConfig* out) {
+  for (const auto& [param, value] : c.kwargs) full[param] = value.to_arg();
+  out->num_warps = c.num_warps;
+  out->num_stages = c.num_stages;
+  out->num_ctas = c.num_ctas;
+  if (!c.options.empty()) out->options = &c.options;
+}
+
+void copy_launch_options(const LaunchConfig& config, LaunchConfig* out) {
+  out->grid = config.grid;
+  out->num_warps = config.num_warps;
+  out->num_stages = config.num_stages;
+  out->num_ctas = config.num_ctas;
+  out->stream = config.stream;
+  out->options = config.options;
 }
 
 void apply_grid_fn(const StaticSignature& signature, const LaunchConfig& config, const ArgValue* full,
@@ -445,9 +441,9 @@ namespace triton_jit {
 const ArgValue& GridMeta::arg(std::string_view name) const {
   const int i = signature_.find(name);
   if (i < 0) {
-    throw ArgumentError(signature_.function + ": the grid function asked for '" + std::string(name) +
-                            "', which is not a parameter",
-                        signature_.function, std::string(name));
+    throw ArgumentError(
+        signature_.function + ": the grid function asked for '" + std::string(name) + "', which is not a parameter",
+        signature_.function, std::string(name));
   }
   return args_[i];
 }

@@ -77,7 +77,9 @@ class AutotuneRuntime {
   std::string key_repr(const ArgValue* args, size_t num_caller_args) const;
 
   const uint32_t* find(const uint64_t* words, uint32_t n) const noexcept { return choices_.find(words, n); }
-  uint32_t insert(const uint64_t* words, uint32_t n, uint32_t config) const { return choices_.insert(words, n, config); }
+  uint32_t insert(const uint64_t* words, uint32_t n, uint32_t config) const {
+    return choices_.insert(words, n, config);
+  }
 
   // The persisted choices for this device, read once into memory.
   void load_stored(FunctionState& fn, const std::string& device_name) const;
@@ -141,15 +143,22 @@ class DecoratedCall {
   void plan_memo(size_t layer);
 
  public:
-
  private:
   const StaticSignature& signature_;
   std::vector<uint32_t> caller_params_;
   std::vector<int> set_by_layer_;  // per parameter: the layer that sets it, or -1
   std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
-  std::vector<std::unique_ptr<LayerMemo>> memos_;                            // per layer (heuristics)
-  std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;               // per layer (null if heuristics)
+  std::vector<std::unique_ptr<LayerMemo>> memos_;                           // per layer (heuristics)
+  std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;                // per layer (null if heuristics)
 };
+
+// Sets a config's constexprs in `full` and its launch and compile options in `out`, as
+// Triton's Autotuner passes config.all_kwargs() on.
+void apply_config(const AutotuneConfigInfo& config, ArgValue* full, LaunchConfig* out);
+
+// Copies grid, launch options, stream and compile options, not the grid function (whose copy could
+// allocate).
+void copy_launch_options(const LaunchConfig& config, LaunchConfig* out);
 
 // Sets the grid of `out` from config.grid_fn when there is one.
 void apply_grid_fn(const StaticSignature& signature, const LaunchConfig& config, const ArgValue* full,

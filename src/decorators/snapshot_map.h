@@ -41,8 +41,8 @@ class SnapshotMap {
   const V& insert(const uint64_t* words, uint32_t n, V value) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (const V* known = find(words, n)) return *known;
-    auto entry = std::make_unique<Entry>(Entry{hash_words(words, n), std::vector<uint64_t>(words, words + n),
-                                               std::move(value)});
+    auto entry = std::make_unique<Entry>(
+        Entry{hash_words(words, n), std::vector<uint64_t>(words, words + n), std::move(value)});
     const Snapshot* old = current_.load(std::memory_order_relaxed);
     const size_t capacity = (old->count + 1) * 2 > old->slots.size() ? old->slots.size() * 2 : old->slots.size();
     auto next = std::make_unique<Snapshot>(capacity);

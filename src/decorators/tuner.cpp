@@ -6,11 +6,11 @@
 
 #include <array>
 #include <cmath>
-#include <optional>
-#include <memory>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <mutex>
+#include <optional>
 
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
@@ -20,9 +20,9 @@
 #include "resolve/launch_call.h"
 #include "settings/settings.h"
 #include "store/binary_io.h"
-#include "triton_jit/prepare.h"
 #include "store/kernel_index.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/prepare.h"
 
 namespace triton_jit::detail {
 
@@ -47,16 +47,16 @@ std::string device_name_of(int ordinal) {
 }
 
 // The pointer arguments a tuning run writes, with their sizes; a missing size is an error.
-std::vector<Range> buffers_of(const FunctionState& fn, const std::vector<int>& params,
-                                                      const ArgValue* full, const char* list) {
+std::vector<Range> buffers_of(const FunctionState& fn, const std::vector<int>& params, const ArgValue* full,
+                              const char* list) {
   std::vector<Range> out;
   for (int p : params) {
     const ArgValue& a = full[p];
     if (a.kind() == ArgValue::Kind::None) continue;  // an optional tensor not given
     const std::string& name = fn.signature.params[p].name;
     if (a.kind() != ArgValue::Kind::Pointer) {
-      throw ArgumentError(fn.signature.function + ": autotune's " + list + " names '" + name +
-                              "', which was given a " + kind_name(a.kind()) + ", not a tensor",
+      throw ArgumentError(fn.signature.function + ": autotune's " + list + " names '" + name + "', which was given a " +
+                              kind_name(a.kind()) + ", not a tensor",
                           fn.signature.function, name);
     }
     if (a.extent() == 0) {
@@ -84,8 +84,8 @@ void compile_in_parallel(FunctionState& fn, const std::vector<Candidate>& candid
   for (const Candidate& c : candidates) {
     SpecKey key;
     ArgStorage storage;
-    const ArgValue* full =
-        fn.bind<false>(c.config, ArgSpan{c.args.data(), n}, target.arch, target.warp_size, &key, storage.data(), nullptr);
+    const ArgValue* full = fn.bind<false>(c.config, ArgSpan{c.args.data(), n}, target.arch, target.warp_size, &key,
+                                          storage.data(), nullptr);
     if (fn.table.find(key, full) != nullptr) continue;
     KernelRequest r;
     r.function = fn.self;
@@ -119,8 +119,8 @@ uint32_t remember(FunctionState& fn, const AutotuneRuntime& tuner, const uint64_
   v.str(key);
   v.str(table);
   if (!device.empty()) {
-    KernelIndex::instance().store_table_entry(fn.path, fn.name, bridge::python_environment(),
-                                              tuner.table_name(device), k.bytes(), v.bytes());
+    KernelIndex::instance().store_table_entry(fn.path, fn.name, bridge::python_environment(), tuner.table_name(device),
+                                              k.bytes(), v.bytes());
   }
   if (log_enabled(LogLevel::Info)) {
     log_line("autotuned " + fn.signature.function + " for key " + key + (device.empty() ? "" : " on " + device) +
@@ -181,8 +181,7 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   }
   bool config_hooks = false;
   for (const AutotuneConfigInfo& c : info.configs) config_hooks |= c.has_pre_hook;
-  if (info.has_pre_hook || info.has_post_hook || info.has_perf_model || info.has_early_config_prune ||
-      config_hooks) {
+  if (info.has_pre_hook || info.has_post_hook || info.has_perf_model || info.has_early_config_prune || config_hooks) {
     throw ArgumentError(function +
                             ": autotune's Python hooks (pre_hook, post_hook, a Config's pre_hook, prune_configs_by) "
                             "take tensors, which a C++ caller does not have; tuning key " +
@@ -200,13 +199,8 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     Candidate& cand = candidates[c];
     const AutotuneConfigInfo& config = info.configs[c];
     cand.args.assign(full, full + n);
-    cand.config.grid = out.grid;
-    cand.config.stream = out.stream;
-    cand.config.options = config.options.empty() ? out.options : &config.options;
-    cand.config.num_warps = config.num_warps;
-    cand.config.num_stages = config.num_stages;
-    cand.config.num_ctas = config.num_ctas;
-    for (const auto& [param, value] : config.kwargs) cand.args[param] = value.to_arg();
+    copy_launch_options(out, &cand.config);
+    apply_config(config, cand.args.data(), &cand.config);
     call.apply_layers(fn, tuner.layer() + 1, cand.args.data(), num_caller_args, &cand.config, user, mode);
     apply_grid_fn(fn.signature, user, cand.args.data(), &cand.config);
   }
@@ -222,8 +216,11 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   const auto restore_set = std::make_shared<const RestoreSet>(restore);
   for (Candidate& cand : candidates) {
     if (!cand.failure.empty()) continue;
-    const auto run = wrap_for_tuning([&] { launch_call(fn, cand.config, ArgSpan{cand.args.data(), n}); }, zero,
-                                     restore_set, out.stream);
+    const auto run = wrap_for_tuning(
+        [&] {
+          launch_call(fn, cand.config, ArgSpan{cand.args.data(), n});
+        },
+        zero, restore_set, out.stream);
     try {
       const BenchmarkResult r = benchmark(out.stream, run, BenchmarkOptions{info.warmup_ms, info.rep_ms});
       cand.median_ms = r.median_ms;

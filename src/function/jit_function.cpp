@@ -38,15 +38,26 @@ const ArgValue* complete_call(detail::FunctionState& m, const LaunchConfig& conf
       full[i] = m.defaults[i];
     }
   }
-  out->grid = config.grid;
-  out->num_warps = config.num_warps;
-  out->num_stages = config.num_stages;
-  out->num_ctas = config.num_ctas;
-  out->stream = config.stream;
-  out->options = config.options;
+  detail::copy_launch_options(config, out);
   detail::apply_grid_fn(m.signature, config, full, out);
   return full;
 }
+
+// A call as the @triton.jit function takes it, for specialize() and compile(): the caller's own
+// when the function is plain and has no grid function, else completed into `storage`.
+struct DescribedCall {
+  ArgStorage storage;
+  LaunchConfig completed_config;
+  const LaunchConfig* config = nullptr;
+  ArgSpan args;
+
+  DescribedCall(detail::FunctionState& m, const LaunchConfig& c, ArgSpan a) : config(&c), args(a) {
+    if (m.decorated == nullptr && !c.grid_fn) return;
+    complete_call(m, c, a, storage.data(), &completed_config, detail::CallMode::Describe);
+    config = &completed_config;
+    args = ArgSpan{storage.data(), m.rules.size()};
+  }
+};
 
 [[gnu::noinline]] void launch_completed(detail::FunctionState& m, const LaunchConfig& config, ArgSpan args) {
   ArgStorage storage;
@@ -68,30 +79,17 @@ void TritonJitFunction::launch(const LaunchConfig& config, ArgSpan args) const {
 
 Specialization TritonJitFunction::specialize(const LaunchConfig& config, ArgSpan args) const {
   const Target target = Resolver::default_target();
-  ArgStorage completed;
-  LaunchConfig effective;
-  const bool plain = state_->decorated == nullptr && !config.grid_fn;
-  if (!plain) {
-    complete_call(*state_, config, args, completed.data(), &effective, detail::CallMode::Describe);
-    args = ArgSpan{completed.data(), state_->rules.size()};
-  }
-  const LaunchConfig& c = plain ? config : effective;
+  const DescribedCall call(*state_, config, args);
   SpecKey key;
   ArgStorage storage;
-  const ArgValue* full = state_->bind<false>(c, args, target.arch, target.warp_size, &key, storage.data(), nullptr);
-  return state_->describe(key, full, c, target);
+  const ArgValue* full = state_->bind<false>(*call.config, call.args, target.arch, target.warp_size, &key,
+                                             storage.data(), nullptr);
+  return state_->describe(key, full, *call.config, target);
 }
 
 const KernelInfo& TritonJitFunction::compile(const LaunchConfig& config, ArgSpan args) const {
-  const Target target = Resolver::default_target();
-  ArgStorage completed;
-  LaunchConfig effective;
-  const bool plain = state_->decorated == nullptr && !config.grid_fn;
-  if (!plain) {
-    complete_call(*state_, config, args, completed.data(), &effective, detail::CallMode::Describe);
-    args = ArgSpan{completed.data(), state_->rules.size()};
-  }
-  return detail::resolve_call(*state_, plain ? config : effective, args, target).info();
+  const DescribedCall call(*state_, config, args);
+  return detail::resolve_call(*state_, *call.config, call.args, Resolver::default_target()).info();
 }
 
 void TritonJitFunction::set_heuristics_through_python(bool on) noexcept {

@@ -34,10 +34,10 @@ inline const char* kind_name(ArgValue::Kind kind) {
 
 struct FunctionState {
   const TritonJitFunction* self = nullptr;  // the public object this state belongs to
-  std::string path;           // canonical file; "module:NAME" for a module found only in a pack
-  std::string name;           // as given to get(): a function, or an attribute path ("kernel.fn")
-  std::string module;         // the module it was got by (get_module); empty when got by file path
-  std::string source_sha256;  // of the file when get() read it; empty when the file is absent
+  std::string path;                         // canonical file; "module:NAME" for a module found only in a pack
+  std::string name;                         // as given to get(): a function, or an attribute path ("kernel.fn")
+  std::string module;                       // the module it was got by (get_module); empty when got by file path
+  std::string source_sha256;                // of the file when get() read it; empty when the file is absent
   StaticSignature signature;
   // What the bridge imports it from: the module when got by one (its packages initialised, and
   // importable in a compile worker with another working directory), else the file.

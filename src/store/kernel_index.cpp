@@ -24,7 +24,7 @@ constexpr std::string_view kTableMagic = "TJITTABL";
 constexpr std::string_view kModuleMagic = "TJITMODL";
 constexpr uint32_t kFormatVersion = 3;  // 2: kernel records carry tensor-descriptor metadata; 3: signatures
                                         // carry decorators, tables hold tuning results and heuristic memos
-#define TRITON_JIT_INDEX_DIR "v3"  // the folder of this format version, beside older ones
+#define TRITON_JIT_INDEX_DIR "v3"       // the folder of this format version, beside older ones
 
 std::string default_directory() {
   if (const char* env = std::getenv("TRITON_JIT_CACHE_DIR")) return env;  // empty: off
@@ -266,8 +266,8 @@ std::vector<IndexTable> KernelIndex::list_tables() {
       t.function_path = r.str();
       t.function_name = r.str();
       t.name = r.str();
-      for (const auto& [key, value] : read_table(*bytes, t.function_path, t.function_name, t.name).value_or(
-               TableEntries{})) {
+      for (const auto& [key, value] :
+           read_table(*bytes, t.function_path, t.function_name, t.name).value_or(TableEntries{})) {
         if (t.name.rfind("autotune/", 0) == 0) {
           // The value the tuner stores: the chosen config, the key's repr, the timings table.
           BinaryReader v(value);
@@ -425,8 +425,8 @@ size_t KernelIndex::clear() {
   if (dir.empty()) return 0;
   const size_t n = entry_files(dir).size();  // counted, not read: clearing needs no checks
   std::error_code ec;
-  for (const char* sub : {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions", TRITON_JIT_INDEX_DIR "/tables",
-                          TRITON_JIT_INDEX_DIR "/modules"}) {
+  for (const char* sub : {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions",
+                          TRITON_JIT_INDEX_DIR "/tables", TRITON_JIT_INDEX_DIR "/modules"}) {
     fs::remove_all(fs::path(dir) / sub, ec);
     if (ec) throw Error("cannot clear the kernel cache in " + dir + ": " + ec.message());
   }

@@ -99,9 +99,9 @@ std::optional<StaticSignature> PackRegistry::find_signature(const std::string& p
 }
 
 std::vector<std::pair<std::string, std::string>> PackRegistry::find_table(const std::string& path,
-                                                                         const std::string& name,
-                                                                         const std::string& source_sha256,
-                                                                         const std::string& table) {
+                                                                          const std::string& name,
+                                                                          const std::string& source_sha256,
+                                                                          const std::string& table) {
   std::vector<std::pair<std::string, std::string>> out;
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& p : packs_) {

@@ -189,7 +189,6 @@ KernelRecord read_kernel_record(BinaryReader& r) {
   return k;
 }
 
-
 void write_value(BinaryWriter& w, const DefaultValue& d) {
   w.u8(static_cast<uint8_t>(d.kind));
   w.i64(d.int_value);

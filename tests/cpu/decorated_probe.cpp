@@ -67,10 +67,10 @@ int main(int argc, char** argv) {
     if (launch) fn.launch(config, span);
     const triton_jit::Specialization spec = fn.specialize(config, span);
     const triton_jit::Stats s = fn.stats();
-    std::cout << "spec=" << spec.signature() << " num_warps=" << spec.num_warps
-              << " tunings=" << s.tunings << " heuristic_python_calls=" << s.heuristic_python_calls
-              << " compiles=" << s.compiles << " launches=" << fake::state().launches.size()
-              << " python_used=" << triton_jit::python_used() << std::endl;
+    std::cout << "spec=" << spec.signature() << " num_warps=" << spec.num_warps << " tunings=" << s.tunings
+              << " heuristic_python_calls=" << s.heuristic_python_calls << " compiles=" << s.compiles
+              << " launches=" << fake::state().launches.size() << " python_used=" << triton_jit::python_used()
+              << std::endl;
   } catch (const std::exception& e) {
     std::cout << "error=" << typeid(e).name() << ": " << e.what() << "\npython_used=" << triton_jit::python_used()
               << std::endl;

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "bridge/interpreter.h"
 #include "../support/child_process.h"
+#include "bridge/interpreter.h"
 #include "test_util.h"
 #include "triton_jit/triton_jit.h"
 

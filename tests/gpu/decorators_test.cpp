@@ -49,19 +49,19 @@ TEST_F(GpuDecorators, HeuristicsKernelIsBitIdenticalToTritonsLaunch) {
   for (const int N : {100, 256, 1000, 4096}) {
     for (const bool bias : {false, true}) {
       const int M = 37;
-      const std::vector<uintptr_t> p = addresses(run_python(
-          "M, N = " + std::to_string(M) + ", " + std::to_string(N) +
-          "\n"
-          "x = torch.randn(M, N, device='cuda')\n"
-          "b = torch.randn(M, device='cuda') if " +
-          (bias ? "True" : "False") +
-          " else None\n"
-          "ref = torch.full((M,), float('nan'), device='cuda')\n"
-          "ours = torch.full((M,), float('nan'), device='cuda')\n"
-          "dk.row_sum_kernel[(M,)](x, b, ref, M, N, N)\n"
-          "torch.cuda.synchronize()\n"
-          "keep.update(x=x, b=b, ref=ref, ours=ours)\n"
-          "result = f'{x.data_ptr()} {b.data_ptr() if b is not None else 0} {ours.data_ptr()}'\n"));
+      const std::vector<uintptr_t> p = addresses(
+          run_python("M, N = " + std::to_string(M) + ", " + std::to_string(N) +
+                     "\n"
+                     "x = torch.randn(M, N, device='cuda')\n"
+                     "b = torch.randn(M, device='cuda') if " +
+                     (bias ? "True" : "False") +
+                     " else None\n"
+                     "ref = torch.full((M,), float('nan'), device='cuda')\n"
+                     "ours = torch.full((M,), float('nan'), device='cuda')\n"
+                     "dk.row_sum_kernel[(M,)](x, b, ref, M, N, N)\n"
+                     "torch.cuda.synchronize()\n"
+                     "keep.update(x=x, b=b, ref=ref, ours=ours)\n"
+                     "result = f'{x.data_ptr()} {b.data_ptr() if b is not None else 0} {ours.data_ptr()}'\n"));
       ASSERT_EQ(p.size(), 3u);
       if (bias) {
         row_sum(LaunchConfig{Grid(M)}, f32(p[0]), f32(p[1]), f32(p[2]), M, N, N);
@@ -69,7 +69,8 @@ TEST_F(GpuDecorators, HeuristicsKernelIsBitIdenticalToTritonsLaunch) {
         row_sum(LaunchConfig{Grid(M)}, f32(p[0]), nullptr, f32(p[2]), M, N, N);
       }
       CUDA_CHECK(cudaDeviceSynchronize());
-      EXPECT_EQ(run_python("result = torch.equal(keep['ref'], keep['ours'])\n"), "True") << "N=" << N << " bias=" << bias;
+      EXPECT_EQ(run_python("result = torch.equal(keep['ref'], keep['ours'])\n"), "True")
+          << "N=" << N << " bias=" << bias;
     }
   }
   EXPECT_EQ(row_sum.stats().heuristic_python_calls, 0u);
@@ -79,16 +80,16 @@ TEST_F(GpuDecorators, HeuristicsKernelIsBitIdenticalToTritonsLaunch) {
 TEST_F(GpuDecorators, SingleConfigAutotunerIsBitIdenticalToTritonsLaunch) {
   auto& k = fn("single_config_kernel");
   for (const int n : {4096, 4097}) {
-    const std::vector<uintptr_t> p = addresses(run_python(
-        "n = " + std::to_string(n) +
-        "\n"
-        "x = torch.randn(n + 1024, device='cuda')\n"
-        "ref = torch.zeros_like(x)\n"
-        "ours = torch.zeros_like(x)\n"
-        "dk.single_config_kernel[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](x, ref, n)\n"
-        "torch.cuda.synchronize()\n"
-        "keep.update(x=x, ref=ref, ours=ours)\n"
-        "result = f'{x.data_ptr()} {ours.data_ptr()}'\n"));
+    const std::vector<uintptr_t> p = addresses(
+        run_python("n = " + std::to_string(n) +
+                   "\n"
+                   "x = torch.randn(n + 1024, device='cuda')\n"
+                   "ref = torch.zeros_like(x)\n"
+                   "ours = torch.zeros_like(x)\n"
+                   "dk.single_config_kernel[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](x, ref, n)\n"
+                   "torch.cuda.synchronize()\n"
+                   "keep.update(x=x, ref=ref, ours=ours)\n"
+                   "result = f'{x.data_ptr()} {ours.data_ptr()}'\n"));
     LaunchConfig config;
     config.grid_fn = [n](const GridMeta& meta) { return Grid(cdiv(n, meta["BLOCK"])); };
     k(config, f32(p[0]), f32(p[1]), n);
@@ -103,18 +104,16 @@ TEST_F(GpuDecorators, AutotunedMatmulTunesOnceAndMatchesTritonWithTheSameConfig)
   auto& mm = fn("matmul_kernel");
   for (const int K : {256, 200}) {
     const int M = 300, N = 260;
-    const std::vector<uintptr_t> p = addresses(run_python(
-        "M, N, K = " + std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K) +
-        "\n"
-        "a = torch.randn(M, K, device='cuda', dtype=torch.float16)\n"
-        "b = torch.randn(K, N, device='cuda', dtype=torch.float16)\n"
-        "ours = torch.full((M, N), float('nan'), device='cuda', dtype=torch.float16)\n"
-        "keep.update(a=a, b=b, ours=ours)\n"
-        "result = f'{a.data_ptr()} {b.data_ptr()} {ours.data_ptr()}'\n"));
+    const std::vector<uintptr_t> p = addresses(
+        run_python("M, N, K = " + std::to_string(M) + ", " + std::to_string(N) + ", " + std::to_string(K) +
+                   "\n"
+                   "a = torch.randn(M, K, device='cuda', dtype=torch.float16)\n"
+                   "b = torch.randn(K, N, device='cuda', dtype=torch.float16)\n"
+                   "ours = torch.full((M, N), float('nan'), device='cuda', dtype=torch.float16)\n"
+                   "keep.update(a=a, b=b, ours=ours)\n"
+                   "result = f'{a.data_ptr()} {b.data_ptr()} {ours.data_ptr()}'\n"));
     LaunchConfig config;
-    config.grid_fn = [&](const GridMeta& meta) {
-      return Grid(cdiv(M, meta["BLOCK_M"]), cdiv(N, meta["BLOCK_N"]));
-    };
+    config.grid_fn = [&](const GridMeta& meta) { return Grid(cdiv(M, meta["BLOCK_M"]), cdiv(N, meta["BLOCK_N"])); };
     const auto tunings = mm.stats().tunings;
     auto launch = [&] { mm(config, f16(p[0]), f16(p[1]), f16(p[2]), M, N, K, K, 1, N, 1, N, 1); };
     launch();
@@ -125,9 +124,9 @@ TEST_F(GpuDecorators, AutotunedMatmulTunesOnceAndMatchesTritonWithTheSameConfig)
     const auto spec = mm.specialize(config, f16(p[0]), f16(p[1]), f16(p[2]), M, N, K, K, 1, N, 1, N, 1);
     auto value = [&](const char* name) { return spec.params[mm.signature().find(name)].value_repr; };
     const std::string config_kwargs = "BLOCK_M=" + value("BLOCK_M") + ", BLOCK_N=" + value("BLOCK_N") +
-                                      ", BLOCK_K=" + value("BLOCK_K") + ", num_warps=" +
-                                      std::to_string(spec.num_warps) + ", num_stages=" +
-                                      std::to_string(spec.num_stages);
+                                      ", BLOCK_K=" + value("BLOCK_K") +
+                                      ", num_warps=" + std::to_string(spec.num_warps) +
+                                      ", num_stages=" + std::to_string(spec.num_stages);
     EXPECT_EQ(run_python("a, b, ours = keep['a'], keep['b'], keep['ours']\n"
                          "M, N, K = a.shape[0], b.shape[1], a.shape[1]\n"
                          "ref = torch.full_like(ours, float('nan'))\n"

@@ -9,12 +9,12 @@
 #include "python_reference.h"
 #include "triton_jit/tensor_descriptor.h"
 
+using gpu_test::addresses;
+using gpu_test::run_python;
 using triton_jit::DType;
 using triton_jit::TensorDescriptor;
 using triton_jit::TritonJitFunction;
 using triton_jit::TypedPtr;
-using gpu_test::addresses;
-using gpu_test::run_python;
 
 namespace {
 
