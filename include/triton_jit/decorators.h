@@ -53,6 +53,27 @@ struct AutotuneInfo {
   bool cache_results = false;
 };
 
+// One config's outcome in a tuning run (TritonJitFunction::last_tuning).
+struct TuningRow {
+  std::string config;  // Python's str(config), as AutotuneConfigInfo::repr
+  // do_bench's median and 20th/80th percentiles of the config's run time; 0 when not timed.
+  double median_ms = 0, p20_ms = 0, p80_ms = 0;
+  std::string failure;  // why it was not timed (does not compile, cannot launch); empty when timed
+};
+
+// What one autotuner decided, the last time a call gave it a tuning key it had no choice for in
+// memory: it timed every config (`rows`, one per config, in order), or it read the choice an
+// earlier process stored in the kernel index (`from_index`; `rows` empty, nothing was timed).
+struct TuningResult {
+  size_t layer = 0;           // the autotune wrapper: its index in StaticSignature::decorators
+  std::string key;            // Triton's tuning key, as Python's repr of its tuple: "(1024, 'fp16')"
+  std::string device;         // the device's name ("NVIDIA H100 80GB HBM3")
+  size_t chosen = 0;          // the chosen config's index (into `rows` and the layer's configs)
+  std::string chosen_config;  // its repr
+  bool from_index = false;
+  std::vector<TuningRow> rows;
+};
+
 // One wrapper around the @triton.jit function.
 struct DecoratorLayer {
   enum class Kind { Heuristics, Autotune };

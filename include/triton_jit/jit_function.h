@@ -5,8 +5,10 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "triton_jit/arg.h"
+#include "triton_jit/decorators.h"
 #include "triton_jit/export.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
@@ -120,6 +122,13 @@ class TRITON_JIT_API TritonJitFunction {
   // The module the function was first got by (get_module); empty when got by path.
   const std::string& module() const noexcept;
   Stats stats() const noexcept;
+
+  // For each @triton.autotune wrapper, outermost first, what it decided the last time a call in
+  // this process gave it a tuning key it had no choice for in memory: the timed configs and the
+  // chosen one, or a choice read from the kernel index (TuningResult::from_index). Autotuners that
+  // never met a new key (and those with one config, which never time) are left out; empty for a
+  // function without @triton.autotune. Thread-safe; meant for tools and logs, not the hot path.
+  std::vector<TuningResult> last_tuning() const;
 
  private:
   friend class detail::Resolver;

@@ -275,6 +275,16 @@ void AutotuneRuntime::load_stored(FunctionState& fn, const std::string& device_n
   });
 }
 
+void AutotuneRuntime::set_last_tuning(TuningResult result) const {
+  std::lock_guard<std::mutex> lock(last_tuning_mutex_);
+  last_tuning_ = std::move(result);
+}
+
+std::optional<TuningResult> AutotuneRuntime::last_tuning() const {
+  std::lock_guard<std::mutex> lock(last_tuning_mutex_);
+  return last_tuning_;
+}
+
 // ---- the call ---------------------------------------------------------------------------------
 
 DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(signature) {

@@ -21,6 +21,7 @@
 #include "decorators/heuristic_program.h"
 #include "decorators/snapshot_map.h"
 #include "triton_jit/arg.h"
+#include "triton_jit/decorators.h"
 #include "triton_jit/launch_config.h"
 #include "triton_jit/signature.h"
 
@@ -88,6 +89,11 @@ class AutotuneRuntime {
   const std::string& configs_digest() const noexcept { return configs_digest_; }
   std::mutex& tune_mutex() const noexcept { return tune_mutex_; }
 
+  // What tune() last decided for a key it had no choice for in memory (set on that miss only,
+  // never on the hot path), for TritonJitFunction::last_tuning.
+  void set_last_tuning(TuningResult result) const;
+  std::optional<TuningResult> last_tuning() const;
+
   static constexpr uint32_t kMaxKeyWords = 1 + 3 * 64;  // count, two per key, one per pointer
 
  private:
@@ -98,6 +104,8 @@ class AutotuneRuntime {
   mutable SnapshotMap<uint32_t> choices_;
   mutable std::once_flag stored_loaded_;
   mutable std::mutex tune_mutex_;
+  mutable std::mutex last_tuning_mutex_;
+  mutable std::optional<TuningResult> last_tuning_;
 };
 
 enum class CallMode {

@@ -156,7 +156,17 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   const std::string device = ordinal >= 0 ? device_name_of(ordinal) : "";
   if (!device.empty()) {
     tuner.load_stored(fn, device);
-    if (const uint32_t* known = tuner.find(words, num_words)) return *known;
+    if (const uint32_t* known = tuner.find(words, num_words)) {
+      TuningResult result;
+      result.layer = tuner.layer();
+      result.key = tuner.key_repr(full, num_caller_args);
+      result.device = device;
+      result.chosen = *known;
+      result.chosen_config = info.configs[*known].repr;
+      result.from_index = true;
+      tuner.set_last_tuning(std::move(result));
+      return *known;
+    }
   }
   const std::string key = tuner.key_repr(full, num_caller_args);
   const Target target = Resolver::default_target();
@@ -170,13 +180,13 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     throw ArgumentError(function + " is autotuned over " + std::to_string(info.configs.size()) +
                             " configs and has no tuning result for key " + key +
                             (device.empty() ? std::string() : " on " + device) +
-                            ": launch it once on the GPU (that tunes it), or run `triton-jit tune`",
+                            ": launch it once on the GPU (that tunes it), or run `triton-jit tune --store`",
                         function, "");
   }
   if (cuda::stream_is_capturing(out.stream)) {
     throw MissingKernelError(function + " needs autotuning for key " + key +
                                  ", which cannot run while the stream is captured into a CUDA graph: launch it once "
-                                 "with these arguments before capturing (or prepare() it)",
+                                 "with these arguments before capturing (that tunes it and stores the choice)",
                              function, key, "");
   }
   bool config_hooks = false;
@@ -186,8 +196,9 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
                             ": autotune's Python hooks (pre_hook, post_hook, a Config's pre_hook, prune_configs_by) "
                             "take tensors, which a C++ caller does not have; tuning key " +
                             key +
-                            " has no stored result. Tune it once from Python with cache_results or through "
-                            "`triton-jit tune`, or remove the hooks",
+                            " has no stored result, and neither a C++ launch nor `triton-jit tune` can run the "
+                            "hooks: remove them, or call the function under the autotuner (\"NAME.fn\") with a "
+                            "config's values",
                         function, "");
   }
   const auto zero = buffers_of(fn, info.reset_to_zero, full, "reset_to_zero");
@@ -261,7 +272,28 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     }
   }
   fn.tunings.fetch_add(1, std::memory_order_relaxed);
-  return remember(fn, tuner, words, num_words, best, key, device, table);
+  const uint32_t chosen = remember(fn, tuner, words, num_words, best, key, device, table);
+  TuningResult result;
+  result.layer = tuner.layer();
+  result.key = key;
+  result.device = device;
+  result.chosen = chosen;
+  result.chosen_config = info.configs[chosen].repr;
+  result.rows.reserve(candidates.size());
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const Candidate& cand = candidates[c];
+    TuningRow row;
+    row.config = info.configs[c].repr;
+    row.failure = cand.failure;
+    if (cand.failure.empty()) {
+      row.median_ms = cand.median_ms;
+      row.p20_ms = cand.p20_ms;
+      row.p80_ms = cand.p80_ms;
+    }
+    result.rows.push_back(std::move(row));
+  }
+  tuner.set_last_tuning(std::move(result));
+  return chosen;
 }
 
 }  // namespace triton_jit::detail

@@ -119,4 +119,15 @@ Stats TritonJitFunction::stats() const noexcept {
   return s;
 }
 
+std::vector<TuningResult> TritonJitFunction::last_tuning() const {
+  std::vector<TuningResult> out;
+  if (state_->decorated == nullptr) return out;
+  for (size_t l = 0; l < state_->signature.decorators.size(); ++l) {
+    if (const detail::AutotuneRuntime* tuner = state_->decorated->autotuner(l)) {
+      if (std::optional<TuningResult> r = tuner->last_tuning()) out.push_back(std::move(*r));
+    }
+  }
+  return out;
+}
+
 }  // namespace triton_jit

@@ -27,6 +27,11 @@ def ptr(dtype, addr):
     return {"ptr": dtype, "addr": addr}
 
 
+def mem(dtype, nbytes):
+    """Device memory `tune` allocates (zeroed): {"ptr": DTYPE, "bytes": N}."""
+    return {"ptr": dtype, "bytes": nbytes}
+
+
 def args(*items):
     return json.dumps(list(items))
 
@@ -45,6 +50,17 @@ def _has_torch():
 
 
 HAS_TORCH = _has_torch()
+
+
+def _has_gpu():
+    """Whether the driver loads and sees a device (what `triton-jit tune` needs)."""
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
 SKIP_RETURN_CODE = 77  # ctest's SKIP_RETURN_CODE for these tests (tests/cli/CMakeLists.txt)
 
 
@@ -97,6 +113,20 @@ MIXED_ARGS = {
 }
 
 ADD_SIG = "*fp32:16,*fp32:16,*fp32:16,i32:16,1024"
+
+# The decorated kernels of the unit tests (@triton.heuristics, @triton.autotune).
+DECORATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "decorated.py")
+ROW_SUM = DECORATED + ":row_sum_kernel"
+SCALE_TUNED = DECORATED + ":scale_kernel"      # heuristics over an autotuner of 2 configs
+ATOMIC_SUM = DECORATED + ":atomic_sum_kernel"  # 2 configs, reset_to_zero=["out_ptr"]
+# row_sum_kernel(x_ptr, bias, out_ptr, M, N, stride): the heuristics set HAS_BIAS, BLOCK_N, EVEN_N.
+ROW_SUM_ARGS = {
+    "no_bias": ([ptr("fp32", 4096), None, ptr("fp32", 8192), 128, 1000, 1000],
+                "*fp32:16,None,*fp32:16,i32:16,i32,i32,False,1024,False"),
+    "bias": ([ptr("fp16", 4096), ptr("fp32", 64), ptr("fp32", 8192), 7, 1024, 2048],
+             "*fp16:16,*fp32:16,*fp32:16,i32,i32:16,i32:16,True,1024,True"),
+}
+SCALE_TUNED_ARGS = [mem("fp16", 1 << 20), mem("fp16", 1 << 20), 1 << 19, 2.0]
 
 # A function named by module: clipkg (tests/cli/kernels, put on PYTHONPATH by main) sets the
 # default of BLOCK in its __init__, which clipkg.ops imports relatively.
@@ -238,6 +268,49 @@ CASES = {
                                                "('constexpr', triton.language.float32)]")),
     "specialize_dtype_default": Case(["specialize", K + ":dtype_default_kernel", "--args", args(ptr("fp16", 16))],
                                      stdout=lines("*fp16:16,triton.language.float16")),
+
+    # The final key of a @triton.heuristics function: the heuristics' values in place, as
+    # Triton's Heuristics.run hands them to its binder.
+    **{f"specialize_heuristics_{name}": Case(["specialize", ROW_SUM, "--repr", "--args", args(*a)],
+                                             stdout_contains=[sig + "\n"],
+                                             check=lambda o, out, err, a=a: _check_decorated_parity("row_sum_kernel",
+                                                                                                    a, out))
+       for name, (a, sig) in ROW_SUM_ARGS.items()},
+
+    # ---- tune ----
+    "help_tune": Case(["tune", "--help"], stdout_contains=["Usage: triton-jit tune FILE.py:FUNCTION --args JSON",
+                                                           '{"ptr": "fp16", "bytes": 1048576}', "--grid X[,Y[,Z]]",
+                                                           "A fixed grid", "--store", "Needs a GPU"]),
+    "help_lists_tune": Case(["--help"], stdout_contains=["  tune "]),
+    "error_tune_not_autotuned": Case(["tune", ADD, "--args", args(mem("fp32", 4096), mem("fp32", 4096),
+                                                                  mem("fp32", 4096), 1024, 256)], rc=1,
+                                     stderr=r"add_kernel is not autotuned \(no @triton\.autotune wrapper\): there is "
+                                            r"nothing to tune.*"),
+    "error_tune_heuristics_only": Case(["tune", ROW_SUM, "--args", args(*ROW_SUM_ARGS["no_bias"][0])], rc=1,
+                                       stderr=r"row_sum_kernel is not autotuned .*"),
+    "error_tune_one_config": Case(["tune", DECORATED + ":single_config_kernel", "--args",
+                                   args(mem("fp16", 4096), mem("fp16", 4096), 2048)], rc=1,
+                                  stderr=r"single_config_kernel's @triton\.autotune has one config, .*nothing to tune"),
+    # Only where no GPU is present (skipped visibly on a GPU machine): the error says why.
+    "error_tune_no_gpu": Case(["tune", SCALE_TUNED, "--args", args(*SCALE_TUNED_ARGS)], rc=1,
+                              stderr=r"tune needs a GPU: .*"),
+    "error_tune_missing_args": Case(["tune", SCALE_TUNED], rc=2, stderr=r"tune: missing required option --args.*"),
+    "error_tune_bad_grid": Case(["tune", SCALE_TUNED, "--args", "[]", "--grid", "8,0"], rc=2,
+                                stderr=r"--grid expects X\[,Y\[,Z\]\] with positive integers .*got '8,0'"),
+    "error_tune_bad_bytes": Case(["tune", SCALE_TUNED, "--args", args(mem("fp16", -1))], rc=2,
+                                 stderr=r"--args\[0\]: \"bytes\" must be a size in bytes from 1 to 2\*\*48-1, got -1"),
+    "error_tune_addr_and_bytes": Case(["tune", SCALE_TUNED, "--args", args({"ptr": "fp16", "addr": 16, "bytes": 16})],
+                                      rc=2, stderr=r"--args\[0\]: a pointer has \"addr\" .* or \"bytes\" .*, not both"),
+    "error_specialize_bytes": Case(["specialize", ADD, "--args", args(mem("fp32", 4096), ptr("fp32", 16),
+                                                                      ptr("fp32", 16), 8, 64)], rc=2,
+                                   stderr=r"--args\[0\]: \{\"ptr\": \"fp16\", \"bytes\": 1048576\} allocates device "
+                                          r"memory, which only `triton-jit tune` does; give an address here.*"),
+    # Only with a GPU: one row per config, one chosen.
+    "tune_gpu": Case(["tune", SCALE_TUNED, "--args", args(*SCALE_TUNED_ARGS), "--grid", "512"],
+                     check=lambda o, out, err: _check_tune_table(out, "scale_kernel", 2)),
+    "tune_gpu_reset_to_zero": Case(["tune", ATOMIC_SUM, "--args", args(mem("fp32", 1 << 16), mem("fp32", 4), 1 << 14),
+                                    "--grid", "128"],
+                                   check=lambda o, out, err: _check_tune_table(out, "atomic_sum_kernel", 2)),
 
     # ---- compile ----
     "compile_add": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}"],
@@ -493,8 +566,52 @@ def _pack_module_flow(cli, out):
                      r"clipkg\.no_such_module failed", err), err
 
 
+def _check_tune_table(out, function, num_configs):
+    """`tune`'s output: the key line, the header, one row per config, exactly one chosen."""
+    rows = out.splitlines()
+    assert re.fullmatch(re.escape(function) + r": key \(.*\) on \S.*", rows[0]), rows[0]
+    assert re.fullmatch(r"config +median ms +p20 ms +p80 ms  note", rows[1]), rows[1]
+    table = rows[2:]
+    assert len(table) == num_configs, f"expected {num_configs} rows"
+    chosen = [r for r in table if r.endswith("  chosen")]
+    assert len(chosen) == 1, "expected one chosen row"
+    for r in table:
+        m = re.fullmatch(r"(.*\S) +(\d+\.\d{4}) +(\d+\.\d{4}) +(\d+\.\d{4})(  chosen)?", r)
+        assert m, f"a row without times: {r!r}"
+        assert "num_warps" in m.group(1), r
+        assert float(m.group(3)) <= float(m.group(2)) <= float(m.group(4)) and float(m.group(2)) > 0, r
+    def median(r):
+        return float(r.split()[-4 if r.endswith("  chosen") else -3])
+    assert all(median(chosen[0]) <= median(r) for r in table), "the chosen row is not the fastest median"
+
+
+def _tune_store_flow(cli, out):
+    """tune --store keeps the choice in the index: specialize then uses it (no tuning), and a second
+    tune --store reports the stored choice instead of timing again."""
+    a = args(*SCALE_TUNED_ARGS)
+    described = args(ptr("fp16", 4096), ptr("fp16", 8192), 1 << 19, 2.0)
+    _, err = cli("specialize", SCALE_TUNED, "--args", described, rc=1)
+    assert "has no tuning result for key (524288, True, " in err and "triton-jit tune --store" in err, err
+    tuned, _ = cli("tune", SCALE_TUNED, "--args", a, "--grid", "512")  # index off: nothing stored
+    _check_tune_table(tuned, "scale_kernel", 2)
+    cli("specialize", SCALE_TUNED, "--args", described, rc=1)
+    stored, _ = cli("tune", SCALE_TUNED, "--args", a, "--grid", "512", "--store")
+    assert stored.splitlines()[-1] == f"stored in the kernel index: {out}/index", stored
+    _check_tune_table("\n".join(stored.splitlines()[:-1]), "scale_kernel", 2)
+    chosen = next(r for r in stored.splitlines() if r.endswith("  chosen"))
+    block = re.search(r"BLOCK: (\d+)", chosen).group(1)
+    signature, _ = cli("specialize", SCALE_TUNED, "--args", described)
+    assert signature == f"*fp16:16,*fp16:16,i32:16,fp32,True,{block}\n", signature
+    again, _ = cli("tune", SCALE_TUNED, "--args", a, "--grid", "512", "--store")
+    assert again.splitlines()[0] == stored.splitlines()[0], again
+    assert re.fullmatch(r"chosen: \[\d\] BLOCK: " + block + r", .* \(stored in the kernel index by an earlier "
+                        r"tuning; nothing was timed: run without --store to time the configs\)", again.splitlines()[1]), again
+    assert len(again.splitlines()) == 2, again
+
+
 FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "pack_flow": Flow(_pack_flow),
-         "pack_dtype_flow": Flow(_pack_dtype_flow), "pack_module_flow": Flow(_pack_module_flow)}
+         "pack_dtype_flow": Flow(_pack_dtype_flow), "pack_module_flow": Flow(_pack_module_flow),
+         "tune_store_flow": Flow(_tune_store_flow)}
 
 
 def _check_version(out):
@@ -512,6 +629,11 @@ def _check_inspect_json(out):
 
 # Cases whose checks need torch: the parity and compile of torch's dtype spelling.
 NEEDS_TORCH = {"parity_dtype_torch", "parity_dtype_torch_names", "compile_torch_dtype"}
+
+# Cases that run kernels on a GPU, and one that checks the error without one.
+NEEDS_GPU = {"tune_gpu", "tune_gpu_reset_to_zero", "tune_store_flow"}
+NEEDS_NO_GPU = {"error_tune_no_gpu"}
+
 
 def _check_verbose(err, needle):
     first, _, rest = err.partition("\n")
@@ -549,6 +671,23 @@ def _check_parity(function, items, out):
         return item
 
     expected = triton_reference.triton_specialization(fn, [([to_python(i) for i in items], {})])[0]
+    got = out.splitlines()[1]
+    assert got == expected, f"triton-jit: {got}\ntriton:     {expected}"
+
+
+def _check_decorated_parity(function, items, out):
+    """The tool's --repr line equals what Triton's own wrappers (Heuristics.run) hand its binder."""
+    import importlib.util
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+    import triton_reference
+
+    spec = importlib.util.spec_from_file_location("decorated_parity", DECORATED)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    py_args = [triton_reference.make_pointer(i["addr"], i["ptr"]) if isinstance(i, dict) else i for i in items]
+    expected = triton_reference.decorated_call(getattr(module, function), py_args)[0]
     got = out.splitlines()[1]
     assert got == expected, f"triton-jit: {got}\ntriton:     {expected}"
 
@@ -635,10 +774,20 @@ def main():
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (ARGS.kernels, os.environ.get("PYTHONPATH")) if p)
     names = ARGS.cases or list(CASES) + list(FLOWS)
     # Cases that check torch's dtypes against Triton's binder or compile them need torch in the
-    # tested python (the Triton-version virtualenvs have none): skipped there, visibly.
-    if not HAS_TORCH and any(n in NEEDS_TORCH for n in names):
-        print(f"SKIPPED: {', '.join(n for n in names if n in NEEDS_TORCH)} need torch, which "
-              f"{sys.executable} cannot import")
+    # tested python (the Triton-version virtualenvs have none); `tune` cases need a GPU, or its
+    # absence. Skipped visibly; a run of skipped cases only exits with ctest's skip status.
+    skipped = {}
+    if not HAS_TORCH:
+        skipped.update((n, f"needs torch, which {sys.executable} cannot import") for n in names if n in NEEDS_TORCH)
+    if any(n in NEEDS_GPU or n in NEEDS_NO_GPU for n in names):
+        gpu = _has_gpu()
+        skipped.update((n, "needs a GPU; none is present") for n in names if n in NEEDS_GPU and not gpu)
+        skipped.update((n, "checks the error of a machine without a GPU; this one has one") for n in names
+                       if n in NEEDS_NO_GPU and gpu)
+    for n, why in skipped.items():
+        print(f"SKIPPED: {n} {why}")
+    names = [n for n in names if n not in skipped]
+    if not names:
         return SKIP_RETURN_CODE
     return 1 if sum(run(n) for n in names) else 0
 

@@ -8,6 +8,7 @@ namespace triton_jit_cli {
 int run_inspect(const Options& options);
 int run_specialize(const Options& options);
 int run_compile(const Options& options);
+int run_tune(const Options& options);
 int run_cache(const Options& options);
 int run_pack(const Options& options);
 

@@ -15,6 +15,8 @@ using nlohmann::json;
 using triton_jit::ArgValue;
 
 constexpr const char* kPointerForm = R"({"ptr": "fp16", "addr": 4096})";
+constexpr const char* kMemoryForm = R"({"ptr": "fp16", "bytes": 1048576})";
+constexpr uint64_t kMaxBytes = uint64_t{1} << 48;  // a pointer's extent holds 48 bits
 constexpr const char* kDTypeForms = R"({"dtype": "fp16"} or {"torch_dtype": "float16"})";
 
 // nlohmann reads an integer beyond 64 bits as a float; its lexeme still tells them apart.
@@ -71,16 +73,37 @@ uint64_t read_address(const json& addr, size_t index) {
   throw UsageError(where(index) + ": \"addr\" must be an address such as 4096 or \"0x1000\", got " + addr.dump());
 }
 
-ArgValue read_pointer(const json& item, size_t index) {
+uint64_t read_bytes(const json& bytes, size_t index) {
+  if (bytes.is_number_unsigned()) {
+    const uint64_t value = bytes.get<uint64_t>();
+    if (value > 0 && value < kMaxBytes) return value;
+  }
+  throw UsageError(where(index) + ": \"bytes\" must be a size in bytes from 1 to 2**48-1, got " + bytes.dump());
+}
+
+// A pointer: {"ptr": DTYPE, "addr": ADDRESS}, or {"ptr": DTYPE, "bytes": N} (device memory to
+// allocate: *bytes is set, the value returned is a placeholder).
+ArgValue read_pointer(const json& item, size_t index, JsonArgs::Memory memory, uint64_t* bytes,
+                      triton_jit::DType* dtype_out) {
   for (const auto& [key, value] : item.items()) {
-    if (key != "ptr" && key != "addr") {
+    if (key != "ptr" && key != "addr" && key != "bytes") {
       throw UsageError(where(index) + ": unknown key \"" + key + "\" in a pointer; expected " + kPointerForm);
     }
   }
   const auto ptr = item.find("ptr");
   const auto addr = item.find("addr");
-  if (ptr == item.end() || addr == item.end()) {
+  const auto size = item.find("bytes");
+  if (addr != item.end() && size != item.end()) {
+    throw UsageError(where(index) + ": a pointer has \"addr\" (an address) or \"bytes\" (memory to allocate), not "
+                                    "both");
+  }
+  if (ptr == item.end() || (addr == item.end() && size == item.end())) {
     throw UsageError(where(index) + ": a pointer needs \"ptr\" (element type) and \"addr\", as in " + kPointerForm);
+  }
+  if (size != item.end() && memory == JsonArgs::Memory::Refuse) {
+    throw UsageError(where(index) + ": " + kMemoryForm +
+                     " allocates device memory, which only `triton-jit tune` does; give an address here, as in " +
+                     kPointerForm);
   }
   if (!ptr->is_string()) {
     throw UsageError(where(index) + ": \"ptr\" must name an element type such as \"fp16\", got " + ptr->dump());
@@ -91,6 +114,11 @@ ArgValue read_pointer(const json& item, size_t index) {
   if (!triton_jit::parse_dtype(name, &dtype)) {
     throw UsageError(where(index) + ": unknown pointer element type \"" + std::string(name) +
                      "\" (Triton's names: fp16, bf16, fp32, fp64, i8..i64, u1, u8..u64, fp8e4nv, fp8e5, ...)");
+  }
+  if (size != item.end()) {
+    *bytes = read_bytes(*size, index);
+    *dtype_out = dtype;
+    return ArgValue::pointer_address(0, dtype);
   }
   return ArgValue::pointer_address(read_address(*addr, index), dtype);
 }
@@ -125,14 +153,9 @@ ArgValue read_dtype(const json& item, size_t index) {
   return torch ? ArgValue::torch_dtype(dtype) : ArgValue::triton_dtype(dtype);
 }
 
-ArgValue read_object(const json& item, size_t index) {
-  if (item.contains("dtype") || item.contains("torch_dtype")) return read_dtype(item, index);
-  return read_pointer(item, index);
-}
-
 }  // namespace
 
-JsonArgs::JsonArgs(const std::string& text) {
+JsonArgs::JsonArgs(const std::string& text, Memory memory) {
   json doc;
   try {
     doc = json::parse(text);
@@ -161,7 +184,16 @@ JsonArgs::JsonArgs(const std::string& text) {
         strings_.push_back(item.get<std::string>());
         values_.push_back(ArgValue::string(strings_.back()));
         break;
-      case json::value_t::object: values_.push_back(read_object(item, i)); break;
+      case json::value_t::object:
+        if (item.contains("dtype") || item.contains("torch_dtype")) {
+          values_.push_back(read_dtype(item, i));
+        } else {
+          uint64_t bytes = 0;
+          triton_jit::DType dtype = triton_jit::DType::u8;
+          values_.push_back(read_pointer(item, i, memory, &bytes, &dtype));
+          if (bytes != 0) allocations_.push_back(Allocation{i, dtype, bytes});
+        }
+        break;
       default:
         throw UsageError(where(i) + ": a JSON " + std::string(item.type_name()) +
                          " is not an argument (tuples are not supported); use a number, true/false, null, "
@@ -169,6 +201,14 @@ JsonArgs::JsonArgs(const std::string& text) {
                          kPointerForm + " or " + kDTypeForms);
     }
   }
+}
+
+void JsonArgs::allocate() {
+  for (const Allocation& a : allocations_) {
+    memory_.emplace_back(a.bytes);
+    values_[a.index] = ArgValue::pointer(memory_.back().data(), a.dtype, a.bytes);
+  }
+  allocations_.clear();
 }
 
 }  // namespace triton_jit_cli

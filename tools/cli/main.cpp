@@ -1,5 +1,5 @@
-// triton-jit: inspect, specialize and compile @triton.jit kernels, manage the kernel index, build
-// kernel packs.
+// triton-jit: inspect, specialize, compile and autotune @triton.jit kernels, manage the kernel
+// index, build kernel packs.
 #include <exception>
 #include <iostream>
 
@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
       case Command::Inspect: return run_inspect(o);
       case Command::Specialize: return run_specialize(o);
       case Command::Compile: return run_compile(o);
+      case Command::Tune: return run_tune(o);
       case Command::Cache: return run_cache(o);
       case Command::Pack: return run_pack(o);
     }

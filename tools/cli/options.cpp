@@ -29,6 +29,11 @@ constexpr OptionSpec kCompileOptions[] = {
     {"--num-ctas", true, false},  {"--target", true, false},    {"--out", true, false},
     {"--option", true, true},
 };
+constexpr OptionSpec kTuneOptions[] = {
+    {"--args", true, false},
+    {"--store", false, false},
+    {"--grid", true, false},
+};
 
 constexpr OptionSpec kCacheOptions[] = {
     {"--older-than", true, false},
@@ -54,6 +59,7 @@ constexpr CommandSpec kCommands[] = {
     {"inspect", Command::Inspect, kInspectOptions, std::size(kInspectOptions), Positional::Kernel},
     {"specialize", Command::Specialize, kSpecializeOptions, std::size(kSpecializeOptions), Positional::Kernel},
     {"compile", Command::Compile, kCompileOptions, std::size(kCompileOptions), Positional::Kernel},
+    {"tune", Command::Tune, kTuneOptions, std::size(kTuneOptions), Positional::Kernel},
     {"cache", Command::Cache, kCacheOptions, std::size(kCacheOptions), Positional::Words},
     {"pack", Command::Pack, kPackOptions, std::size(kPackOptions), Positional::Words},
 };
@@ -110,6 +116,23 @@ void split_kernel_spec(const std::string& text, Options* o) {
   }
 }
 
+// --grid X[,Y[,Z]]: one to three positive integers.
+void parse_grid(const std::string& text, Options* o) {
+  const std::string expected = "--grid expects X[,Y[,Z]] with positive integers (e.g. 128 or 64,8), got '" + text + "'";
+  size_t start = 0;
+  for (int d = 0; d < 3; ++d) {
+    const size_t comma = text.find(',', start);
+    const size_t end = comma == std::string::npos ? text.size() : comma;
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data() + start, text.data() + end, value);
+    if (end == start || ec != std::errc() || ptr != text.data() + end || value < 1) throw UsageError(expected);
+    o->grid[d] = value;
+    if (comma == std::string::npos) return;
+    start = comma + 1;
+  }
+  throw UsageError(expected);
+}
+
 std::string first_line(const std::string& s) {
   const size_t nl = s.find('\n');
   return nl == std::string::npos ? s : s.substr(0, nl);
@@ -120,6 +143,10 @@ void apply(std::string_view name, const std::string& value, Options* o) {
     o->json = true;
   } else if (name == "--repr") {
     o->repr = true;
+  } else if (name == "--store") {
+    o->store = true;
+  } else if (name == "--grid") {
+    parse_grid(value, o);
   } else if (name == "--args") {
     o->args_json = value;
   } else if (name == "--signature") {
@@ -189,7 +216,8 @@ Options parse_command_line(int argc, const char* const* argv) {
     if (!is_verbose(a)) throw UsageError("unknown option '" + std::string(a) + "' (see triton-jit --help)");
   }
   if (i == argc)
-    throw UsageError("no command given: expected inspect, specialize, compile, cache or pack (see triton-jit --help)");
+    throw UsageError(
+        "no command given: expected inspect, specialize, compile, tune, cache or pack (see triton-jit --help)");
 
   const std::string_view name = argv[i++];
   if (name == "help") {
@@ -204,7 +232,7 @@ Options parse_command_line(int argc, const char* const* argv) {
   const CommandSpec* command = find_command(name);
   if (command == nullptr) {
     throw UsageError("unknown command '" + std::string(name) +
-                     "': expected inspect, specialize, compile, cache or pack (see triton-jit --help)");
+                     "': expected inspect, specialize, compile, tune, cache or pack (see triton-jit --help)");
   }
   o.command = command->command;
   const std::string help_hint = " (see triton-jit help " + std::string(command->name) + ")";
@@ -299,7 +327,7 @@ Options parse_command_line(int argc, const char* const* argv) {
       throw UsageError(std::string(command->name) + ": missing required option " + std::string(option) + help_hint);
     }
   };
-  if (o.command == Command::Specialize) {
+  if (o.command == Command::Specialize || o.command == Command::Tune) {
     require("--args");
   } else if (o.command == Command::Compile) {
     require("--signature");
@@ -376,6 +404,34 @@ Options:
                        VALUE is read as a bool (true/false), an integer, a float, else a string
 )";
   }
+  if (topic == "tune") {
+    return R"(Usage: triton-jit tune FILE.py:FUNCTION --args JSON [--grid X[,Y[,Z]]] [--store]
+
+Autotunes a @triton.autotune function for the given arguments on the GPU, as a first launch
+does: every config is compiled and timed (Triton's do_bench: warm-up and repetition budgets, an
+L2 flush before each run; reset_to_zero and restore_value honoured). Prints the tuning key (the
+device's name after it) and a table, one row per config: its median, 20th and 80th percentile
+time in ms and a note ("chosen", or why the config was skipped). Needs a GPU.
+
+Without --store the kernel index is off for this process: the configs are always timed and the
+choice is kept nowhere. With --store the index is on and the choice is written to it, so later
+processes (launches, specialize, compile) use it without tuning; a key the index already holds is
+then not timed again (the stored choice is printed).
+
+Options:
+  --args JSON       the arguments, as for triton-jit specialize (see triton-jit help specialize),
+                    plus the form that gives a kernel real memory:
+                      {"ptr": "fp16", "bytes": 1048576}   that many zeroed bytes of device
+                                                          memory (its size lets reset_to_zero
+                                                          and restore_value work)
+                    An {"ptr": ..., "addr": ...} pointer is passed as given: it must be memory the
+                    kernel may touch (or a kernel that does not).
+  --grid X[,Y[,Z]]  the launch grid every config is timed with (default 1). A fixed grid: a grid
+                    that depends on the config (cdiv(n, meta["BLOCK"])) cannot be given here, so
+                    time with the grid of the config you mean, or one that covers the work.
+  --store           keep the choice in the kernel index (TRITON_JIT_CACHE_DIR)
+)";
+  }
   if (topic == "cache") {
     return R"(Usage: triton-jit cache list
        triton-jit cache info ID
@@ -421,7 +477,8 @@ Options:
   }
   return R"(Usage: triton-jit [-v] COMMAND [OPTIONS] FILE.py:FUNCTION
 
-Inspects, specializes and compiles @triton.jit kernels through libtriton_jit, without a GPU.
+Inspects, specializes and compiles @triton.jit kernels through libtriton_jit, without a GPU;
+autotunes them on one.
 module:MODULE:FUNCTION (module:pkg.sub.kernels:add_kernel) names a function by module instead
 of by file: the module is imported the normal Python way, its packages initialised first.
 FUNCTION may continue with attributes: kernel.fn is the @triton.jit function under
@@ -431,6 +488,7 @@ Commands:
   inspect          print the static signature, one parameter a line
   specialize       print the specialization key a call with the given arguments uses
   compile          compile a specialization ahead of time to a .cubin and a .json
+  tune             autotune a @triton.autotune function on the GPU; print each config's time
   cache ACTION     list, inspect, clear or prune the persistent kernel index
   pack MANIFEST    compile the kernels a manifest lists into one kernel pack
   help [COMMAND]   print this help, or a command's

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -10,7 +11,7 @@
 
 namespace triton_jit_cli {
 
-enum class Command { Help, Version, Inspect, Specialize, Compile, Cache, Pack };
+enum class Command { Help, Version, Inspect, Specialize, Compile, Tune, Cache, Pack };
 
 // The command line, checked: every value here is well formed.
 struct Options {
@@ -26,9 +27,13 @@ struct Options {
   // inspect
   bool json = false;
 
-  // specialize
+  // specialize and tune
   std::string args_json;
   bool repr = false;
+
+  // tune (and --args above)
+  bool store = false;           // keep the choice in the kernel index
+  int64_t grid[3] = {1, 1, 1};  // --grid X[,Y[,Z]]
 
   // specialize and compile
   int num_warps = 4;
