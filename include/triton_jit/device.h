@@ -5,12 +5,17 @@
 // driver or no GPU, CudaError when a driver call fails.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "triton_jit/export.h"
 #include "triton_jit/launch_config.h"
 
 namespace triton_jit {
+
+namespace detail {
+class DeviceBuffer;
+}  // namespace detail
 
 // The current device's name, e.g. "NVIDIA H100 80GB HBM3".
 TRITON_JIT_API std::string device_name();
@@ -23,7 +28,7 @@ TRITON_JIT_API void synchronize(CUstream_st* stream = nullptr);
 // autotuner's reset_to_zero and restore_value know its size.
 class TRITON_JIT_API DeviceMemory {
  public:
-  DeviceMemory() = default;
+  DeviceMemory();
   // 0 bytes allocates nothing (data() is nullptr).
   explicit DeviceMemory(uint64_t bytes);
   ~DeviceMemory();
@@ -32,14 +37,12 @@ class TRITON_JIT_API DeviceMemory {
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 
-  void* data() const noexcept { return reinterpret_cast<void*>(static_cast<uintptr_t>(address_)); }
-  uint64_t address() const noexcept { return address_; }
-  uint64_t bytes() const noexcept { return bytes_; }
+  void* data() const noexcept { return reinterpret_cast<void*>(static_cast<uintptr_t>(address())); }
+  uint64_t address() const noexcept;
+  uint64_t bytes() const noexcept;
 
  private:
-  void release() noexcept;
-  uint64_t address_ = 0;
-  uint64_t bytes_ = 0;
+  std::unique_ptr<detail::DeviceBuffer> buffer_;  // the library's own allocation, as tuning uses
 };
 
 }  // namespace triton_jit

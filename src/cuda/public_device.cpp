@@ -29,47 +29,20 @@ void synchronize(CUstream_st* stream) {
   if (r != CUDA_SUCCESS) cuda::throw_cuda_error(r, "cuStreamSynchronize", "waiting for the stream");
 }
 
+DeviceMemory::DeviceMemory() = default;
+DeviceMemory::~DeviceMemory() = default;
+DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept = default;
+DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept = default;
+
 DeviceMemory::DeviceMemory(uint64_t bytes) {
   if (bytes == 0) return;
   cuda::current_device();
-  CUdeviceptr p = 0;
-  const CUresult r = cuda::driver().MemAlloc(&p, static_cast<size_t>(bytes));
-  if (r != CUDA_SUCCESS) {
-    cuda::throw_cuda_error(r, "cuMemAlloc", ("allocating " + std::to_string(bytes) + " bytes").c_str());
-  }
-  address_ = static_cast<uint64_t>(p);
-  bytes_ = bytes;
-  try {
-    detail::zero_async(nullptr, address_, bytes_);
-    synchronize(nullptr);
-  } catch (...) {
-    release();
-    throw;
-  }
+  buffer_ = std::make_unique<detail::DeviceBuffer>(bytes);
+  detail::zero_async(nullptr, buffer_->address(), bytes);
+  synchronize(nullptr);
 }
 
-DeviceMemory::~DeviceMemory() { release(); }
-
-DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept
-    : address_(std::exchange(other.address_, 0)), bytes_(std::exchange(other.bytes_, 0)) {}
-
-DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
-  if (this != &other) {
-    release();
-    address_ = std::exchange(other.address_, 0);
-    bytes_ = std::exchange(other.bytes_, 0);
-  }
-  return *this;
-}
-
-void DeviceMemory::release() noexcept {
-  if (address_ == 0) return;
-  try {
-    cuda::driver().MemFree(static_cast<CUdeviceptr>(address_));
-  } catch (...) {  // no driver any more: nothing to free
-  }
-  address_ = 0;
-  bytes_ = 0;
-}
+uint64_t DeviceMemory::address() const noexcept { return buffer_ ? buffer_->address() : 0; }
+uint64_t DeviceMemory::bytes() const noexcept { return buffer_ ? buffer_->bytes() : 0; }
 
 }  // namespace triton_jit
