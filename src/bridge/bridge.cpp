@@ -502,4 +502,25 @@ void autotune_cache_store(PyHandle wrapper, size_t layer, const std::string& key
   }
 }
 
+std::vector<size_t> prune_autotune_configs(PyHandle wrapper, size_t layer, const StaticSignature& sig,
+                                           const ArgValue* args, size_t num_args) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::list names, values;
+  try {
+    for (size_t i = 0; i < num_args && i < sig.params.size(); ++i) {
+      names.append(sig.params[i].name);
+      values.append(heuristic_arg(b, args[i]));
+    }
+    py::object kept = b.attr("prune_autotune_configs")(py::handle(static_cast<PyObject*>(wrapper.object)), layer,
+                                                      names, values);
+    return kept.cast<std::vector<size_t>>();
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw ArgumentError(sig.function + ": autotune's prune_configs_by raised " + f.type + ": " + f.message + "\n" +
+                            f.traceback,
+                        sig.function, "");
+  }
+}
+
 }  // namespace triton_jit::bridge

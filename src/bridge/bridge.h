@@ -85,6 +85,13 @@ std::optional<size_t> autotune_cache_lookup(PyHandle wrapper, size_t layer, cons
 void autotune_cache_store(PyHandle wrapper, size_t layer, const std::string& key_repr, const Target& target,
                           const std::vector<std::array<double, 3>>& timings);
 
+// The configs (indices) autotuner `layer` of `wrapper` keeps for a call under its prune_configs_by
+// (early_config_prune, perf_model and top_k), run by Triton's own Autotuner.prune_configs on the
+// caller's `num_args` leading arguments (tensors as the bridge's TensorArg). Throws ArgumentError
+// with Python's traceback when a pruning function raises.
+std::vector<size_t> prune_autotune_configs(PyHandle wrapper, size_t layer, const StaticSignature& sig,
+                                           const ArgValue* args, size_t num_args);
+
 std::string triton_version();
 
 // ---- @triton.heuristics values (src/decorators/heuristic_program.h) ----

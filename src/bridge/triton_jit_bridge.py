@@ -1478,3 +1478,23 @@ def autotune_cache_store(top, layer, key_repr, target, timings):
     key = list(ast.literal_eval(key_repr))
     cache.put(json.dumps({"key": key, "configs_timings": [(c.__dict__, t) for c, t in zip(tuner.configs, timings)
                                                           if not c.pre_hook]}), name, binary=False)
+
+
+def prune_autotune_configs(top, layer, names, values):
+    """The indices of the configs Triton's Autotuner.prune_configs keeps for a call whose caller
+    arguments are names=values (tensors as TensorArg): early_config_prune, then perf_model with
+    top_k, run through Triton's own method."""
+    tuner = _autotuner_at(top, layer)
+    tuner.nargs = dict(zip(names, values))
+    try:
+        kept = tuner.prune_configs({})
+    finally:
+        tuner.nargs = None
+    reprs = [str(c) for c in tuner.configs]
+    out = []
+    for config in kept:
+        text = str(config)
+        if text not in reprs:
+            raise ValueError(f"prune_configs_by returned a config the autotuner does not have: {text}")
+        out.append(reprs.index(text))
+    return out

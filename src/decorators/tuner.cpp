@@ -5,6 +5,7 @@
 #include "decorators/tuner.h"
 
 #include <array>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -82,6 +83,7 @@ void compile_in_parallel(FunctionState& fn, const std::vector<Candidate>& candid
   std::vector<KernelRequest> requests;
   const size_t n = fn.signature.params.size();
   for (const Candidate& c : candidates) {
+    if (!c.failure.empty()) continue;  // pruned
     SpecKey key;
     ArgStorage storage;
     const ArgValue* full = fn.bind<false>(c.config, ArgSpan{c.args.data(), n}, target.arch, target.warp_size, &key,
@@ -191,15 +193,30 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   }
   bool config_hooks = false;
   for (const AutotuneConfigInfo& c : info.configs) config_hooks |= c.has_pre_hook;
-  if (info.has_pre_hook || info.has_post_hook || info.has_perf_model || info.has_early_config_prune || config_hooks) {
+  if (info.has_pre_hook || info.has_post_hook || config_hooks) {
     throw ArgumentError(function +
-                            ": autotune's Python hooks (pre_hook, post_hook, a Config's pre_hook, prune_configs_by) "
-                            "take tensors, which a C++ caller does not have; tuning key " +
+                            ": autotune's pre_hook and post_hook (and a Config's pre_hook) run on the tensors of "
+                            "every timed call, which a C++ caller does not have as Python objects; tuning key " +
                             key +
-                            " has no stored result, and neither a C++ launch nor `triton-jit tune` can run the "
-                            "hooks: remove them, or call the function under the autotuner (\"NAME.fn\") with a "
-                            "config's values",
+                            " has no stored result. Tune it once from Python with cache_results=True (the "
+                            "runtime reads Triton's autotuning cache), or remove the hooks",
                         function, "");
+  }
+  // prune_configs_by: Triton's own pruning, through Python, on the caller's arguments.
+  std::vector<bool> pruned(info.configs.size(), false);
+  std::vector<size_t> order(info.configs.size());  // Triton's order of the kept configs: ties go to the first
+  for (size_t c = 0; c < order.size(); ++c) order[c] = c;
+  if (info.has_perf_model || info.has_early_config_prune) {
+    if (offline() || fn.source_sha256.empty()) {
+      throw MissingKernelError(function + ": autotune's prune_configs_by needs Python, which cannot run here, and "
+                                              "tuning key " + key + " has no stored result",
+                               function, key, "");
+    }
+    std::fill(pruned.begin(), pruned.end(), true);
+    order = bridge::prune_autotune_configs(fn.python_wrapper(), tuner.layer(), fn.signature, full, num_caller_args);
+    for (size_t c : order) {
+      if (c < pruned.size()) pruned[c] = false;
+    }
   }
   const auto zero = buffers_of(fn, info.reset_to_zero, full, "reset_to_zero");
   const auto restore = buffers_of(fn, info.restore_value, full, "restore_value");
@@ -210,6 +227,10 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     Candidate& cand = candidates[c];
     const AutotuneConfigInfo& config = info.configs[c];
     cand.args.assign(full, full + n);
+    if (pruned[c]) {
+      cand.failure = "pruned by prune_configs_by";
+      continue;
+    }
     copy_launch_options(out, &cand.config);
     apply_config(config, cand.args.data(), &cand.config);
     call.apply_layers(fn, tuner.layer() + 1, cand.args.data(), num_caller_args, &cand.config, user, mode);
@@ -217,6 +238,7 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   }
   compile_in_parallel(fn, candidates, target);
   for (Candidate& cand : candidates) {
+    if (!cand.failure.empty()) continue;  // pruned
     try {
       resolve_call(fn, cand.config, ArgSpan{cand.args.data(), n}, target);
     } catch (const CompileError& e) {
@@ -242,10 +264,12 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     }
   }
 
-  // Triton takes the first config of least (median, p20, p80).
+  // Triton takes the first config (in its order of the kept ones) of least (median, p20, p80).
   uint32_t best = 0;
   bool any = false;
-  for (uint32_t c = 0; c < candidates.size(); ++c) {
+  for (size_t index : order) {
+    if (index >= candidates.size()) continue;
+    const uint32_t c = static_cast<uint32_t>(index);
     const Candidate& a = candidates[c];
     if (!a.failure.empty()) continue;
     const Candidate& b = candidates[best];

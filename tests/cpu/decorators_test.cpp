@@ -415,3 +415,18 @@ TEST_F(DecoratorStore, TuningResultsAreSharedWithTritonsAutotuneCache) {
   EXPECT_TRUE(read[0].cast<bool>()) << "Triton's autotuner found the runtime's result";
   EXPECT_EQ(read[1].cast<int>(), 0);
 }
+
+// prune_configs_by runs through Triton's own Autotuner.prune_configs:
+// for n = 600 early_config_prune keeps BLOCK 128, 256 and 512, perf_model ranks them 512, 256,
+// 128, and top_k = 2 times the first two, in that order.
+TEST_F(DecoratorStore, PruneConfigsByIsTritonsOwn) {
+  const auto r = probe("TRITON_JIT_LOG=info", "pruned_kernel", "--launch p:fp32 i:600");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r["tunings"], "1");
+  expect_contains(r.output, "[0] BLOCK: 128, num_warps: 4, num_ctas: 1, num_stages: 3, maxnreg: None: pruned by "
+                            "prune_configs_by");
+  expect_contains(r.output, "[3] BLOCK: 1024, num_warps: 8, num_ctas: 1, num_stages: 3, maxnreg: None: pruned by "
+                            "prune_configs_by");
+  // On the fake driver both timed configs take the same time: Triton takes the first it timed.
+  EXPECT_EQ(r["spec"], "*fp32:16,i32,512");
+}

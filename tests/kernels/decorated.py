@@ -144,3 +144,26 @@ def cached_tuning_kernel(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+
+
+def _blocks_within_n(configs, named_args, **kwargs):
+    # early_config_prune as libraries write it: drop blocks larger than the problem.
+    return [c for c in configs if c.kwargs["BLOCK"] <= max(named_args["n"], 128)]
+
+
+def _estimate(x_ptr, n, BLOCK, num_warps, **kwargs):
+    # perf_model: a made-up cost that prefers the config nearest n.
+    return abs(BLOCK - n) + num_warps
+
+
+# Configs pruned by Triton's own prune_configs_by, run through Python on the caller's arguments.
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": b}, num_warps=w) for b, w in ((128, 4), (256, 4), (512, 8), (1024, 8))],
+    key=["n"],
+    prune_configs_by={"early_config_prune": _blocks_within_n, "perf_model": _estimate, "top_k": 2},
+)
+@triton.jit
+def pruned_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1, mask=mask)
