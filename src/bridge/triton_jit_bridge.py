@@ -1441,8 +1441,12 @@ def _autotuner_at(top, layer):
 
 def _autotune_cache_file(tuner, key_repr, target):
     from triton._C.libtriton import get_cache_invalidating_env_vars
-    from triton.runtime.cache import get_cache_manager, triton_key
+    from triton.runtime.cache import get_cache_manager
     from triton.runtime.jit import JITFunction
+    try:
+        from triton.runtime.cache import triton_key  # 3.5 and newer
+    except ImportError:
+        from triton.compiler.compiler import triton_key  # 3.4
     env_vars = get_cache_invalidating_env_vars()
     fn = tuner.fn
     while not isinstance(fn, JITFunction):
