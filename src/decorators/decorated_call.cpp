@@ -222,7 +222,7 @@ AutotuneRuntime::AutotuneRuntime(const AutotuneInfo& info, size_t layer, std::ve
   configs_digest_ = h.hex().substr(0, 16);
 }
 
-uint32_t AutotuneRuntime::key_words(const ArgValue* args, size_t num_present, int, uint64_t* out) const noexcept {
+uint32_t AutotuneRuntime::key_words(const ArgValue* args, size_t num_present, uint64_t* out) const noexcept {
   // Triton's key: the `key` arguments' values (of those passed), then str(dtype) of every passed
   // tensor argument, in parameter order.
   uint32_t n = 0;
@@ -409,7 +409,7 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
       uint32_t chosen = 0;
       if (info.configs.size() > 1) {
         uint64_t words[AutotuneRuntime::kMaxKeyWords];
-        const uint32_t nw = at->key_words(full, num_caller_args, 0, words);
+        const uint32_t nw = at->key_words(full, num_caller_args, words);
         const uint32_t* known = at->find(words, nw);
         chosen = known != nullptr ? *known : tune(fn, *this, *at, full, num_caller_args, *out, user, mode, words, nw);
       }

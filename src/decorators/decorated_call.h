@@ -74,7 +74,7 @@ class AutotuneRuntime {
 
   // The tuning key of a call: words (for lookups) and Python's repr of Triton's key tuple.
   // `num_caller_args`: the leading parameters the caller passed (Triton keys only those).
-  uint32_t key_words(const ArgValue* args, size_t num_caller_args, int arch, uint64_t* out) const noexcept;
+  uint32_t key_words(const ArgValue* args, size_t num_caller_args, uint64_t* out) const noexcept;
   std::string key_repr(const ArgValue* args, size_t num_caller_args) const;
 
   const uint32_t* find(const uint64_t* words, uint32_t n) const noexcept { return choices_.find(words, n); }
