@@ -1475,13 +1475,13 @@ def autotune_cache_lookup(top, layer, key_repr, target):
 
 
 def autotune_cache_store(top, layer, key_repr, target, timings):
-    """Writes the runtime's timings (one [median, p20, p80] per config, inf where it failed) as
-    Triton's autotuner writes them."""
+    """Writes the runtime's timings (one [median, p20, p80] per config, inf where it failed,
+    negative for a config pruned before timing) as Triton's autotuner writes them."""
     tuner = _autotuner_at(top, layer)
     cache, name = _autotune_cache_file(tuner, key_repr, target)
     key = list(ast.literal_eval(key_repr))
-    cache.put(json.dumps({"key": key, "configs_timings": [(c.__dict__, t) for c, t in zip(tuner.configs, timings)
-                                                          if not c.pre_hook]}), name, binary=False)
+    timed = [(c.__dict__, list(t)) for c, t in zip(tuner.configs, timings) if not c.pre_hook and t[0] >= 0]
+    cache.put(json.dumps({"key": key, "configs_timings": timed}), name, binary=False)
 
 
 def prune_autotune_configs(top, layer, names, values):

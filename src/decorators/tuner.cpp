@@ -287,8 +287,19 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   zero_all_async(out.stream, zero);  // as Triton's pre_hook(reset_only=True) after tuning
 
   if (info.cache_results) {
+    // As Triton records them: the timed configs only; one that failed, as infinitely slow.
+    constexpr double kInf = std::numeric_limits<double>::infinity();
     std::vector<std::array<double, 3>> timings;
-    for (const Candidate& c : candidates) timings.push_back({c.median_ms, c.p20_ms, c.p80_ms});
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      const Candidate& cand = candidates[c];
+      if (pruned[c]) {
+        timings.push_back({-1, -1, -1});
+      } else if (!cand.failure.empty()) {
+        timings.push_back({kInf, kInf, kInf});
+      } else {
+        timings.push_back({cand.median_ms, cand.p20_ms, cand.p80_ms});
+      }
+    }
     try {
       bridge::autotune_cache_store(fn.python_wrapper(), tuner.layer(), key, target, timings);
     } catch (const Error& e) {
