@@ -64,7 +64,8 @@ class HeuristicRuntime {
   mutable bridge::PyHandle callable_;  // under FunctionState::python_mutex
 };
 
-// One autotuner's choices: the config index per tuning key (and device architecture).
+// One autotuner's choices: the config index per tuning key. As with Triton's Autotuner, a process
+// keeps one choice per key whatever the device; the index keeps them per device name.
 class AutotuneRuntime {
  public:
   // `set_by_outer_layer`: per parameter, whether a wrapper outside this one sets it.
