@@ -43,7 +43,8 @@ def print_summary(a: argparse.Namespace) -> None:
     results = {}
     for line in ctest_log.splitlines():
         # Names may hold spaces ("... # GetParam() = ..."); the dots pad up to the status.
-        m = re.match(r"^\s*\d+/\d+ Test\s+#\d+: (.*?)\s*\.*\s*\**(Passed|Failed|Skipped|Not Run|Timeout|Disabled|"
+        # The status starts a word: "AnExceptionIs..." in a name is not ctest's "***Exception".
+        m = re.match(r"^\s*\d+/\d+ Test\s+#\d+: (.*?)\s*\.*\s*\**(?<![A-Za-z])(Passed|Failed|Skipped|Not Run|Timeout|Disabled|"
                      r"Exception.*?|[A-Z][A-Za-z ]*?)\s+[\d.]+ sec\s*$", line)
         if m:
             results[m.group(1)] = m.group(2).strip()
