@@ -4,8 +4,8 @@
 // before the real launch.
 #include "decorators/tuner.h"
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -156,12 +156,13 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   const bool have_device = mode == CallMode::Launch || cuda::driver_available();
   const int ordinal = have_device ? cuda::current_device().info->ordinal : -1;
   const std::string device = ordinal >= 0 ? device_name_of(ordinal) : "";
+  const std::string key = tuner.key_repr(full, num_caller_args);
   if (!device.empty()) {
     tuner.load_stored(fn, device);
     if (const uint32_t* known = tuner.find(words, num_words)) {
       TuningResult result;
       result.layer = tuner.layer();
-      result.key = tuner.key_repr(full, num_caller_args);
+      result.key = key;
       result.device = device;
       result.chosen = *known;
       result.chosen_config = info.configs[*known].repr;
@@ -170,7 +171,6 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
       return *known;
     }
   }
-  const std::string key = tuner.key_repr(full, num_caller_args);
   const Target target = Resolver::default_target();
   if (info.cache_results) {
     if (const auto cached = tritons_cached_choice(fn, tuner, key, target)) {
@@ -208,8 +208,10 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   for (size_t c = 0; c < order.size(); ++c) order[c] = c;
   if (info.has_perf_model || info.has_early_config_prune) {
     if (offline() || fn.source_sha256.empty()) {
-      throw MissingKernelError(function + ": autotune's prune_configs_by needs Python, which cannot run here, and "
-                                              "tuning key " + key + " has no stored result",
+      throw MissingKernelError(function +
+                                   ": autotune's prune_configs_by needs Python, which cannot run here, and "
+                                   "tuning key " +
+                                   key + " has no stored result",
                                function, key, "");
     }
     std::fill(pruned.begin(), pruned.end(), true);

@@ -193,18 +193,45 @@ namespace {
 // entries.
 using TableEntries = std::vector<std::pair<std::string, std::string>>;
 
-std::optional<TableEntries> read_table(const std::string& bytes, const std::string& path, const std::string& name,
-                                       const std::string& table) {
+struct TableFile {
+  std::string path, name, table;
+  TableEntries entries;
+};
+
+// Throws FormatError.
+TableFile parse_table(const std::string& bytes) {
   BinaryReader r(unseal(bytes, kTableMagic, kFormatVersion));
-  if (r.str() != path || r.str() != name || r.str() != table) return std::nullopt;
+  TableFile t;
+  t.path = r.str();
+  t.name = r.str();
+  t.table = r.str();
   const uint32_t n = r.u32();
   if (n > (1u << 20)) throw FormatError{"bad table size"};
-  TableEntries entries(n);
-  for (auto& [key, value] : entries) {
+  t.entries.resize(n);
+  for (auto& [key, value] : t.entries) {
     key = r.str();
     value = r.str();
   }
-  return entries;
+  return t;
+}
+
+// The entries when the file is this function's table `table`; nothing for another one.
+std::optional<TableEntries> read_table(const std::string& bytes, const std::string& path, const std::string& name,
+                                       const std::string& table) {
+  TableFile t = parse_table(bytes);
+  if (t.path != path || t.name != name || t.table != table) return std::nullopt;
+  return std::move(t.entries);
+}
+
+// The table files of the index folder `dir`.
+std::vector<std::string> table_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(fs::path(dir) / TRITON_JIT_INDEX_DIR / "tables", ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    out.push_back(it->path().string());
+  }
+  return out;
 }
 
 }  // namespace
@@ -231,18 +258,14 @@ std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::strin
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> out;
   const std::string dir = directory();
   if (dir.empty()) return out;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(fs::path(dir) / TRITON_JIT_INDEX_DIR / "tables", ec);
-       !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    auto bytes = read_file(it->path().string());
+  for (const std::string& file : table_files(dir)) {
+    auto bytes = read_file(file);
     if (!bytes) continue;
     try {
-      BinaryReader r(unseal(*bytes, kTableMagic, kFormatVersion));
-      if (r.str() != path || r.str() != name) continue;
-      const std::string table = r.str();
+      TableFile t = parse_table(*bytes);
       // The file name holds the environment: another Triton installation's table is not ours.
-      if (it->path().string() != table_file(dir, path, name, environment, table)) continue;
-      if (auto entries = read_table(*bytes, path, name, table)) out.emplace_back(table, std::move(*entries));
+      if (t.path != path || t.name != name || file != table_file(dir, path, name, environment, t.table)) continue;
+      out.emplace_back(std::move(t.table), std::move(t.entries));
     } catch (const FormatError&) {
       continue;
     }
@@ -254,20 +277,17 @@ std::vector<IndexTable> KernelIndex::list_tables() {
   std::vector<IndexTable> out;
   const std::string dir = directory();
   if (dir.empty()) return out;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(fs::path(dir) / TRITON_JIT_INDEX_DIR / "tables", ec);
-       !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    auto bytes = read_file(it->path().string());
+  for (const std::string& file : table_files(dir)) {
+    auto bytes = read_file(file);
     if (!bytes) continue;
     IndexTable t;
-    t.file = it->path().string();
+    t.file = file;
     try {
-      BinaryReader r(unseal(*bytes, kTableMagic, kFormatVersion));
-      t.function_path = r.str();
-      t.function_name = r.str();
-      t.name = r.str();
-      for (const auto& [key, value] :
-           read_table(*bytes, t.function_path, t.function_name, t.name).value_or(TableEntries{})) {
+      TableFile table = parse_table(*bytes);
+      t.function_path = std::move(table.path);
+      t.function_name = std::move(table.name);
+      t.name = std::move(table.table);
+      for (const auto& [key, value] : table.entries) {
         if (t.name.rfind("autotune/", 0) == 0) {
           // The value the tuner stores: the chosen config, the key's repr, the timings table.
           BinaryReader v(value);
