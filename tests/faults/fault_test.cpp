@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -173,6 +174,11 @@ class FaultTest : public ::testing::Test {
     std::vector<std::string> env = {"TRITON_JIT_TEST_KEEP_CACHE_DIR=1", "TRITON_JIT_CACHE_DIR=" + cache_.string()};
     if (!fault.empty()) {
       env.push_back("LD_PRELOAD=" FAULT_SHIM_PATH);
+      // Under AddressSanitizer (scripts/sanitize.sh) its runtime must come first unless told
+      // otherwise: the shim goes first, and passes each call on to ASan's interceptor.
+      const char* asan = std::getenv("ASAN_OPTIONS");
+      env.push_back(std::string("ASAN_OPTIONS=verify_asan_link_order=0") +
+                    (asan != nullptr ? ":" + std::string(asan) : ""));
       env.insert(env.end(), fault.begin(), fault.end());
     }
     return env;
