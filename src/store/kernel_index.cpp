@@ -453,10 +453,9 @@ constexpr const char* kSubfolders[] = {TRITON_JIT_INDEX_DIR "/kernels", TRITON_J
 // A writer takes milliseconds; a temporary file this old was left by one that was killed.
 constexpr int64_t kAbandonedTempSeconds = 3600;
 
-// Removes the temporary files killed writers left in the index's folders; returns how many.
-size_t remove_abandoned_temp_files(const std::string& dir) {
+// Removes the temporary files killed writers left in the index's folders.
+void remove_abandoned_temp_files(const std::string& dir) {
   const int64_t cutoff_ns = (now_unix() - kAbandonedTempSeconds) * 1000000000;
-  size_t removed = 0;
   for (const char* sub : kSubfolders) {
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(fs::path(dir) / sub, ec);
@@ -465,10 +464,9 @@ size_t remove_abandoned_temp_files(const std::string& dir) {
       if (!is_temp_file(it->path().filename().string())) continue;
       const auto stamp = stat_file(file);
       std::error_code rm;
-      if (stamp && stamp->mtime_ns < cutoff_ns && fs::remove(file, rm)) ++removed;
+      if (stamp && stamp->mtime_ns < cutoff_ns) fs::remove(file, rm);  // gone already: fine
     }
   }
-  return removed;
 }
 
 }  // namespace
