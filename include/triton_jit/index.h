@@ -69,9 +69,11 @@ TRITON_JIT_API std::vector<IndexTable> list_index_tables();
 TRITON_JIT_API std::vector<IndexEntry> list_index();
 // The entry whose id starts with `id_prefix`; throws Error when none or several match.
 TRITON_JIT_API IndexEntry index_entry(std::string_view id_prefix);
-// Removes every entry (and every stored signature); returns how many entries were removed.
+// Removes every entry (and every stored signature and table; the folders stay, for processes
+// writing meanwhile); returns how many entries were removed.
 TRITON_JIT_API size_t clear_index();
-// Removes entries unused for `days` days or more, and entries that are stale or corrupt.
+// Removes entries unused for `days` days or more, and entries that are stale or corrupt; also
+// the temporary files that writers killed mid-write left (those over an hour old).
 TRITON_JIT_API size_t prune_index(double days);
 
 }  // namespace triton_jit

@@ -6,8 +6,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "store/binary_io.h"
 #include "store/sha256.h"
@@ -48,41 +50,70 @@ std::optional<std::string> read_file(const std::string& path, std::string* error
   return out;
 }
 
-std::string write_file_atomically(const std::string& path, std::string_view bytes) {
-  static std::atomic<uint64_t> counter{0};
-  std::error_code ec;
-  const std::filesystem::path target(path);
-  std::filesystem::create_directories(target.parent_path(), ec);
-  if (ec) return ec.message();
-  // Unique per process and call, so concurrent writers never share a temporary file.
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-                          std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+namespace {
+
+// One attempt of write_file_atomically. Returns 0, or the errno of the step that failed with its
+// text in *why; the temporary file is gone either way.
+int write_once(const std::string& path, const std::string& tmp, std::string_view bytes, std::string* why) {
+  auto fail = [&](int fd) {
+    const int e = errno;
+    *why = std::strerror(e);
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    return e;
+  };
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return std::strerror(errno);
+  if (fd < 0) {
+    const int e = errno;
+    *why = std::strerror(e);
+    return e;
+  }
   size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return why;
+      return fail(fd);
     }
     done += static_cast<size_t>(n);
   }
-  if (::close(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return why;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return why;
-  }
-  return {};
+  // On disk before it gets its name: after a crash or power loss the name holds the old file or
+  // the whole new one, never a file whose blocks were not written yet.
+  if (::fsync(fd) != 0) return fail(fd);
+  if (::close(fd) != 0) return fail(-1);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail(-1);
+  return 0;
 }
+
+}  // namespace
+
+std::string write_file_atomically(const std::string& path, std::string_view bytes) {
+  static std::atomic<uint64_t> counter{0};
+  const std::filesystem::path target(path);
+  std::string why;
+  // Another process may remove the temporary file or the folder between our steps (`triton-jit
+  // cache clear`, `rm -r`): then the folder is made again and the write retried, after a pause
+  // that grows (1 ms, 2 ms, ... 64 ms) so that a removal in progress can finish.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1 << (attempt - 1)));
+    std::error_code ec;
+    std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec == std::errc::no_such_file_or_directory) {  // a parent went while its child was made
+      why = ec.message();
+      continue;
+    }
+    if (ec) return ec.message();
+    // Unique per process and call, so concurrent writers never share a temporary file.
+    const std::string tmp = path + std::string(kTempInfix) + std::to_string(::getpid()) + "." +
+                            std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+    const int failed = write_once(path, tmp, bytes, &why);
+    if (failed == 0) return {};
+    if (failed != ENOENT) break;
+  }
+  return why;
+}
+
+bool is_temp_file(std::string_view name) { return name.find(kTempInfix) != std::string_view::npos; }
 
 namespace {
 constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 32;

@@ -18,10 +18,16 @@ std::optional<FileStamp> stat_file(const std::string& path) noexcept;
 // The whole file, or nothing (with errno's text in *error when given).
 std::optional<std::string> read_file(const std::string& path, std::string* error = nullptr);
 
-// Writes `bytes` to a temporary file beside `path`, then renames it over `path`: readers and
-// concurrent writers see the old file or the new one, never a mix. Creates missing directories.
-// Returns an empty string on success, else the reason (errno's text).
+// Writes `bytes` to a temporary file beside `path` ("<path>.tmp.<pid>.<n>"), flushes it to disk,
+// then renames it over `path`: readers and concurrent writers see the old file or the new one,
+// never a mix, and a failed write leaves neither a temporary file nor a changed `path`. Creates
+// missing directories. Returns an empty string on success, else the reason (errno's text).
 std::string write_file_atomically(const std::string& path, std::string_view bytes);
+
+// Whether a file name is one of write_file_atomically's temporary files: a writer's work in
+// progress, or what a killed writer left behind; never an entry.
+inline constexpr std::string_view kTempInfix = ".tmp.";
+bool is_temp_file(std::string_view name);
 
 // Header of every file the store writes: magic, format version, payload size and the payload's
 // SHA-256, so that a truncated or damaged file is recognised (docs/FORMATS.md).

@@ -229,7 +229,7 @@ std::vector<std::string> table_files(const std::string& dir) {
   std::error_code ec;
   for (auto it = fs::directory_iterator(fs::path(dir) / TRITON_JIT_INDEX_DIR / "tables", ec);
        !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    out.push_back(it->path().string());
+    if (it->path().extension() == ".tjt") out.push_back(it->path().string());  // not a writer's temporary file
   }
   return out;
 }
@@ -436,32 +436,83 @@ std::vector<std::string> KernelIndex::entry_files(const std::string& dir) const 
 
 std::vector<IndexEntry> KernelIndex::list() {
   std::vector<IndexEntry> out;
-  for (const std::string& file : entry_files(directory())) out.push_back(describe_entry(file));
+  for (const std::string& file : entry_files(directory())) {
+    IndexEntry e = describe_entry(file);
+    // Removed since the folder was listed (another process's prune or clear): not an entry.
+    if (e.state == IndexEntry::State::Corrupt && !stat_file(file)) continue;
+    out.push_back(std::move(e));
+  }
   return out;
 }
+
+namespace {
+
+constexpr const char* kSubfolders[] = {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions",
+                                       TRITON_JIT_INDEX_DIR "/tables", TRITON_JIT_INDEX_DIR "/modules"};
+
+// A writer takes milliseconds; a temporary file this old was left by one that was killed.
+constexpr int64_t kAbandonedTempSeconds = 3600;
+
+// Removes the temporary files killed writers left in the index's folders.
+void remove_abandoned_temp_files(const std::string& dir) {
+  const int64_t cutoff_ns = (now_unix() - kAbandonedTempSeconds) * 1000000000;
+  for (const char* sub : kSubfolders) {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(fs::path(dir) / sub, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const std::string file = it->path().string();
+      if (!is_temp_file(it->path().filename().string())) continue;
+      const auto stamp = stat_file(file);
+      std::error_code rm;
+      if (stamp && stamp->mtime_ns < cutoff_ns) fs::remove(file, rm);  // gone already: fine
+    }
+  }
+}
+
+}  // namespace
 
 size_t KernelIndex::clear() {
   const std::string dir = directory();
   if (dir.empty()) return 0;
-  const size_t n = entry_files(dir).size();  // counted, not read: clearing needs no checks
-  std::error_code ec;
-  for (const char* sub : {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions",
-                          TRITON_JIT_INDEX_DIR "/tables", TRITON_JIT_INDEX_DIR "/modules"}) {
-    fs::remove_all(fs::path(dir) / sub, ec);
-    if (ec) throw Error("cannot clear the kernel cache in " + dir + ": " + ec.message());
+  // Files only: the folders stay, so that processes writing meanwhile never find their folder
+  // gone between making it and renaming into it. A writer whose temporary file goes writes again.
+  size_t entries = 0;
+  for (const char* sub : kSubfolders) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(fs::path(dir) / sub, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (!it->is_directory(ec)) files.push_back(it->path());
+    }
+    for (const fs::path& file : files) {
+      std::error_code rm;
+      if (fs::remove(file, rm) && file.extension() == ".tjk") ++entries;
+      if (rm && rm != std::errc::no_such_file_or_directory) {
+        throw Error("cannot clear the kernel cache in " + dir + ": cannot remove " + file.string() + ": " +
+                    rm.message());
+      }
+    }
   }
-  return n;
+  return entries;
 }
 
 size_t KernelIndex::prune(double days) {
+  const std::string dir = directory();
+  if (dir.empty()) return 0;
   const int64_t cutoff = now_unix() - static_cast<int64_t>(days * 86400);
   size_t removed = 0;
   for (const IndexEntry& e : list()) {
     if (e.state == IndexEntry::State::Valid && e.last_used_unix > cutoff) continue;
+    // Rewritten or used by another process since it was read: that process's entry now.
+    const auto now = stat_file(e.file);
+    if (!now || now->size != e.bytes || now->mtime_ns / 1000000000 != e.last_used_unix) continue;
     std::error_code ec;
     if (fs::remove(e.file, ec)) ++removed;
-    if (ec) throw Error("cannot remove " + e.file + ": " + ec.message());
+    if (ec && ec != std::errc::no_such_file_or_directory) {
+      throw Error("cannot remove " + e.file + ": " + ec.message());
+    }
   }
+  remove_abandoned_temp_files(dir);
   return removed;
 }
 
