@@ -1,0 +1,642 @@
+#include "convert.h"
+
+#include <nanobind/nanobind.h>
+
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+#include "triton_jit/dtype.h"
+#include "triton_jit/errors.h"
+
+namespace nb = nanobind;
+
+namespace triton_jit::python {
+namespace {
+
+// ---- DLPack, as its specification lays the structures out (DLPack 0.8 / 1.x, unversioned) ----
+struct DLDevice {
+  int32_t device_type;
+  int32_t device_id;
+};
+struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;
+  uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor*);
+};
+constexpr int32_t kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
+
+// ---- interned names and framework types ----
+struct Names {
+  PyObject *data_ptr, *dtype, *is_cuda, *get_device, *cai, *dlpack, *dlpack_device, *name, *value, *device, *type,
+      *nbytes, *str, *stream, *ptr;
+};
+Names n{};
+
+PyObject* intern(const char* s) { return PyUnicode_InternFromString(s); }
+
+// A type found in an imported module (never imports it): resolved once the module is there.
+struct LazyType {
+  const char* module;
+  const char* attr;
+  PyTypeObject* type = nullptr;
+
+  PyTypeObject* get() {
+    if (type != nullptr) return type;
+    PyObject* modules = PyImport_GetModuleDict();  // borrowed
+    PyObject* m = PyDict_GetItemString(modules, module);
+    if (m == nullptr) return nullptr;
+    PyObject* t = PyObject_GetAttrString(m, attr);
+    if (t == nullptr) {
+      PyErr_Clear();
+      return nullptr;
+    }
+    if (!PyType_Check(t)) {
+      Py_DECREF(t);
+      return nullptr;
+    }
+    type = reinterpret_cast<PyTypeObject*>(t);  // kept: types of loaded modules live on
+    return type;
+  }
+  bool is(PyObject* o) {
+    PyTypeObject* t = get();
+    return t != nullptr && PyObject_TypeCheck(o, t);
+  }
+};
+LazyType g_torch_tensor{"torch", "Tensor"};
+LazyType g_torch_dtype{"torch", "dtype"};
+LazyType g_tl_dtype{"triton.language", "dtype"};
+LazyType g_tl_constexpr{"triton.language", "constexpr"};
+LazyType g_cupy_ndarray{"cupy", "ndarray"};
+
+// dtype objects seen before, by identity: a call maps its tensors' dtypes without formatting.
+struct DTypeEntry {
+  PyObject* object;  // strong reference
+  DType dtype;
+  bool torch_spelling;
+};
+constexpr int kDTypeCache = 48;
+DTypeEntry g_dtypes[kDTypeCache];
+int g_num_dtypes = 0;
+
+[[noreturn]] void fail(const ConvertContext& ctx, const std::string& param, const std::string& message) {
+  throw ArgumentError("argument '" + param + "' of " + *ctx.function + ": " + message, *ctx.function, param);
+}
+
+// The Python error of a failed probe, with the parameter named.
+[[noreturn]] void fail_python(const ConvertContext& ctx, const std::string& param, const char* what) {
+  nb::python_error e;  // takes the pending error
+  fail(ctx, param, std::string(what) + " raised " + e.what());
+}
+
+std::string type_name(PyObject* o) {
+  PyObject* qual = PyType_GetQualName(Py_TYPE(o));
+  std::string mod;
+  if (PyObject* m = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)), "__module__")) {
+    if (PyUnicode_Check(m)) mod = PyUnicode_AsUTF8(m);
+    Py_DECREF(m);
+  } else {
+    PyErr_Clear();
+  }
+  std::string q = qual ? PyUnicode_AsUTF8(qual) : "?";
+  Py_XDECREF(qual);
+  return (mod.empty() || mod == "builtins") ? q : mod + "." + q;
+}
+
+std::string repr_of(PyObject* o) {
+  PyObject* r = PyObject_Repr(o);
+  if (r == nullptr) {
+    PyErr_Clear();
+    return "<unprintable>";
+  }
+  std::string s = PyUnicode_AsUTF8(r);
+  Py_DECREF(r);
+  return s;
+}
+
+std::string str_of(PyObject* o) {
+  PyObject* r = PyObject_Str(o);
+  if (r == nullptr) {
+    PyErr_Clear();
+    return "<unprintable>";
+  }
+  std::string s = PyUnicode_AsUTF8(r);
+  Py_DECREF(r);
+  return s;
+}
+
+// A typestr ("<f4", "|b1") as the array interfaces write it.
+bool dtype_of_typestr(std::string_view s, DType* out) {
+  if (s.size() < 3 || (s[0] != '<' && s[0] != '|' && s[0] != '=')) return false;
+  const char kind = s[1];
+  const std::string_view size = s.substr(2);
+  auto is = [&](const char* v) { return size == v; };
+  switch (kind) {
+    case 'b': return is("1") && (*out = DType::u1, true);
+    case 'i':
+      if (is("1")) return *out = DType::i8, true;
+      if (is("2")) return *out = DType::i16, true;
+      if (is("4")) return *out = DType::i32, true;
+      if (is("8")) return *out = DType::i64, true;
+      return false;
+    case 'u':
+      if (is("1")) return *out = DType::u8, true;
+      if (is("2")) return *out = DType::u16, true;
+      if (is("4")) return *out = DType::u32, true;
+      if (is("8")) return *out = DType::u64, true;
+      return false;
+    case 'f':
+      if (is("2")) return *out = DType::fp16, true;
+      if (is("4")) return *out = DType::fp32, true;
+      if (is("8")) return *out = DType::fp64, true;
+      return false;
+    default: return false;
+  }
+}
+
+bool dtype_of_dlpack(DLDataType t, DType* out) {
+  if (t.lanes != 1) return false;
+  switch (t.code) {
+    case 0:  // int
+      if (t.bits == 8) return *out = DType::i8, true;
+      if (t.bits == 16) return *out = DType::i16, true;
+      if (t.bits == 32) return *out = DType::i32, true;
+      if (t.bits == 64) return *out = DType::i64, true;
+      return false;
+    case 1:  // uint
+      if (t.bits == 8) return *out = DType::u8, true;
+      if (t.bits == 16) return *out = DType::u16, true;
+      if (t.bits == 32) return *out = DType::u32, true;
+      if (t.bits == 64) return *out = DType::u64, true;
+      return false;
+    case 2:  // float
+      if (t.bits == 16) return *out = DType::fp16, true;
+      if (t.bits == 32) return *out = DType::fp32, true;
+      if (t.bits == 64) return *out = DType::fp64, true;
+      return false;
+    case 4: return t.bits == 16 && (*out = DType::bf16, true);  // bfloat
+    case 6: return t.bits == 8 && (*out = DType::u1, true);     // bool
+    case 10: return t.bits == 8 && (*out = DType::fp8e4nv, true);  // float8_e4m3fn
+    case 11: return t.bits == 8 && (*out = DType::fp8e4b8, true);  // float8_e4m3fnuz
+    case 12: return t.bits == 8 && (*out = DType::fp8e5, true);    // float8_e5m2
+    case 13: return t.bits == 8 && (*out = DType::fp8e5b16, true);  // float8_e5m2fnuz
+    default: return false;
+  }
+}
+
+// The dtype a dtype object names, read from the object (cold: the result is cached by identity).
+bool dtype_of_object(PyObject* o, DType* out, bool* torch_spelling) {
+  *torch_spelling = false;
+  if (PyUnicode_Check(o)) {
+    std::string_view s = PyUnicode_AsUTF8(o);
+    if (s.rfind("torch.", 0) == 0) {
+      *torch_spelling = true;
+      return parse_dtype(s.substr(6), out);
+    }
+    if (s.rfind("triton.language.", 0) == 0) s.remove_prefix(16);
+    return parse_dtype(s, out) || dtype_of_typestr(s, out);
+  }
+  if (g_torch_dtype.is(o)) {
+    *torch_spelling = true;
+    PyObject* s = PyObject_Str(o);  // "torch.float16"
+    if (s == nullptr) return PyErr_Clear(), false;
+    std::string_view text = PyUnicode_AsUTF8(s);
+    const bool ok = text.rfind("torch.", 0) == 0 && parse_dtype(text.substr(6), out);
+    Py_DECREF(s);
+    return ok;
+  }
+  if (g_tl_dtype.is(o)) {
+    PyObject* name = PyObject_GetAttr(o, n.name);  // "fp16"
+    if (name == nullptr) return PyErr_Clear(), false;
+    const bool ok = PyUnicode_Check(name) && parse_dtype(PyUnicode_AsUTF8(name), out);
+    Py_DECREF(name);
+    return ok;
+  }
+  // numpy's dtype (and objects like it): its typestr, then its name (bfloat16 of ml_dtypes).
+  for (PyObject* attr : {n.str, n.name}) {
+    PyObject* s = PyObject_GetAttr(o, attr);
+    if (s == nullptr) {
+      PyErr_Clear();
+      continue;
+    }
+    bool ok = false;
+    if (PyUnicode_Check(s)) {
+      std::string_view text = PyUnicode_AsUTF8(s);
+      ok = dtype_of_typestr(text, out) || (attr == n.name && parse_dtype(text, out));
+    }
+    Py_DECREF(s);
+    if (ok) return true;
+  }
+  return false;
+}
+
+// A tensor's dtype attribute to the runtime's DType, through the identity cache.
+DType tensor_dtype(PyObject* dtype, const ConvertContext& ctx, const std::string& param) {
+  for (int i = 0; i < g_num_dtypes; ++i) {
+    if (g_dtypes[i].object == dtype) return g_dtypes[i].dtype;
+  }
+  DType d;
+  bool torch_spelling;
+  if (!dtype_of(dtype, &d, &torch_spelling)) {
+    fail(ctx, param, "a tensor of element type " + repr_of(dtype) + ", which Triton has no pointer type for");
+  }
+  return d;
+}
+
+uint64_t as_address(PyObject* o, const ConvertContext& ctx, const std::string& param, const char* what) {
+  if (!PyLong_Check(o)) fail(ctx, param, std::string(what) + " is a " + type_name(o) + ", not an int");
+  const unsigned long long v = PyLong_AsUnsignedLongLong(o);
+  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) fail_python(ctx, param, what);
+  return v;
+}
+
+void note_tensor(ConvertContext& ctx, Framework framework, int device, const std::string& param) {
+  if (ctx.framework == Framework::None) ctx.framework = framework;
+  if (device < 0) return;
+  if (ctx.device < 0) {
+    ctx.device = device;
+    ctx.device_param = &param;
+  } else if (ctx.device != device) {
+    fail(ctx, param,
+         "a tensor on GPU " + std::to_string(device) + " while an earlier argument is on GPU " +
+             std::to_string(ctx.device) + "; all tensors of a launch must be on one device");
+  }
+}
+
+// ---- the three tensor protocols ----
+
+ArgValue from_torch(PyObject* o, const std::string& param, ConvertContext& ctx, bool multi_gpu);
+
+ArgValue from_data_ptr(PyObject* o, PyObject* data_ptr_method, const std::string& param, ConvertContext& ctx) {
+  nb::object addr = nb::steal(PyObject_CallNoArgs(data_ptr_method));
+  if (!addr.is_valid()) fail_python(ctx, param, "data_ptr()");
+  const uint64_t address = as_address(addr.ptr(), ctx, param, "data_ptr()");
+  nb::object dtype = nb::steal(PyObject_GetAttr(o, n.dtype));
+  if (!dtype.is_valid()) {
+    PyErr_Clear();
+    fail(ctx, param, "an object with data_ptr() but no dtype attribute (" + type_name(o) + ")");
+  }
+  // An object that says where it lives (a device attribute of type str or with .type) must be
+  // on a CUDA device.
+  if (nb::object device = nb::steal(PyObject_GetAttr(o, n.device)); device.is_valid()) {
+    nb::object kind = PyUnicode_Check(device.ptr()) ? device : nb::steal(PyObject_GetAttr(device.ptr(), n.type));
+    if (!kind.is_valid()) PyErr_Clear();
+    if (kind.is_valid() && PyUnicode_Check(kind.ptr())) {
+      std::string_view k = PyUnicode_AsUTF8(kind.ptr());
+      if (k.rfind("cuda", 0) != 0) {
+        fail(ctx, param, "a tensor on " + str_of(device.ptr()) + "; kernels run on the GPU: move it to a CUDA device");
+      }
+    }
+  } else {
+    PyErr_Clear();
+  }
+  note_tensor(ctx, Framework::Other, -1, param);
+  return ArgValue::pointer_address(address, tensor_dtype(dtype.ptr(), ctx, param));
+}
+
+uint64_t checked_product_bytes(PyObject* shape, PyObject* strides, int itemsize) {
+  // The extent the buffer spans: sum of (shape[i] - 1) * stride[i] bytes, plus one element.
+  if (shape == nullptr || !PyTuple_Check(shape)) return 0;
+  const Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+  uint64_t span = static_cast<uint64_t>(itemsize);
+  uint64_t contiguous = static_cast<uint64_t>(itemsize);
+  const bool have_strides = strides != nullptr && PyTuple_Check(strides) && PyTuple_GET_SIZE(strides) == nd;
+  for (Py_ssize_t i = nd - 1; i >= 0; --i) {
+    const long long extent = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
+    if (extent <= 0) return PyErr_Clear(), 0;
+    const long long stride =
+        have_strides ? PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i)) : static_cast<long long>(contiguous);
+    if (PyErr_Occurred()) return PyErr_Clear(), 0;
+    span += static_cast<uint64_t>(extent - 1) * static_cast<uint64_t>(stride < 0 ? -stride : stride);
+    contiguous *= static_cast<uint64_t>(extent);
+  }
+  return span;
+}
+
+ArgValue from_cuda_array_interface(PyObject* o, PyObject* cai, const std::string& param, ConvertContext& ctx) {
+  if (!PyDict_Check(cai)) fail(ctx, param, "__cuda_array_interface__ is not a dict (" + type_name(cai) + ")");
+  PyObject* data = PyDict_GetItemString(cai, "data");  // borrowed
+  PyObject* typestr = PyDict_GetItemString(cai, "typestr");
+  if (data == nullptr || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) < 1 || typestr == nullptr ||
+      !PyUnicode_Check(typestr)) {
+    fail(ctx, param, "__cuda_array_interface__ without a 'data' tuple and a 'typestr' (" + repr_of(cai) + ")");
+  }
+  const uint64_t address = as_address(PyTuple_GET_ITEM(data, 0), ctx, param, "__cuda_array_interface__['data'][0]");
+  DType dtype;
+  const std::string_view ts = PyUnicode_AsUTF8(typestr);
+  if (!dtype_of_typestr(ts, &dtype)) {
+    fail(ctx, param,
+         "__cuda_array_interface__ typestr '" + std::string(ts) +
+             "' has no Triton pointer type (bool, int8-64, uint8-64, float16/32/64 are understood; pass a torch "
+             "tensor or a DLPack array for bfloat16 and float8)");
+  }
+  uint64_t bytes = 0;
+  if (ctx.need_bytes) {
+    bytes = checked_product_bytes(PyDict_GetItemString(cai, "shape"), PyDict_GetItemString(cai, "strides"),
+                                  dtype_size(dtype));
+  }
+  note_tensor(ctx, g_cupy_ndarray.is(o) ? Framework::CuPy : Framework::Other, -1, param);
+  return ArgValue::pointer(reinterpret_cast<const void*>(static_cast<uintptr_t>(address)), dtype, bytes);
+}
+
+const char* device_type_name(int32_t t) {
+  switch (t) {
+    case kDLCPU: return "the host (CPU)";
+    case kDLCUDAHost: return "pinned host memory (CUDA host)";
+    case 4: return "an OpenCL device";
+    case 7: return "a Vulkan device";
+    case 8: return "a Metal device";
+    case 10: return "a ROCm device";
+    case 14: return "a oneAPI device";
+    default: return "a device that is not a CUDA GPU";
+  }
+}
+
+ArgValue from_dlpack(PyObject* o, PyObject* dlpack_device_method, const std::string& param, ConvertContext& ctx) {
+  nb::object dev = nb::steal(PyObject_CallNoArgs(dlpack_device_method));
+  if (!dev.is_valid()) fail_python(ctx, param, "__dlpack_device__()");
+  if (!PyTuple_Check(dev.ptr()) || PyTuple_GET_SIZE(dev.ptr()) != 2) {
+    fail(ctx, param, "__dlpack_device__() returned " + repr_of(dev.ptr()) + ", not (device_type, device_id)");
+  }
+  const long type = PyLong_AsLong(PyTuple_GET_ITEM(dev.ptr(), 0));
+  const long id = PyLong_AsLong(PyTuple_GET_ITEM(dev.ptr(), 1));
+  if (PyErr_Occurred()) fail_python(ctx, param, "__dlpack_device__()");
+  if (type != kDLCUDA && type != kDLCUDAManaged) {
+    fail(ctx, param,
+         std::string("an array on ") + device_type_name(static_cast<int32_t>(type)) +
+             "; kernels run on the GPU: move it to a CUDA device first");
+  }
+  nb::object method = nb::steal(PyObject_GetAttr(o, n.dlpack));
+  if (!method.is_valid()) fail_python(ctx, param, "__dlpack__");
+  nb::object capsule;
+  if (ctx.dlpack_stream != nullptr) {
+    PyObject* kwnames = PyTuple_Pack(1, n.stream);
+    PyObject* argv[2] = {nullptr, ctx.dlpack_stream};
+    capsule = nb::steal(PyObject_Vectorcall(method.ptr(), argv + 1, 0 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames));
+    Py_DECREF(kwnames);
+  } else {
+    capsule = nb::steal(PyObject_CallNoArgs(method.ptr()));
+  }
+  if (!capsule.is_valid()) fail_python(ctx, param, "__dlpack__()");
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (managed == nullptr) {
+    PyErr_Clear();
+    fail(ctx, param, "__dlpack__() did not return a 'dltensor' capsule");
+  }
+  const DLTensor& t = managed->dl_tensor;
+  DType dtype;
+  if (!dtype_of_dlpack(t.dtype, &dtype)) {
+    fail(ctx, param,
+         "a DLPack array of type code " + std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) +
+             " bits, " + std::to_string(t.dtype.lanes) + " lanes, which Triton has no pointer type for");
+  }
+  const uint64_t address = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
+  uint64_t bytes = 0;
+  if (ctx.need_bytes && t.shape != nullptr) {
+    uint64_t span = static_cast<uint64_t>(dtype_size(dtype)), contiguous = 1;
+    for (int i = t.ndim - 1; i >= 0; --i) {
+      const int64_t stride = t.strides != nullptr ? t.strides[i] : static_cast<int64_t>(contiguous);
+      span += static_cast<uint64_t>(t.shape[i] > 0 ? t.shape[i] - 1 : 0) *
+              static_cast<uint64_t>(stride < 0 ? -stride : stride) * static_cast<uint64_t>(dtype_size(dtype));
+      contiguous *= static_cast<uint64_t>(t.shape[i]);
+    }
+    bytes = span;
+  }
+  // The capsule was not consumed: releasing it calls the producer's deleter; the memory stays
+  // owned by `o`, which the caller holds for the whole call.
+  capsule.reset();
+  note_tensor(ctx, Framework::Other, static_cast<int>(id), param);
+  return ArgValue::pointer(reinterpret_cast<const void*>(static_cast<uintptr_t>(address)), dtype, bytes);
+}
+
+// Cached answers about the process's GPUs, per framework.
+int g_torch_gpus = -1;
+
+bool torch_multi_gpu() {
+  if (g_torch_gpus >= 0) return g_torch_gpus > 1;
+  nb::module_ torch = nb::module_::import_("torch");
+  g_torch_gpus = nb::cast<int>(torch.attr("cuda").attr("device_count")());
+  return g_torch_gpus > 1;
+}
+
+ArgValue from_torch(PyObject* o, const std::string& param, ConvertContext& ctx, bool multi_gpu) {
+  PyObject* is_cuda = PyObject_GetAttr(o, n.is_cuda);
+  if (is_cuda == nullptr) fail_python(ctx, param, "Tensor.is_cuda");
+  Py_DECREF(is_cuda);  // True/False are immortal
+  if (is_cuda != Py_True) {
+    nb::object device = nb::steal(PyObject_GetAttr(o, n.device));
+    if (!device.is_valid()) PyErr_Clear();
+    fail(ctx, param,
+         "a torch tensor on " + (device.is_valid() ? str_of(device.ptr()) : std::string("a non-CUDA device")) +
+             "; kernels run on the GPU: move it with .cuda() or .to('cuda')");
+  }
+  nb::object addr = nb::steal(PyObject_CallMethodNoArgs(o, n.data_ptr));
+  if (!addr.is_valid()) fail_python(ctx, param, "Tensor.data_ptr()");
+  const uint64_t address = PyLong_AsUnsignedLongLong(addr.ptr());
+  nb::object dtype = nb::steal(PyObject_GetAttr(o, n.dtype));
+  if (!dtype.is_valid()) fail_python(ctx, param, "Tensor.dtype");
+  const DType d = tensor_dtype(dtype.ptr(), ctx, param);
+  int device = -1;
+  if (multi_gpu) {
+    nb::object index = nb::steal(PyObject_CallMethodNoArgs(o, n.get_device));
+    if (!index.is_valid()) fail_python(ctx, param, "Tensor.get_device()");
+    device = static_cast<int>(PyLong_AsLong(index.ptr()));
+  }
+  uint64_t bytes = 0;
+  if (ctx.need_bytes) {
+    nb::object nbytes = nb::steal(PyObject_GetAttr(o, n.nbytes));
+    if (nbytes.is_valid()) {
+      bytes = PyLong_AsUnsignedLongLong(nbytes.ptr());
+    }
+    if (PyErr_Occurred()) PyErr_Clear(), bytes = 0;
+  }
+  note_tensor(ctx, Framework::Torch, device, param);
+  return ArgValue::pointer(reinterpret_cast<const void*>(static_cast<uintptr_t>(address)), d, bytes);
+}
+
+ArgValue from_dtype(PyObject* o, const std::string& param, ConvertContext& ctx) {
+  for (int i = 0; i < g_num_dtypes; ++i) {
+    if (g_dtypes[i].object == o) {
+      return g_dtypes[i].torch_spelling ? ArgValue::torch_dtype(g_dtypes[i].dtype)
+                                        : ArgValue::triton_dtype(g_dtypes[i].dtype);
+    }
+  }
+  DType d;
+  bool torch_spelling;
+  if (!dtype_of(o, &d, &torch_spelling)) fail(ctx, param, "the dtype " + repr_of(o) + " has no Triton equivalent");
+  return torch_spelling ? ArgValue::torch_dtype(d) : ArgValue::triton_dtype(d);
+}
+
+}  // namespace
+
+bool dtype_of(PyObject* dtype, DType* out, bool* torch_spelling) {
+  for (int i = 0; i < g_num_dtypes; ++i) {
+    if (g_dtypes[i].object == dtype) {
+      *out = g_dtypes[i].dtype;
+      *torch_spelling = g_dtypes[i].torch_spelling;
+      return true;
+    }
+  }
+  if (!dtype_of_object(dtype, out, torch_spelling)) return false;
+  // Only long-lived dtype objects are worth remembering (strings could be anything).
+  if (g_num_dtypes < kDTypeCache && !PyUnicode_Check(dtype)) {
+    Py_INCREF(dtype);
+    g_dtypes[g_num_dtypes++] = DTypeEntry{dtype, *out, *torch_spelling};
+  }
+  return true;
+}
+
+ArgValue convert_arg(PyObject* o, const std::string& param, ConvertContext& ctx) {
+  // Scalars first: Triton's binder reads them by type, bool before int.
+  if (o == Py_None) return ArgValue::none();
+  if (PyBool_Check(o)) return ArgValue::boolean(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow == 0) {
+      if (v == -1 && PyErr_Occurred()) fail_python(ctx, param, "int()");
+      return ArgValue::integer(v);
+    }
+    if (overflow > 0) {
+      const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (!(u == static_cast<unsigned long long>(-1) && PyErr_Occurred())) return ArgValue::unsigned_integer(u);
+      PyErr_Clear();
+    }
+    fail(ctx, param, "the integer " + repr_of(o) + " is outside [-2**63, 2**64), which no Triton type holds");
+  }
+  if (PyFloat_Check(o)) return ArgValue::floating(PyFloat_AS_DOUBLE(o));
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t size = 0;
+    const char* s = PyUnicode_AsUTF8AndSize(o, &size);  // owned by `o`, which outlives the call
+    if (s == nullptr) fail_python(ctx, param, "str");
+    return ArgValue::string(std::string_view(s, static_cast<size_t>(size)));
+  }
+  // torch tensors: the common case, checked by type before any attribute probing.
+  if (g_torch_tensor.is(o)) {
+    const bool multi_gpu = torch_multi_gpu();
+    return from_torch(o, param, ctx, multi_gpu);
+  }
+  if (g_tl_dtype.is(o) || g_torch_dtype.is(o)) return from_dtype(o, param, ctx);
+  if (g_tl_constexpr.is(o)) {
+    nb::object inner = nb::steal(PyObject_GetAttr(o, n.value));
+    if (!inner.is_valid()) fail_python(ctx, param, "constexpr.value");
+    if (g_tl_constexpr.is(inner.ptr())) fail(ctx, param, "a constexpr wrapping a constexpr");
+    // The wrapper holds the value, and the caller holds the wrapper, for the whole call.
+    return convert_arg(inner.ptr(), param, ctx);
+  }
+  // Other frameworks, by protocol.
+  if (nb::object m = nb::steal(PyObject_GetAttr(o, n.data_ptr)); m.is_valid()) {
+    return from_data_ptr(o, m.ptr(), param, ctx);
+  }
+  PyErr_Clear();
+  if (nb::object cai = nb::steal(PyObject_GetAttr(o, n.cai)); cai.is_valid()) {
+    return from_cuda_array_interface(o, cai.ptr(), param, ctx);
+  }
+  PyErr_Clear();
+  if (nb::object m = nb::steal(PyObject_GetAttr(o, n.dlpack_device)); m.is_valid()) {
+    return from_dlpack(o, m.ptr(), param, ctx);
+  }
+  PyErr_Clear();
+  if (PyObject_HasAttrString(o, "__array_interface__") || PyObject_CheckBuffer(o)) {
+    fail(ctx, param,
+         "a " + type_name(o) +
+             " in host memory; kernels run on the GPU: pass a device array (torch, CuPy, JAX, Numba, or any "
+             "object with __cuda_array_interface__ or __dlpack__)");
+  }
+  fail(ctx, param,
+       "unsupported argument type " + type_name(o) +
+           "; pass None, bool, int, float, str, a dtype, or a GPU tensor (an object with data_ptr(), "
+           "__cuda_array_interface__ or __dlpack__)");
+}
+
+PyObject* arg_to_python(const ArgValue& a) {
+  switch (a.kind()) {
+    case ArgValue::Kind::None: Py_RETURN_NONE;
+    case ArgValue::Kind::Bool: return PyBool_FromLong(a.as_bool());
+    case ArgValue::Kind::Int: return PyLong_FromLongLong(a.as_int());
+    case ArgValue::Kind::UInt: return PyLong_FromUnsignedLongLong(a.as_uint());
+    case ArgValue::Kind::Float: return PyFloat_FromDouble(a.as_float());
+    case ArgValue::Kind::String: {
+      const std::string_view s = a.as_string();
+      return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+    }
+    case ArgValue::Kind::DType: {
+      const std::string_view s = a.is_torch_dtype() ? torch_name(a.dtype()) : triton_language_name(a.dtype());
+      return PyUnicode_FromStringAndSize(s.data(), static_cast<Py_ssize_t>(s.size()));
+    }
+    default: return PyLong_FromUnsignedLongLong(a.address());
+  }
+}
+
+void init_convert() {
+  n.data_ptr = intern("data_ptr");
+  n.dtype = intern("dtype");
+  n.is_cuda = intern("is_cuda");
+  n.get_device = intern("get_device");
+  n.cai = intern("__cuda_array_interface__");
+  n.dlpack = intern("__dlpack__");
+  n.dlpack_device = intern("__dlpack_device__");
+  n.name = intern("name");
+  n.value = intern("value");
+  n.device = intern("device");
+  n.type = intern("type");
+  n.nbytes = intern("nbytes");
+  n.str = intern("str");
+  n.stream = intern("stream");
+  n.ptr = intern("ptr");
+}
+
+uint64_t framework_stream(const ConvertContext& ctx) {
+  switch (ctx.framework) {
+    case Framework::Torch: {
+      static nb::object* raw = nullptr;  // torch._C._cuda_getCurrentRawStream, what Triton calls
+      static nb::object* current_device = nullptr;
+      if (raw == nullptr) {
+        nb::module_ c = nb::module_::import_("torch._C");
+        raw = new nb::object(c.attr("_cuda_getCurrentRawStream"));
+        current_device = new nb::object(c.attr("_cuda_getDevice"));
+      }
+      const int device = ctx.device >= 0 ? ctx.device : nb::cast<int>((*current_device)());
+      return nb::cast<uint64_t>((*raw)(device));
+    }
+    case Framework::CuPy: {
+      static nb::object* current = nullptr;  // cupy.cuda.get_current_stream
+      if (current == nullptr) {
+        current = new nb::object(nb::module_::import_("cupy.cuda").attr("get_current_stream"));
+      }
+      return nb::cast<uint64_t>((*current)().attr("ptr"));
+    }
+    default: return 0;
+  }
+}
+
+void check_current_device(const ConvertContext& ctx) {
+  if (ctx.framework != Framework::Torch || ctx.device < 0 || g_torch_gpus <= 1) return;
+  const std::string& first_tensor_param = *ctx.device_param;
+  static nb::object* current_device = nullptr;
+  if (current_device == nullptr) current_device = new nb::object(nb::module_::import_("torch._C").attr("_cuda_getDevice"));
+  const int current = nb::cast<int>((*current_device)());
+  if (current != ctx.device) {
+    throw ArgumentError("argument '" + first_tensor_param + "' of " + *ctx.function + ": a tensor on cuda:" +
+                            std::to_string(ctx.device) + " while the current device is cuda:" +
+                            std::to_string(current) + "; launch under torch.cuda.device(" +
+                            std::to_string(ctx.device) + ") as with Triton",
+                        *ctx.function, first_tensor_param);
+  }
+}
+
+}  // namespace triton_jit::python

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "triton_jit/jit_function.h"
+
+// triton_jit.Kernel: one @triton.jit function behind Triton's calling convention,
+// `k[grid](*args, num_warps=..., stream=..., **constexprs)`, over the runtime's non-template
+// launch. What a call needs to know of the function (which parameters the caller passes, their
+// names and defaults, whether decorators set others) is computed once, when the Kernel is made.
+namespace triton_jit::python {
+
+struct OptionsEntry;
+
+class Kernel {
+ public:
+  explicit Kernel(TritonJitFunction& fn);
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  TritonJitFunction& fn() const noexcept { return fn_; }
+  const std::string& name() const noexcept { return fn_.name(); }
+
+  // Parameters the caller passes (those no decorator sets), in order.
+  struct Param {
+    std::string name;
+    nanobind::object py_name;  // interned, compared by identity first
+    uint32_t index = 0;        // in the signature
+    bool has_default = false;
+    ArgValue default_value;  // views the signature's strings, which live as long as the function
+  };
+  const std::vector<Param>& params() const noexcept { return params_; }
+
+  // The call k[grid](*args, **kwargs); `grid` is a tuple of up to three ints, an int, or a
+  // callable taking the call's arguments by name (Triton's `meta`).
+  void launch(nanobind::handle grid, PyObject* const* args, size_t nargs, PyObject* kwargs);
+  // The same call's specialization, or compiled kernel, without launching (no GPU needed).
+  Specialization specialize(PyObject* const* args, size_t nargs, PyObject* kwargs);
+  const KernelInfo& compile(PyObject* const* args, size_t nargs, PyObject* kwargs);
+
+ private:
+  struct Call;
+  void prepare(Call& call, PyObject* const* args, size_t nargs, PyObject* kwargs, bool launching);
+  const CompileOptions* options_for(Call& call);
+  void set_grid(Call& call, nanobind::handle grid);
+
+  TritonJitFunction& fn_;
+  std::vector<Param> params_;
+  std::vector<std::string> set_by_decorator_;  // names a decorator sets: passing them is an error
+  bool decorated_ = false;
+  bool need_bytes_ = false;
+  std::vector<std::unique_ptr<OptionsEntry>> options_cache_;
+};
+
+void register_kernel(nanobind::module_& m);
+
+}  // namespace triton_jit::python

@@ -1,0 +1,16 @@
+// triton_jit._C: the extension behind the triton_jit package. One file per concern: errors
+// (errors.cpp), arguments (convert.cpp), the kernel and its launch (kernel.cpp), value types and
+// settings (types.cpp).
+#include <nanobind/nanobind.h>
+
+#include "errors.h"
+#include "kernel.h"
+#include "types.h"
+
+NB_MODULE(_C, m) {
+  m.doc() = "libtriton_jit's launcher for Python: see the triton_jit package.";
+  triton_jit::python::register_errors(m);
+  triton_jit::python::register_types(m);
+  triton_jit::python::register_settings(m);
+  triton_jit::python::register_kernel(m);
+}
