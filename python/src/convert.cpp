@@ -188,11 +188,11 @@ bool dtype_of_dlpack(DLDataType t, DType* out) {
       if (t.bits == 32) return *out = DType::fp32, true;
       if (t.bits == 64) return *out = DType::fp64, true;
       return false;
-    case 4: return t.bits == 16 && (*out = DType::bf16, true);  // bfloat
-    case 6: return t.bits == 8 && (*out = DType::u1, true);     // bool
-    case 10: return t.bits == 8 && (*out = DType::fp8e4nv, true);  // float8_e4m3fn
-    case 11: return t.bits == 8 && (*out = DType::fp8e4b8, true);  // float8_e4m3fnuz
-    case 12: return t.bits == 8 && (*out = DType::fp8e5, true);    // float8_e5m2
+    case 4: return t.bits == 16 && (*out = DType::bf16, true);      // bfloat
+    case 6: return t.bits == 8 && (*out = DType::u1, true);         // bool
+    case 10: return t.bits == 8 && (*out = DType::fp8e4nv, true);   // float8_e4m3fn
+    case 11: return t.bits == 8 && (*out = DType::fp8e4b8, true);   // float8_e4m3fnuz
+    case 12: return t.bits == 8 && (*out = DType::fp8e5, true);     // float8_e5m2
     case 13: return t.bits == 8 && (*out = DType::fp8e5b16, true);  // float8_e5m2fnuz
     default: return false;
   }
@@ -318,8 +318,8 @@ uint64_t checked_product_bytes(PyObject* shape, PyObject* strides, int itemsize)
   for (Py_ssize_t i = nd - 1; i >= 0; --i) {
     const long long extent = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
     if (extent <= 0) return PyErr_Clear(), 0;
-    const long long stride =
-        have_strides ? PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i)) : static_cast<long long>(contiguous);
+    const long long stride = have_strides ? PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i))
+                                          : static_cast<long long>(contiguous);
     if (PyErr_Occurred()) return PyErr_Clear(), 0;
     span += static_cast<uint64_t>(extent - 1) * static_cast<uint64_t>(stride < 0 ? -stride : stride);
     contiguous *= static_cast<uint64_t>(extent);
@@ -628,13 +628,14 @@ void check_current_device(const ConvertContext& ctx) {
   if (ctx.framework != Framework::Torch || ctx.device < 0 || g_torch_gpus <= 1) return;
   const std::string& first_tensor_param = *ctx.device_param;
   static nb::object* current_device = nullptr;
-  if (current_device == nullptr) current_device = new nb::object(nb::module_::import_("torch._C").attr("_cuda_getDevice"));
+  if (current_device == nullptr)
+    current_device = new nb::object(nb::module_::import_("torch._C").attr("_cuda_getDevice"));
   const int current = nb::cast<int>((*current_device)());
   if (current != ctx.device) {
-    throw ArgumentError("argument '" + first_tensor_param + "' of " + *ctx.function + ": a tensor on cuda:" +
-                            std::to_string(ctx.device) + " while the current device is cuda:" +
-                            std::to_string(current) + "; launch under torch.cuda.device(" +
-                            std::to_string(ctx.device) + ") as with Triton",
+    throw ArgumentError("argument '" + first_tensor_param + "' of " + *ctx.function +
+                            ": a tensor on cuda:" + std::to_string(ctx.device) +
+                            " while the current device is cuda:" + std::to_string(current) +
+                            "; launch under torch.cuda.device(" + std::to_string(ctx.device) + ") as with Triton",
                         *ctx.function, first_tensor_param);
   }
 }

@@ -21,12 +21,12 @@ enum class Framework : uint8_t { None, Torch, CuPy, Other };
 
 // What a call's conversion learned and needs; one per call, on the stack.
 struct ConvertContext {
-  const std::string* function = nullptr;  // the kernel's name, for messages
-  bool need_bytes = false;                // record buffer sizes (autotune reset_to_zero/restore_value)
-  Framework framework = Framework::None;  // of the first tensor
-  int device = -1;                        // the first tensor's device ordinal, when known
+  const std::string* function = nullptr;      // the kernel's name, for messages
+  bool need_bytes = false;                    // record buffer sizes (autotune reset_to_zero/restore_value)
+  Framework framework = Framework::None;      // of the first tensor
+  int device = -1;                            // the first tensor's device ordinal, when known
   const std::string* device_param = nullptr;  // the parameter that tensor was passed for
-  PyObject* dlpack_stream = nullptr;      // `stream=` as __dlpack__ takes it; nullptr: not given
+  PyObject* dlpack_stream = nullptr;          // `stream=` as __dlpack__ takes it; nullptr: not given
 };
 
 // Converts `value`, the argument of parameter `param`. Throws ArgumentError naming the

@@ -14,8 +14,8 @@ namespace {
 // The classes of triton_jit/errors.py, by the C++ type they stand for. Set once at import;
 // leaked on purpose (they must not be released after the interpreter ends).
 struct ErrorTypes {
-  nb::object error, lookup, preload, argument, compile, python, cuda, no_device, architecture, launch_config,
-      missing, pack;
+  nb::object error, lookup, preload, argument, compile, python, cuda, no_device, architecture, launch_config, missing,
+      pack;
 };
 ErrorTypes* g_types = nullptr;
 

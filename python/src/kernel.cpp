@@ -80,8 +80,9 @@ uint64_t stream_handle(const Kernel& k, PyObject* s) {
     }
   }
   PyErr_Clear();
-  fail_call(k, "", std::string("stream= must be a stream handle (int) or a stream object (torch.cuda.Stream, ") +
-                       "cupy.cuda.Stream, or one with __cuda_stream__), not " + Py_TYPE(s)->tp_name);
+  fail_call(k, "",
+            std::string("stream= must be a stream handle (int) or a stream object (torch.cuda.Stream, ") +
+                "cupy.cuda.Stream, or one with __cuda_stream__), not " + Py_TYPE(s)->tp_name);
 }
 
 Grid grid_of(const Kernel& k, PyObject* g) {
@@ -446,13 +447,14 @@ void register_kernel(nb::module_& m) {
       .def_prop_ro("name", [](const Kernel& k) { return k.fn().name(); })
       .def_prop_ro("path", [](const Kernel& k) { return k.fn().path(); })
       .def_prop_ro("module", [](const Kernel& k) { return k.fn().module(); })
-      .def_prop_ro("arg_names",
-                   [](const Kernel& k) {
-                     std::vector<std::string> names;
-                     for (const auto& p : k.params()) names.push_back(p.name);
-                     return names;
-                   },
-                   "The parameters a call passes, in order (those no decorator sets).")
+      .def_prop_ro(
+          "arg_names",
+          [](const Kernel& k) {
+            std::vector<std::string> names;
+            for (const auto& p : k.params()) names.push_back(p.name);
+            return names;
+          },
+          "The parameters a call passes, in order (those no decorator sets).")
       .def_prop_ro("signature", [](const Kernel& k) { return k.fn().signature().to_string(); })
       .def(
           "stats",
@@ -473,7 +475,8 @@ void register_kernel(nb::module_& m) {
       .def("__repr__", [](const Kernel& k) { return "<triton_jit.Kernel " + k.name() + " of " + k.fn().path() + ">"; });
 
   m.def(
-      "get", [](const std::string& path, const std::string& name) { return make_kernel(TritonJitFunction::get(path, name)); },
+      "get",
+      [](const std::string& path, const std::string& name) { return make_kernel(TritonJitFunction::get(path, name)); },
       nb::arg("path"), nb::arg("name"), "The Kernel for function `name` of the file `path`.");
   m.def(
       "get_module",

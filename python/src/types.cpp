@@ -5,6 +5,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include "triton_jit/device.h"
 #include "triton_jit/jit_function.h"
 #include "triton_jit/settings.h"
 #include "triton_jit/stats.h"
@@ -48,15 +49,16 @@ void register_types(nb::module_& m) {
       .def("signature", &Specialization::signature, "Triton's signature syntax: '*fp16:16,i32,1024'.")
       .def("triton_repr", &Specialization::triton_repr,
            "Python's repr of Triton's specialization list: \"[('*fp16', 'D'), ('i32', '')]\".")
-      .def_prop_ro("params",
-                   [](const Specialization& s) {
-                     nb::list out;
-                     for (const auto& p : s.params) {
-                       out.append(nb::make_tuple(p.type, hint_of(p), p.value_repr));
-                     }
-                     return out;
-                   },
-                   "One (type, hint, value repr) per parameter.")
+      .def_prop_ro(
+          "params",
+          [](const Specialization& s) {
+            nb::list out;
+            for (const auto& p : s.params) {
+              out.append(nb::make_tuple(p.type, hint_of(p), p.value_repr));
+            }
+            return out;
+          },
+          "One (type, hint, value repr) per parameter.")
       .def_ro("num_warps", &Specialization::num_warps)
       .def_ro("num_stages", &Specialization::num_stages)
       .def_ro("num_ctas", &Specialization::num_ctas)
@@ -81,8 +83,10 @@ void register_types(nb::module_& m) {
           "__init__",
           [](CompileRequest* r, std::string signature, int num_warps, int num_stages, int num_ctas,
              std::optional<std::string> target, nb::dict options) {
-            new (r) CompileRequest{std::move(signature), num_warps, num_stages, num_ctas, to_options(options),
-                                   target ? std::optional<Target>(Target::parse(*target)) : std::nullopt};
+            new (r) CompileRequest{
+                std::move(signature), num_warps,
+                num_stages,           num_ctas,
+                to_options(options),  target ? std::optional<Target>(Target::parse(*target)) : std::nullopt};
           },
           nb::arg("signature"), nb::arg("num_warps") = kDefaultNumWarps, nb::arg("num_stages") = kDefaultNumStages,
           nb::arg("num_ctas") = kDefaultNumCtas, nb::arg("target") = nb::none(), nb::arg("options") = nb::dict())
@@ -111,6 +115,14 @@ void register_settings(nb::module_& m) {
   m.def("preload_modules", &preload_modules, nb::arg("modules"),
         "Modules to import before any kernel is imported through Python.");
   m.def("python_used", &python_used);
+  m.def(
+      "synchronize",
+      [](uint64_t stream) {
+        nb::gil_scoped_release release;
+        synchronize(reinterpret_cast<CUstream_st*>(static_cast<uintptr_t>(stream)));
+      },
+      nb::arg("stream") = 0, "Waits for the work queued on `stream` (a handle; 0: the legacy default stream).");
+  m.def("device_name", &device_name, "The current device's name.");
   m.def("triton_version", &triton_version, "The version of the Triton package kernels compile with.");
   m.def(
       "global_stats",

@@ -13,8 +13,8 @@ from . import errors
 from . import _C
 from ._jit import jit, kernel
 from ._C import CompileRequest, Kernel, KernelInfo, Specialization
-from ._C import (explicit_target, global_stats, offline, preload_modules, python_used, set_offline, set_target,
-                 triton_version)
+from ._C import (device_name, explicit_target, global_stats, offline, preload_modules, python_used, set_offline,
+                 set_target, synchronize, triton_version)
 from .errors import (ArchitectureMismatchError, ArgumentError, CompileError, CudaError, Error, KernelLookupError,
                      LaunchConfigError, MissingKernelError, NoDeviceError, PackError, PreloadError, PythonError)
 
@@ -30,6 +30,6 @@ def cdiv(a, b):
 
 __all__ = [
     "jit", "kernel", "cdiv", "Kernel", "KernelInfo", "Specialization", "CompileRequest", "set_target",
-    "explicit_target", "set_offline", "offline", "preload_modules", "python_used", "triton_version", "global_stats",
+    "explicit_target", "set_offline", "synchronize", "device_name", "offline", "preload_modules", "python_used", "triton_version", "global_stats",
     *errors.__all__,
 ]
