@@ -6,6 +6,7 @@
 #include <array>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 #include "convert.h"
 #include "triton_jit/errors.h"
@@ -379,7 +380,16 @@ struct Launcher {
   nb::object grid;
 };
 
-nb::object make_kernel(TritonJitFunction& fn) { return nb::cast(new Kernel(fn), nb::rv_policy::take_ownership); }
+// One Kernel per function, as the runtime keeps one function per (file, name): jit(f) is jit(f),
+// and its option cache is shared. Functions live as long as the process; so do their Kernels.
+nb::object make_kernel(TritonJitFunction& fn) {
+  static auto* kernels = new std::unordered_map<const TritonJitFunction*, nb::object>();
+  auto it = kernels->find(&fn);
+  if (it != kernels->end()) return it->second;
+  nb::object k = nb::cast(new Kernel(fn), nb::rv_policy::take_ownership);
+  kernels->emplace(&fn, k);
+  return k;
+}
 
 PyObject* const* tuple_items(const nb::args& a) { return &PyTuple_GET_ITEM(a.ptr(), 0); }
 

@@ -9,6 +9,8 @@
 
 NB_MODULE(_C, m) {
   m.doc() = "libtriton_jit's launcher for Python: see the triton_jit package.";
+  // Kernels live as long as the process, as the runtime's functions do: not leaks.
+  nanobind::set_leak_warnings(false);
   triton_jit::python::register_errors(m);
   triton_jit::python::register_types(m);
   triton_jit::python::register_settings(m);
