@@ -167,3 +167,46 @@ def test_tensor_on_another_device_is_a_value_error():
     with pytest.raises(ValueError, match="cuda:1") as info:
         add[(1, )](x, x, x, 16)
     assert info.value.parameter == "x_ptr"
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_dot_forward_and_gradients_match_torch(ta, tb):
+    m, k, n = 96, 80, 72
+    a = torch.randn(*((k, m) if ta else (m, k)), device="cuda", requires_grad=True)
+    b = torch.randn(*((n, k) if tb else (k, n)), device="cuda", requires_grad=True)
+    g = torch.randn(m, n, device="cuda")
+
+    def op(x, t):
+        return x.T if t else x
+    out = triton_jit.ops.dot(a, b, ta, tb)
+    ref = op(a, ta) @ op(b, tb)
+    # tl.dot takes fp32 inputs as TF32 on tensor cores: compare at TF32's precision.
+    torch.testing.assert_close(out, ref, rtol=2e-2, atol=2e-2)
+    da, db = torch.autograd.grad(out, (a, b), g)
+    ra, rb = torch.autograd.grad(ref, (a, b), g)
+    torch.testing.assert_close(da, ra, rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(db, rb, rtol=2e-2, atol=2e-2)
+
+
+def test_dot_trains_in_torch():
+    torch.manual_seed(0)
+    x = torch.randn(256, 64, device="cuda")
+    w_true = torch.randn(64, 32, device="cuda")
+    y = x @ w_true
+    w = torch.zeros(64, 32, device="cuda", requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.1)
+    for _ in range(200):
+        opt.zero_grad()
+        loss = ((triton_jit.ops.dot(x, w) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+    assert loss.item() < 1e-2, loss.item()
+
+
+def test_dot_with_cupy_arrays():
+    cupy = pytest.importorskip("cupy")
+    a = cupy.random.rand(64, 48, dtype=cupy.float32)
+    b = cupy.random.rand(40, 48, dtype=cupy.float32)
+    out = triton_jit.ops.dot(a, b, False, True)
+    cupy.cuda.get_current_stream().synchronize()
+    cupy.testing.assert_allclose(out, a @ b.T, rtol=2e-2, atol=2e-2)
