@@ -103,18 +103,20 @@ int g_num_dtypes = 0;
   fail(ctx, param, std::string(what) + " raised " + e.what());
 }
 
+// "module.QualName" of the object's type, for messages ("builtins" left out).
 std::string type_name(PyObject* o) {
-  PyObject* qual = PyType_GetQualName(Py_TYPE(o));
-  std::string mod;
-  if (PyObject* m = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)), "__module__")) {
+  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(o));
+  std::string mod, qual = Py_TYPE(o)->tp_name;
+  if (PyObject* m = PyObject_GetAttrString(type, "__module__")) {
     if (PyUnicode_Check(m)) mod = PyUnicode_AsUTF8(m);
     Py_DECREF(m);
-  } else {
-    PyErr_Clear();
   }
-  std::string q = qual ? PyUnicode_AsUTF8(qual) : "?";
-  Py_XDECREF(qual);
-  return (mod.empty() || mod == "builtins") ? q : mod + "." + q;
+  if (PyObject* q = PyObject_GetAttrString(type, "__qualname__")) {
+    if (PyUnicode_Check(q)) qual = PyUnicode_AsUTF8(q);
+    Py_DECREF(q);
+  }
+  PyErr_Clear();
+  return (mod.empty() || mod == "builtins") ? qual : mod + "." + qual;
 }
 
 std::string repr_of(PyObject* o) {
