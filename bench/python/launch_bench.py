@@ -169,11 +169,17 @@ def main():
             for _ in range(count):
                 fast[grid](*kargs, BLOCK=1024)
 
+        def run_bind(count, fast=fast, kargs=kargs):
+            for _ in range(count):
+                fast._bind(grid)(*kargs, BLOCK=1024)
+
         def run_triton(count, kernel=kernel, kargs=kargs):
             for _ in range(count):
                 kernel[grid](*kargs, BLOCK=1024)
 
-        paths = {"triton_jit": run_fast, "triton": run_triton}
+        # triton_jit_bind_only: the same call without its launch (arguments, options, stream): the
+        # part of triton_jit's time spent on the Python side.
+        paths = {"triton_jit": run_fast, "triton": run_triton, "triton_jit_bind_only": run_bind}
         if have_raw:
             paths["raw_python"] = RawLauncher(info, kargs, stream)
         run_fast(1)
@@ -277,13 +283,18 @@ def main():
     def us(d, key):
         return f"{d[key]['us']:.2f}" if key in d else "-"
     print(f"# Python launch overhead on {result['device']} (Triton {triton.__version__}, torch {torch.__version__})\n")
-    print("| kernel | runtime params | raw cuLaunchKernel (cuda-python) µs | triton_jit µs | ratio | Triton µs | ratio |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| kernel | runtime params | raw cuLaunchKernel (cuda-python) µs | triton_jit µs | ratio | Triton µs | ratio "
+          "| triton_jit without the launch µs |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
         raw = r.get("raw_python", {}).get("us")
         ratio = (lambda v: f"{v / raw:.2f}×" if raw else "-")
         print(f"| {r['kernel']} | {r['runtime_params']} | {us(r, 'raw_python')} | {us(r, 'triton_jit')} | "
-              f"{ratio(r['triton_jit']['us'])} | {us(r, 'triton')} | {ratio(r['triton']['us'])} |")
+              f"{ratio(r['triton_jit']['us'])} | {us(r, 'triton')} | {ratio(r['triton']['us'])} | "
+              f"{us(r, 'triton_jit_bind_only')} |")
+    if cpp.get("rows"):
+        print("\nC++ raw cuLaunchKernel loop (launch_gpu_bench, same machine): " +
+              ", ".join(f"{row.get('kernel', '?')}: {row.get('raw_us', row.get('raw', '?'))} µs" for row in cpp["rows"]))
     print()
     for fw, d in frameworks.items():
         print(f"- add_kernel with {fw} arrays through triton_jit: " +

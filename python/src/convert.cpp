@@ -49,17 +49,32 @@ Names n{};
 
 PyObject* intern(const char* s) { return PyUnicode_InternFromString(s); }
 
+// getattr that returns an empty object, without raising, for a missing attribute: probing
+// objects for protocols must not pay for an AttributeError each time. A real error (a property
+// that raises) is left set for the caller, which checks PyErr_Occurred.
+nb::object optional_attr(PyObject* o, PyObject* name) {
+  PyObject* result = nullptr;
+#if PY_VERSION_HEX >= 0x030D0000
+  PyObject_GetOptionalAttr(o, name, &result);
+#else
+  _PyObject_LookupAttr(o, name, &result);
+#endif
+  return nb::steal(result);
+}
+
 // A type found in an imported module (never imports it): resolved once the module is there.
 struct LazyType {
   const char* module;
   const char* attr;
   PyTypeObject* type = nullptr;
+  PyObject* key = nullptr;  // the module's name, interned
 
   PyTypeObject* get() {
     if (type != nullptr) return type;
+    if (key == nullptr) key = PyUnicode_InternFromString(module);
     PyObject* modules = PyImport_GetModuleDict();  // borrowed
-    PyObject* m = PyDict_GetItemString(modules, module);
-    if (m == nullptr) return nullptr;
+    PyObject* m = PyDict_GetItemWithError(modules, key);
+    if (m == nullptr) return PyErr_Clear(), nullptr;
     PyObject* t = PyObject_GetAttrString(m, attr);
     if (t == nullptr) {
       PyErr_Clear();
@@ -283,8 +298,14 @@ void note_tensor(ConvertContext& ctx, Framework framework, int device, const std
 
 ArgValue from_torch(PyObject* o, const std::string& param, ConvertContext& ctx, bool multi_gpu);
 
-ArgValue from_data_ptr(PyObject* o, PyObject* data_ptr_method, const std::string& param, ConvertContext& ctx) {
-  nb::object addr = nb::steal(PyObject_CallNoArgs(data_ptr_method));
+// o.data_ptr() without making a bound method.
+PyObject* call_data_ptr(PyObject* o) {
+  PyObject* self[1] = {o};
+  return PyObject_VectorcallMethod(n.data_ptr, self, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+}
+
+ArgValue from_data_ptr(PyObject* o, const std::string& param, ConvertContext& ctx) {
+  nb::object addr = nb::steal(call_data_ptr(o));
   if (!addr.is_valid()) fail_python(ctx, param, "data_ptr()");
   const uint64_t address = as_address(addr.ptr(), ctx, param, "data_ptr()");
   nb::object dtype = nb::steal(PyObject_GetAttr(o, n.dtype));
@@ -294,8 +315,8 @@ ArgValue from_data_ptr(PyObject* o, PyObject* data_ptr_method, const std::string
   }
   // An object that says where it lives (a device attribute of type str or with .type) must be
   // on a CUDA device.
-  if (nb::object device = nb::steal(PyObject_GetAttr(o, n.device)); device.is_valid()) {
-    nb::object kind = PyUnicode_Check(device.ptr()) ? device : nb::steal(PyObject_GetAttr(device.ptr(), n.type));
+  if (nb::object device = optional_attr(o, n.device); device.is_valid()) {
+    nb::object kind = PyUnicode_Check(device.ptr()) ? device : optional_attr(device.ptr(), n.type);
     if (!kind.is_valid()) PyErr_Clear();
     if (kind.is_valid() && PyUnicode_Check(kind.ptr())) {
       std::string_view k = PyUnicode_AsUTF8(kind.ptr());
@@ -429,7 +450,7 @@ ArgValue from_dlpack(PyObject* o, PyObject* dlpack_device_method, const std::str
 int g_torch_gpus = -1;
 
 bool torch_multi_gpu() {
-  if (g_torch_gpus >= 0) return g_torch_gpus > 1;
+  if (g_torch_gpus >= 0) return g_torch_gpus > 1;  // asked once per process
   nb::module_ torch = nb::module_::import_("torch");
   g_torch_gpus = nb::cast<int>(torch.attr("cuda").attr("device_count")());
   return g_torch_gpus > 1;
@@ -446,7 +467,7 @@ ArgValue from_torch(PyObject* o, const std::string& param, ConvertContext& ctx, 
          "a torch tensor on " + (device.is_valid() ? str_of(device.ptr()) : std::string("a non-CUDA device")) +
              "; kernels run on the GPU: move it with .cuda() or .to('cuda')");
   }
-  nb::object addr = nb::steal(PyObject_CallMethodNoArgs(o, n.data_ptr));
+  nb::object addr = nb::steal(call_data_ptr(o));
   if (!addr.is_valid()) fail_python(ctx, param, "Tensor.data_ptr()");
   const uint64_t address = PyLong_AsUnsignedLongLong(addr.ptr());
   nb::object dtype = nb::steal(PyObject_GetAttr(o, n.dtype));
@@ -481,6 +502,62 @@ ArgValue from_dtype(PyObject* o, const std::string& param, ConvertContext& ctx) 
   bool torch_spelling;
   if (!dtype_of(o, &d, &torch_spelling)) fail(ctx, param, "the dtype " + repr_of(o) + " has no Triton equivalent");
   return torch_spelling ? ArgValue::torch_dtype(d) : ArgValue::triton_dtype(d);
+}
+
+// What an argument's type says it is, decided once per type: a launch then reads its objects
+// without probing attributes again.
+enum class Kind : uint8_t { Torch, Dtype, Constexpr, DataPtr, CudaArrayInterface, DLPack, Probe };
+
+struct KindEntry {
+  PyTypeObject* type;  // strong reference: a freed type's address must not be reused here
+  Kind kind;
+};
+constexpr int kKindCache = 32;
+KindEntry g_kinds[kKindCache];
+int g_num_kinds = 0;
+
+bool type_has(PyTypeObject* type, PyObject* name) {
+  nb::object a = optional_attr(reinterpret_cast<PyObject*>(type), name);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return a.is_valid();
+}
+
+Kind kind_of(PyObject* o) {
+  PyTypeObject* type = Py_TYPE(o);
+  for (int i = 0; i < g_num_kinds; ++i) {
+    if (g_kinds[i].type == type) return g_kinds[i].kind;
+  }
+  Kind kind = Kind::Probe;  // attributes set on instances: probed on every call
+  if (g_torch_tensor.is(o)) {
+    kind = Kind::Torch;
+  } else if (g_tl_dtype.is(o) || g_torch_dtype.is(o)) {
+    kind = Kind::Dtype;
+  } else if (g_tl_constexpr.is(o)) {
+    kind = Kind::Constexpr;
+  } else if (type_has(type, n.data_ptr)) {
+    kind = Kind::DataPtr;
+  } else if (type_has(type, n.cai)) {
+    kind = Kind::CudaArrayInterface;
+  } else if (type_has(type, n.dlpack_device)) {
+    kind = Kind::DLPack;
+  }
+  if (g_num_kinds < kKindCache) {
+    Py_INCREF(type);
+    g_kinds[g_num_kinds++] = KindEntry{type, kind};
+  }
+  return kind;
+}
+
+ArgValue from_cai_object(PyObject* o, const std::string& param, ConvertContext& ctx) {
+  nb::object cai = nb::steal(PyObject_GetAttr(o, n.cai));
+  if (!cai.is_valid()) fail_python(ctx, param, "__cuda_array_interface__");
+  return from_cuda_array_interface(o, cai.ptr(), param, ctx);
+}
+
+ArgValue from_dlpack_object(PyObject* o, const std::string& param, ConvertContext& ctx) {
+  nb::object m = nb::steal(PyObject_GetAttr(o, n.dlpack_device));
+  if (!m.is_valid()) fail_python(ctx, param, "__dlpack_device__");
+  return from_dlpack(o, m.ptr(), param, ctx);
 }
 
 }  // namespace
@@ -527,32 +604,30 @@ ArgValue convert_arg(PyObject* o, const std::string& param, ConvertContext& ctx)
     if (s == nullptr) fail_python(ctx, param, "str");
     return ArgValue::string(std::string_view(s, static_cast<size_t>(size)));
   }
-  // torch tensors: the common case, checked by type before any attribute probing.
-  if (g_torch_tensor.is(o)) {
-    const bool multi_gpu = torch_multi_gpu();
-    return from_torch(o, param, ctx, multi_gpu);
+  switch (kind_of(o)) {
+    case Kind::Torch: return from_torch(o, param, ctx, torch_multi_gpu());
+    case Kind::Dtype: return from_dtype(o, param, ctx);
+    case Kind::Constexpr: {
+      nb::object inner = nb::steal(PyObject_GetAttr(o, n.value));
+      if (!inner.is_valid()) fail_python(ctx, param, "constexpr.value");
+      if (g_tl_constexpr.is(inner.ptr())) fail(ctx, param, "a constexpr wrapping a constexpr");
+      // The wrapper holds the value, and the caller holds the wrapper, for the whole call.
+      return convert_arg(inner.ptr(), param, ctx);
+    }
+    case Kind::DataPtr: return from_data_ptr(o, param, ctx);
+    case Kind::CudaArrayInterface: return from_cai_object(o, param, ctx);
+    case Kind::DLPack: return from_dlpack_object(o, param, ctx);
+    case Kind::Probe: break;
   }
-  if (g_tl_dtype.is(o) || g_torch_dtype.is(o)) return from_dtype(o, param, ctx);
-  if (g_tl_constexpr.is(o)) {
-    nb::object inner = nb::steal(PyObject_GetAttr(o, n.value));
-    if (!inner.is_valid()) fail_python(ctx, param, "constexpr.value");
-    if (g_tl_constexpr.is(inner.ptr())) fail(ctx, param, "a constexpr wrapping a constexpr");
-    // The wrapper holds the value, and the caller holds the wrapper, for the whole call.
-    return convert_arg(inner.ptr(), param, ctx);
-  }
-  // Other frameworks, by protocol.
-  if (nb::object m = nb::steal(PyObject_GetAttr(o, n.data_ptr)); m.is_valid()) {
-    return from_data_ptr(o, m.ptr(), param, ctx);
-  }
-  PyErr_Clear();
-  if (nb::object cai = nb::steal(PyObject_GetAttr(o, n.cai)); cai.is_valid()) {
+  // Other frameworks, by protocol, where the object itself holds it.
+  if (nb::object m = optional_attr(o, n.data_ptr); m.is_valid()) return from_data_ptr(o, param, ctx);
+  if (PyErr_Occurred()) fail_python(ctx, param, "data_ptr");
+  if (nb::object cai = optional_attr(o, n.cai); cai.is_valid()) {
     return from_cuda_array_interface(o, cai.ptr(), param, ctx);
   }
-  PyErr_Clear();
-  if (nb::object m = nb::steal(PyObject_GetAttr(o, n.dlpack_device)); m.is_valid()) {
-    return from_dlpack(o, m.ptr(), param, ctx);
-  }
-  PyErr_Clear();
+  if (PyErr_Occurred()) fail_python(ctx, param, "__cuda_array_interface__");
+  if (nb::object m = optional_attr(o, n.dlpack_device); m.is_valid()) return from_dlpack(o, m.ptr(), param, ctx);
+  if (PyErr_Occurred()) fail_python(ctx, param, "__dlpack_device__");
   if (PyObject_HasAttrString(o, "__array_interface__") || PyObject_CheckBuffer(o)) {
     fail(ctx, param,
          "a " + type_name(o) +

@@ -125,6 +125,23 @@ void translate(const std::exception_ptr& p, void*) {
 
 }  // namespace
 
+void set_python_error_from_current_exception() noexcept {
+  try {
+    throw;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (...) {
+    try {
+      translate(std::current_exception(), nullptr);
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "triton_jit: unknown error");
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (...) {
+      PyErr_SetString(PyExc_RuntimeError, "triton_jit: unknown C++ exception");
+    }
+  }
+}
+
 void register_errors(nb::module_& m) {
   nb::register_exception_translator(translate);
   m.def("_set_error_types", &set_error_types, "Hands the exception classes of triton_jit.errors to the extension.");

@@ -10,6 +10,10 @@ namespace triton_jit::python {
 // (_set_error_types), so the module itself imports nothing of the package.
 void register_errors(nanobind::module_& m);
 
+// Sets the Python error for the C++ exception being handled (call it inside a catch block): the
+// translation nanobind applies, for functions written against the raw C API (the launcher).
+void set_python_error_from_current_exception() noexcept;
+
 // Raises ArgumentError (function, parameter) from the extension's own argument checks. Cold.
 [[noreturn]] void throw_argument_error(const std::string& message, const std::string& function,
                                        const std::string& parameter);

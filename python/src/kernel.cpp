@@ -2,6 +2,7 @@
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
+#include <structmember.h>
 
 #include <array>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 
 #include "convert.h"
+#include "errors.h"
 #include "triton_jit/errors.h"
 
 namespace nb = nanobind;
@@ -124,8 +126,12 @@ Grid grid_of(const Kernel& k, PyObject* g) {
 
 // One call's arguments and options, on the stack.
 struct Kernel::Call {
-  std::array<ArgValue, kInlineArgs> inline_values;
-  std::array<PyObject*, kInlineArgs> inline_objects;  // borrowed: the caller's
+  // Left uninitialized: only the first `count` are written, then read.
+  union Values {
+    Values() {}
+    ArgValue v[kInlineArgs];
+  } inline_values;
+  PyObject* inline_objects[kInlineArgs];  // borrowed: the caller's
   std::vector<ArgValue> heap_values;
   std::vector<PyObject*> heap_objects;
   ArgValue* values = nullptr;
@@ -175,7 +181,7 @@ Kernel::Kernel(TritonJitFunction& fn) : fn_(fn) {
 
 Kernel::~Kernel() = default;
 
-void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwargs, bool launching) {
+void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching) {
   const size_t n = params_.size();
   if (nargs > n) {
     fail_call(*this, "",
@@ -183,8 +189,8 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwa
                   (decorated_ ? " (those no decorator sets)" : "") + " but " + std::to_string(nargs) + " were given");
   }
   if (n <= kInlineArgs) {
-    c.values = c.inline_values.data();
-    c.objects = c.inline_objects.data();
+    c.values = c.inline_values.v;
+    c.objects = c.inline_objects;
   } else {
     c.heap_values.resize(n);
     c.heap_objects.resize(n);
@@ -195,10 +201,11 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwa
   for (size_t i = nargs; i < n; ++i) c.objects[i] = nullptr;
   c.count = nargs;
 
-  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) > 0) {
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+  const Py_ssize_t num_keywords = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t kw = 0; kw < num_keywords; ++kw) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, kw);
+    PyObject* value = args[nargs + static_cast<size_t>(kw)];
+    {
       size_t found = n;
       for (size_t i = 0; i < n; ++i) {
         if (params_[i].py_name.ptr() == key) {
@@ -352,32 +359,120 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
   };
 }
 
-void Kernel::launch(nb::handle grid, PyObject* const* args, size_t nargs, PyObject* kwargs) {
+void Kernel::launch(nb::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames) {
   Call c;
-  prepare(c, args, nargs, kwargs, /*launching=*/true);
+  prepare(c, args, nargs, kwnames, /*launching=*/true);
   set_grid(c, grid);
   fn_.launch(c.config, ArgSpan{c.values, c.count});
 }
 
-Specialization Kernel::specialize(PyObject* const* args, size_t nargs, PyObject* kwargs) {
+void Kernel::bind(PyObject* const* args, size_t nargs, PyObject* kwnames) {
   Call c;
-  prepare(c, args, nargs, kwargs, /*launching=*/false);
+  prepare(c, args, nargs, kwnames, /*launching=*/true);
+}
+
+Specialization Kernel::specialize(PyObject* const* args, size_t nargs, PyObject* kwnames) {
+  Call c;
+  prepare(c, args, nargs, kwnames, /*launching=*/false);
   return fn_.specialize(c.config, ArgSpan{c.values, c.count});
 }
 
-const KernelInfo& Kernel::compile(PyObject* const* args, size_t nargs, PyObject* kwargs) {
+const KernelInfo& Kernel::compile(PyObject* const* args, size_t nargs, PyObject* kwnames) {
   Call c;
-  prepare(c, args, nargs, kwargs, /*launching=*/false);
+  prepare(c, args, nargs, kwnames, /*launching=*/false);
   return fn_.compile(c.config, ArgSpan{c.values, c.count});
 }
 
 namespace {
 
-// k[grid]: the grid bound, called with the arguments.
-struct Launcher {
+// k[grid]: the grid bound, called with the arguments. A type of the raw C API, called through
+// vectorcall: a launch builds no argument tuple and no keyword dict.
+struct LauncherObject {
+  PyObject_HEAD vectorcallfunc vectorcall;
   Kernel* kernel;
-  nb::object owner;  // keeps the Kernel alive
-  nb::object grid;
+  PyObject* owner;  // the Kernel's Python object, kept alive
+  PyObject* grid;
+  bool bind_only;  // kernel._bind(grid): everything but the launch, for benchmarks
+};
+
+PyTypeObject* g_launcher_type = nullptr;
+
+PyObject* launcher_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  try {
+    const size_t nargs = PyVectorcall_NARGS(nargsf);
+    if (l->bind_only) {
+      l->kernel->bind(args, nargs, kwnames);
+    } else {
+      l->kernel->launch(nb::handle(l->grid), args, nargs, kwnames);
+    }
+  } catch (...) {
+    set_python_error_from_current_exception();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+void launcher_dealloc(PyObject* self) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  Py_XDECREF(l->owner);
+  Py_XDECREF(l->grid);
+  PyObject_Free(self);
+}
+
+PyObject* make_launcher(nb::handle kernel_object, nb::handle grid, bool bind_only) {
+  auto* l = PyObject_New(LauncherObject, g_launcher_type);
+  if (l == nullptr) throw nb::python_error();
+  l->vectorcall = launcher_call;
+  l->kernel = nb::inst_ptr<Kernel>(kernel_object);
+  l->owner = kernel_object.inc_ref().ptr();
+  l->grid = grid.inc_ref().ptr();
+  l->bind_only = bind_only;
+  return reinterpret_cast<PyObject*>(l);
+}
+
+PyTypeObject* make_launcher_type(nb::module_& m) {
+  static PyMemberDef members[] = {
+      {"__vectorcalloffset__", T_PYSSIZET, offsetof(LauncherObject, vectorcall), READONLY, nullptr},
+      {nullptr, 0, 0, 0, nullptr}};
+  static PyType_Slot slots[] = {
+      {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+      {Py_tp_dealloc, reinterpret_cast<void*>(launcher_dealloc)},
+      {Py_tp_members, members},
+      {Py_tp_doc, const_cast<char*>("A kernel with its grid (kernel[grid]): call it with the kernel's arguments, "
+                                    "plus num_warps, num_stages, num_ctas, stream and compile options by keyword.")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"triton_jit._C.Launcher", sizeof(LauncherObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw nb::python_error();
+  m.attr("Launcher") = nb::handle(type);
+  return reinterpret_cast<PyTypeObject*>(type);  // the module holds a reference; so does this
+}
+
+// A call from a nanobind method (*args, **kwargs) in vectorcall form: positional arguments, then
+// the keyword values, with their names in a tuple.
+struct VectorArgs {
+  std::vector<PyObject*> items;
+  nb::object kwnames;
+  size_t nargs = 0;
+
+  VectorArgs(const nb::args& args, const nb::kwargs& kwargs, const char* skip = nullptr) {
+    nargs = args.size();
+    items.reserve(nargs + kwargs.size());
+    for (size_t i = 0; i < nargs; ++i) items.push_back(PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i)));
+    nb::list names;
+    for (auto [k, v] : kwargs) {
+      if (skip != nullptr && PyUnicode_Check(k.ptr()) && PyUnicode_CompareWithASCIIString(k.ptr(), skip) == 0) {
+        continue;
+      }
+      names.append(k);
+      items.push_back(v.ptr());
+    }
+    if (names.size() > 0) kwnames = nb::steal(PyList_AsTuple(names.ptr()));
+  }
+  PyObject* const* data() const { return items.data(); }
+  PyObject* names() const { return kwnames.is_valid() ? kwnames.ptr() : nullptr; }
 };
 
 // One Kernel per function, as the runtime keeps one function per (file, name): jit(f) is jit(f),
@@ -391,8 +486,6 @@ nb::object make_kernel(TritonJitFunction& fn) {
   return k;
 }
 
-PyObject* const* tuple_items(const nb::args& a) { return &PyTuple_GET_ITEM(a.ptr(), 0); }
-
 }  // namespace
 
 void register_kernel(nb::module_& m) {
@@ -404,35 +497,28 @@ void register_kernel(nb::module_& m) {
   g_cuda_stream = PyUnicode_InternFromString("cuda_stream");
   g_ptr = PyUnicode_InternFromString("ptr");
 
-  nb::class_<Launcher>(m, "Launcher", "A kernel with its grid: call it with the kernel's arguments.")
-      .def(
-          "__call__",
-          [](Launcher& l, nb::args args, nb::kwargs kwargs) {
-            l.kernel->launch(l.grid, tuple_items(args), args.size(), kwargs.ptr());
-          },
-          "Launches the kernel: arguments as in Triton, plus num_warps, num_stages, num_ctas, stream and "
-          "other compile options by keyword.");
+  g_launcher_type = make_launcher_type(m);
 
   nb::class_<Kernel>(m, "Kernel", "A @triton.jit function launched through libtriton_jit.")
-      .def("__getitem__",
-           [](nb::handle self, nb::object grid) {
-             return Launcher{nb::cast<Kernel*>(self), nb::borrow(self), std::move(grid)};
-           })
+      .def("__getitem__", [](nb::handle self, nb::handle grid) { return nb::steal(make_launcher(self, grid, false)); })
+      .def(
+          "_bind", [](nb::handle self, nb::handle grid) { return nb::steal(make_launcher(self, grid, true)); },
+          "kernel._bind(grid)(*args, **kwargs) does a launch's work in Python and the extension (arguments, "
+          "options, stream) without launching: for benchmarks that split a launch's host time.")
       .def(
           "run",
           [](Kernel& k, nb::args args, nb::kwargs kwargs) {
-            nb::object grid = kwargs.contains("grid") ? nb::object(kwargs["grid"]) : nb::object();
-            if (!grid.is_valid()) {
-              throw ArgumentError(k.name() + ": run() needs grid=", k.name(), "");
-            }
-            PyDict_DelItemString(kwargs.ptr(), "grid");
-            k.launch(grid, tuple_items(args), args.size(), kwargs.ptr());
+            if (!kwargs.contains("grid")) throw ArgumentError(k.name() + ": run() needs grid=", k.name(), "");
+            nb::object grid = kwargs["grid"];
+            VectorArgs v(args, kwargs, "grid");
+            k.launch(grid, v.data(), v.nargs, v.names());
           },
           "k.run(*args, grid=grid, **kwargs): the same as k[grid](*args, **kwargs).")
       .def(
           "specialize",
           [](Kernel& k, nb::args args, nb::kwargs kwargs) {
-            return k.specialize(tuple_items(args), args.size(), kwargs.ptr());
+            VectorArgs v(args, kwargs);
+            return k.specialize(v.data(), v.nargs, v.names());
           },
           "The specialization a launch with these arguments uses (Triton's key); no compile, no GPU.")
       .def(
@@ -441,7 +527,8 @@ void register_kernel(nb::module_& m) {
             if (args.size() == 1 && kwargs.size() == 0 && nb::isinstance<CompileRequest>(args[0])) {
               return nb::cast(k.fn().compile(nb::cast<const CompileRequest&>(args[0])));
             }
-            const KernelInfo& info = k.compile(tuple_items(args), args.size(), kwargs.ptr());
+            VectorArgs v(args, kwargs);
+            const KernelInfo& info = k.compile(v.data(), v.nargs, v.names());
             return nb::cast(&info, nb::rv_policy::reference);
           },
           "Compiles (or finds) the kernel a launch with these arguments uses, without launching; or, given "
@@ -449,8 +536,8 @@ void register_kernel(nb::module_& m) {
       .def(
           "warmup",
           [](Kernel& k, nb::args args, nb::kwargs kwargs) {
-            if (kwargs.contains("grid")) PyDict_DelItemString(kwargs.ptr(), "grid");
-            const KernelInfo& info = k.compile(tuple_items(args), args.size(), kwargs.ptr());
+            VectorArgs v(args, kwargs, "grid");
+            const KernelInfo& info = k.compile(v.data(), v.nargs, v.names());
             return nb::cast(&info, nb::rv_policy::reference);
           },
           "As Triton's warmup(*args, grid=..., **kwargs): compiles without launching.")

@@ -36,16 +36,22 @@ class Kernel {
   };
   const std::vector<Param>& params() const noexcept { return params_; }
 
+  // Calls take Python's vectorcall form: `nargs` positional arguments, then one value per name of
+  // the tuple `kwnames` (nullptr: none), all in `args`.
+  //
   // The call k[grid](*args, **kwargs); `grid` is a tuple of up to three ints, an int, or a
   // callable taking the call's arguments by name (Triton's `meta`).
-  void launch(nanobind::handle grid, PyObject* const* args, size_t nargs, PyObject* kwargs);
+  void launch(nanobind::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames);
   // The same call's specialization, or compiled kernel, without launching (no GPU needed).
-  Specialization specialize(PyObject* const* args, size_t nargs, PyObject* kwargs);
-  const KernelInfo& compile(PyObject* const* args, size_t nargs, PyObject* kwargs);
+  Specialization specialize(PyObject* const* args, size_t nargs, PyObject* kwnames);
+  const KernelInfo& compile(PyObject* const* args, size_t nargs, PyObject* kwnames);
+  // A launch's work in Python and the extension without the launch: arguments converted, options,
+  // stream. For benchmarks that split a launch's host time (bench/python/launch_bench.py).
+  void bind(PyObject* const* args, size_t nargs, PyObject* kwnames);
 
  private:
   struct Call;
-  void prepare(Call& call, PyObject* const* args, size_t nargs, PyObject* kwargs, bool launching);
+  void prepare(Call& call, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching);
   const CompileOptions* options_for(Call& call);
   void set_grid(Call& call, nanobind::handle grid);
 
