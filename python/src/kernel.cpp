@@ -336,9 +336,10 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
   }
   // A decorated function's grid sees what the autotuner and heuristics chose: computed by the
   // runtime from the completed call (GridMeta), the caller's own objects where it passed them.
-  PyObject* callable = grid.ptr();
+  // Two pointers: small enough for std::function to keep without allocating.
+  c.grid_callable = grid.ptr();
   const Call* call = &c;
-  c.config.grid_fn = [this, callable, call](const GridMeta& gm) -> Grid {
+  c.config.grid_fn = [this, call](const GridMeta& gm) -> Grid {
     nb::dict meta;
     const StaticSignature& sig = fn_.signature();
     size_t caller = 0;
@@ -354,7 +355,7 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
     meta["num_warps"] = gm.num_warps;
     meta["num_stages"] = gm.num_stages;
     meta["num_ctas"] = gm.num_ctas;
-    nb::object g = nb::borrow(callable)(meta);
+    nb::object g = nb::borrow(call->grid_callable)(meta);
     return grid_of(*this, g.ptr());
   };
 }
