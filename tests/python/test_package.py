@@ -72,3 +72,14 @@ def test_cli_is_built_beside_the_package():
     # test_pip_install.py). Here: the console entry point finds its binary or says it is missing.
     from triton_jit import _cli
     assert callable(_cli.main)
+
+
+def test_warmup_and_run_mirror_triton():
+    k = triton_jit.jit(py_kernels.add_kernel)
+    x = CudaArray(4096)
+    info = k.warmup(x, x, x, 1000, BLOCK=128, grid=(8, ))  # as Triton's warmup: compiles, no launch
+    assert info.hash == k.compile(x, x, x, 1000, BLOCK=128).hash
+    assert info.name == "add_kernel" and info.num_warps == 4
+    with pytest.raises(triton_jit.ArgumentError, match="grid="):
+        k.run(x, x, x, 1000)
+    assert isinstance(k[(1, )], triton_jit._C.Launcher)
