@@ -122,6 +122,13 @@ Grid grid_of(const Kernel& k, PyObject* g) {
                 Py_TYPE(g)->tp_name);
 }
 
+// One Kernel per function, as the runtime keeps one function per (file, name): jit(f) is jit(f),
+// and its option cache is shared. Functions live as long as the process; so do their Kernels.
+std::unordered_map<const TritonJitFunction*, nb::object>& kernel_registry() {
+  static auto* kernels = new std::unordered_map<const TritonJitFunction*, nb::object>();
+  return *kernels;
+}
+
 }  // namespace
 
 // One call's arguments and options, on the stack.
@@ -147,7 +154,22 @@ struct Kernel::Call {
   PyObject* grid_callable = nullptr;
 };
 
-Kernel::Kernel(TritonJitFunction& fn) : fn_(fn) {
+Kernel::Kernel(TritonJitFunction& fn) { init(fn); }
+
+Kernel::Kernel(nb::object triton_object, nb::object resolve)
+    : triton_object_(std::move(triton_object)), resolve_(std::move(resolve)) {}
+
+void Kernel::resolve() {
+  nb::tuple where = nb::cast<nb::tuple>(resolve_(triton_object_));
+  init(TritonJitFunction::get(nb::cast<std::string>(where[0]), nb::cast<std::string>(where[1])));
+  resolve_ = nb::object();
+  // Later jit() and kernel() calls for this function return this object.
+  nb::handle self = nb::find(this);
+  if (self.is_valid()) kernel_registry().emplace(fn_, nb::borrow(self));
+}
+
+void Kernel::init(TritonJitFunction& fn) {
+  fn_ = &fn;
   const StaticSignature& sig = fn.signature();
   std::vector<bool> set(sig.params.size(), false);
   for (const DecoratorLayer& layer : sig.decorators) {
@@ -182,6 +204,7 @@ Kernel::Kernel(TritonJitFunction& fn) : fn_(fn) {
 Kernel::~Kernel() = default;
 
 void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching) {
+  if (fn_ == nullptr) resolve();
   const size_t n = params_.size();
   if (nargs > n) {
     fail_call(*this, "",
@@ -341,7 +364,7 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
   const Call* call = &c;
   c.config.grid_fn = [this, call](const GridMeta& gm) -> Grid {
     nb::dict meta;
-    const StaticSignature& sig = fn_.signature();
+    const StaticSignature& sig = fn_->signature();
     size_t caller = 0;
     for (const ParamInfo& p : sig.params) {
       const bool passed_by_caller = caller < params_.size() && params_[caller].index == static_cast<uint32_t>(p.index);
@@ -364,7 +387,7 @@ void Kernel::launch(nb::handle grid, PyObject* const* args, size_t nargs, PyObje
   Call c;
   prepare(c, args, nargs, kwnames, /*launching=*/true);
   set_grid(c, grid);
-  fn_.launch(c.config, ArgSpan{c.values, c.count});
+  fn_->launch(c.config, ArgSpan{c.values, c.count});
 }
 
 void Kernel::bind(PyObject* const* args, size_t nargs, PyObject* kwnames) {
@@ -375,13 +398,13 @@ void Kernel::bind(PyObject* const* args, size_t nargs, PyObject* kwnames) {
 Specialization Kernel::specialize(PyObject* const* args, size_t nargs, PyObject* kwnames) {
   Call c;
   prepare(c, args, nargs, kwnames, /*launching=*/false);
-  return fn_.specialize(c.config, ArgSpan{c.values, c.count});
+  return fn_->specialize(c.config, ArgSpan{c.values, c.count});
 }
 
 const KernelInfo& Kernel::compile(PyObject* const* args, size_t nargs, PyObject* kwnames) {
   Call c;
   prepare(c, args, nargs, kwnames, /*launching=*/false);
-  return fn_.compile(c.config, ArgSpan{c.values, c.count});
+  return fn_->compile(c.config, ArgSpan{c.values, c.count});
 }
 
 namespace {
@@ -476,14 +499,12 @@ struct VectorArgs {
   PyObject* names() const { return kwnames.is_valid() ? kwnames.ptr() : nullptr; }
 };
 
-// One Kernel per function, as the runtime keeps one function per (file, name): jit(f) is jit(f),
-// and its option cache is shared. Functions live as long as the process; so do their Kernels.
 nb::object make_kernel(TritonJitFunction& fn) {
-  static auto* kernels = new std::unordered_map<const TritonJitFunction*, nb::object>();
-  auto it = kernels->find(&fn);
-  if (it != kernels->end()) return it->second;
+  auto& kernels = kernel_registry();
+  auto it = kernels.find(&fn);
+  if (it != kernels.end()) return it->second;
   nb::object k = nb::cast(new Kernel(fn), nb::rv_policy::take_ownership);
-  kernels->emplace(&fn, k);
+  kernels.emplace(&fn, k);
   return k;
 }
 
@@ -509,6 +530,7 @@ void register_kernel(nb::module_& m) {
       .def(
           "run",
           [](Kernel& k, nb::args args, nb::kwargs kwargs) {
+            k.fn();  // a pending kernel is found first: its name is in the message
             if (!kwargs.contains("grid")) throw ArgumentError(k.name() + ": run() needs grid=", k.name(), "");
             nb::object grid = kwargs["grid"];
             VectorArgs v(args, kwargs, "grid");
@@ -542,21 +564,26 @@ void register_kernel(nb::module_& m) {
             return nb::cast(&info, nb::rv_policy::reference);
           },
           "As Triton's warmup(*args, grid=..., **kwargs): compiles without launching.")
-      .def_prop_ro("name", [](const Kernel& k) { return k.fn().name(); })
-      .def_prop_ro("path", [](const Kernel& k) { return k.fn().path(); })
-      .def_prop_ro("module", [](const Kernel& k) { return k.fn().module(); })
+      .def_prop_ro(
+          "name", [](Kernel& k) { return k.fn().signature().function; },
+          "The @triton.jit function's name (its __qualname__).")
+      .def_prop_ro("path", [](Kernel& k) { return k.fn().path(); })
+      .def_prop_ro("module", [](Kernel& k) { return k.fn().module(); })
+      .def_prop_ro(
+          "fn", [](const Kernel& k) { return k.triton_object(); },
+          "The Triton object a decorator was given (None for a kernel got by path or module).")
       .def_prop_ro(
           "arg_names",
-          [](const Kernel& k) {
+          [](Kernel& k) {
             std::vector<std::string> names;
             for (const auto& p : k.params()) names.push_back(p.name);
             return names;
           },
           "The parameters a call passes, in order (those no decorator sets).")
-      .def_prop_ro("signature", [](const Kernel& k) { return k.fn().signature().to_string(); })
+      .def_prop_ro("signature", [](Kernel& k) { return k.fn().signature().to_string(); })
       .def(
           "stats",
-          [](const Kernel& k) {
+          [](Kernel& k) {
             const Stats s = k.fn().stats();
             nb::dict d;
             d["hits"] = s.hits;
@@ -570,12 +597,21 @@ void register_kernel(nb::module_& m) {
             return d;
           },
           "This function's counters: hits, misses, compiles, loads, index_hits, pack_hits, tunings.")
-      .def("__repr__", [](const Kernel& k) { return "<triton_jit.Kernel " + k.name() + " of " + k.fn().path() + ">"; });
+      .def("__repr__", [](Kernel& k) {
+        if (!k.resolved()) return std::string("<triton_jit.Kernel, found at first use>");
+        return "<triton_jit.Kernel " + k.name() + " of " + k.fn().path() + ">";
+      });
 
   m.def(
       "get",
       [](const std::string& path, const std::string& name) { return make_kernel(TritonJitFunction::get(path, name)); },
       nb::arg("path"), nb::arg("name"), "The Kernel for function `name` of the file `path`.");
+  m.def(
+      "_lazy_kernel",
+      [](nb::object triton_object, nb::object resolve) {
+        return nb::cast(new Kernel(std::move(triton_object), std::move(resolve)), nb::rv_policy::take_ownership);
+      },
+      "A Kernel whose function is found at first use (triton_jit.jit under a decorator).");
   m.def(
       "get_module",
       [](const std::string& module, const std::string& name) {

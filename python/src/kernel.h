@@ -19,12 +19,25 @@ struct OptionsEntry;
 class Kernel {
  public:
   explicit Kernel(TritonJitFunction& fn);
+  // A kernel whose function is found at first use: `triton_object` (the @triton.jit function or
+  // its wrapper) is not yet held by a module-level name, as under a decorator
+  // (`@triton_jit.jit` above `@triton.jit`). `resolve(triton_object)` returns (path, name).
+  Kernel(nanobind::object triton_object, nanobind::object resolve);
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
 
-  TritonJitFunction& fn() const noexcept { return fn_; }
-  const std::string& name() const noexcept { return fn_.name(); }
+  // The function; resolves a pending kernel first (may raise KernelLookupError).
+  TritonJitFunction& fn() {
+    if (fn_ == nullptr) resolve();
+    return *fn_;
+  }
+  const std::string& name() const noexcept { return fn_->name(); }  // after fn()
+  bool resolved() const noexcept { return fn_ != nullptr; }
+  // The Triton object a decorator was given (None for a kernel got by path or module): module
+  // globals holding a Kernel lead the runtime to the function through it, as `.fn` of Triton's
+  // own wrappers does.
+  const nanobind::object& triton_object() const noexcept { return triton_object_; }
 
   // Parameters the caller passes (those no decorator sets), in order.
   struct Param {
@@ -34,7 +47,10 @@ class Kernel {
     bool has_default = false;
     ArgValue default_value;  // views the signature's strings, which live as long as the function
   };
-  const std::vector<Param>& params() const noexcept { return params_; }
+  const std::vector<Param>& params() {
+    fn();
+    return params_;
+  }
 
   // Calls take Python's vectorcall form: `nargs` positional arguments, then one value per name of
   // the tuple `kwnames` (nullptr: none), all in `args`.
@@ -55,7 +71,12 @@ class Kernel {
   const CompileOptions* options_for(Call& call);
   void set_grid(Call& call, nanobind::handle grid);
 
-  TritonJitFunction& fn_;
+  void init(TritonJitFunction& fn);
+  void resolve();
+
+  TritonJitFunction* fn_ = nullptr;
+  nanobind::object triton_object_;
+  nanobind::object resolve_;
   std::vector<Param> params_;
   std::vector<std::string> set_by_decorator_;  // names a decorator sets: passing them is an error
   bool decorated_ = false;

@@ -57,21 +57,14 @@ def _adopt_module(path, module):
         adopt(path, module)
 
 
-def jit(fn):
-    """The Kernel for `fn`, a @triton.jit function (or one wrapped by @triton.autotune and
-    @triton.heuristics). Call it as Triton's: ``jit(fn)[grid](*args, **kwargs)``. The object must
-    be held by a module-level name of its module (where the decorators put it)."""
-    if isinstance(fn, _C.Kernel):
-        return fn
-    base = _base_function(fn)
-    if base is None:
-        raise TypeError(f"triton_jit.jit takes a @triton.jit function (or one under @triton.autotune / "
-                        f"@triton.heuristics), not {type(fn).__name__}")
-    code = base.fn.__code__
-    path = os.path.realpath(code.co_filename)
+def _where(obj):
+    """(path, name) of a Triton object for the runtime: its file, and the module-level name that
+    holds it (or holds a Kernel made from it). Raises KernelLookupError when no name holds it."""
+    base = _base_function(obj)
+    path = os.path.realpath(base.fn.__code__.co_filename)
     module_name = getattr(base, "__module__", None) or base.fn.__module__
     module = sys.modules.get(module_name)
-    name = _name_in_module(module, fn) if module is not None else None
+    name = _name_in_module(module, obj) if module is not None else None
     if name is None:
         error = KernelLookupError(
             f"triton_jit.jit: {base.fn.__qualname__} (defined in {path}) is not held by a module-level name of "
@@ -82,7 +75,38 @@ def jit(fn):
     module_file = getattr(module, "__file__", None)
     if module_file and os.path.realpath(module_file) == path:
         _adopt_module(path, module)
-    return _C.get(path, name)
+    return path, name
+
+
+def jit(fn=None, **triton_jit_kwargs):
+    """The Kernel for `fn`, a @triton.jit function (or one wrapped by @triton.autotune and
+    @triton.heuristics). Call it as Triton's: ``jit(fn)[grid](*args, **kwargs)``.
+
+    Also a decorator, in place of or above ``@triton.jit`` (keyword arguments go to triton.jit)::
+
+        @triton_jit.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr): ...
+
+    The runtime loads kernels by their file and their name there: the object (or the Kernel made
+    from it) must be held by a module-level name of its module. When none holds it yet (under a
+    decorator), the name is looked up at the first use."""
+    if fn is None:
+        return lambda f: jit(f, **triton_jit_kwargs)
+    if isinstance(fn, _C.Kernel):
+        return fn
+    if _base_function(fn) is None:
+        import inspect
+        if inspect.isfunction(fn):
+            import triton
+            fn = triton.jit(fn, **triton_jit_kwargs)
+        else:
+            raise TypeError(f"triton_jit.jit takes a @triton.jit function (or one under @triton.autotune / "
+                            f"@triton.heuristics) or a Python function to make one of, not {type(fn).__name__}")
+    base = _base_function(fn)
+    module = sys.modules.get(getattr(base, "__module__", None) or base.fn.__module__)
+    if module is not None and _name_in_module(module, fn) is not None:
+        return _C.get(*_where(fn))
+    return _C._lazy_kernel(fn, _where)
 
 
 def kernel(path=None, name=None, *, module=None):

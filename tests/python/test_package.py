@@ -61,10 +61,28 @@ def test_jit_of_an_object_no_module_name_holds():
     @triton.jit
     def local_kernel(x_ptr):
         pass
+    k = triton_jit.jit(local_kernel)  # found at first use, when no name holds it now
+    assert "first use" in repr(k)
     with pytest.raises(triton_jit.KernelLookupError, match="module-level name"):
-        triton_jit.jit(local_kernel)
+        k.specialize(CudaArray(4096))
     with pytest.raises(TypeError, match="@triton.jit"):
-        triton_jit.jit(lambda x: x)
+        triton_jit.jit(42)
+
+
+def test_jit_as_a_decorator():
+    k = py_kernels.decorated_add_kernel
+    assert isinstance(k, triton_jit.Kernel)
+    assert k.fn is not None and k.fn.fn.__name__ == "decorated_add_kernel"
+    x = CudaArray(4096)
+    assert k.specialize(x, x, x, 100).signature() == "*fp32:16,*fp32:16,*fp32:16,i32,64"
+    assert k.name == "decorated_add_kernel" and k.arg_names == ["x_ptr", "y_ptr", "out_ptr", "n", "BLOCK"]
+    assert triton_jit.jit(k) is k
+    # Above Triton's own decorators: the heuristics still set EVEN.
+    even = py_kernels.decorated_even_kernel
+    assert even.arg_names == ["x_ptr", "out_ptr", "n", "BLOCK"]
+    assert even.specialize(x, x, 128, 64).signature().endswith(",64,True")
+    assert even.specialize(x, x, 100, 64).signature().endswith(",64,False")
+    assert "first use" not in repr(even)
 
 
 def test_cli_is_built_beside_the_package():

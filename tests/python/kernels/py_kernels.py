@@ -67,3 +67,22 @@ def wide_kernel(p0, p1, p2, p3, p4, p5, p6, p7, n0, n1, n2, n3, n4, BLOCK: tl.co
     x += tl.load(p3 + offs, mask=mask) + tl.load(p4 + offs, mask=mask) + tl.load(p5 + offs, mask=mask)
     x += tl.load(p6 + offs, mask=mask) + (n1 + n2 + n3 + n4)
     tl.store(p7 + offs, x, mask=mask)
+
+
+# triton_jit.jit as a decorator: in place of @triton.jit, and above Triton's own decorators.
+import triton_jit  # noqa: E402
+
+
+@triton_jit.jit
+def decorated_add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr = 64):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@triton_jit.jit
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def decorated_even_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
