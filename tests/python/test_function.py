@@ -88,6 +88,13 @@ def test_dot_backward_rules_match_torch_autograd(monkeypatch, ta, tb):
     torch.testing.assert_close(da, ra)
     torch.testing.assert_close(db, rb)
     assert torch.autograd.gradcheck(lambda x, y: triton_jit.ops.dot(x, y, ta, tb), (a, b))
+    # Only the gradients asked for are computed.
+    calls = []
+    monkeypatch.setattr(dot_module, "matmul", lambda a, b, ta_, tb_: calls.append(1) or op(a, ta_) @ op(b, tb_))
+    frozen = b.detach()
+    (ga, ) = torch.autograd.grad(triton_jit.ops.dot(a, frozen, ta, tb), (a, ), g)
+    assert len(calls) == 2  # the forward and dA
+    torch.testing.assert_close(ga, ra)
 
 
 @pytest.mark.parametrize("ta,tb", CASES)

@@ -41,14 +41,17 @@ class Dot(Function):
         # C = op(A) op(B) and G = dL/dC; each rule yields the gradient in A's and B's own layout.
         a, b = ctx.saved_tensors
         ta, tb = ctx.transpose_a, ctx.transpose_b
+        need_a, need_b = tuple(getattr(ctx, "needs_input_grad", None) or (True, True))[:2]
         if not ta and not tb:    # C = A B:       dA = G Bᵀ,   dB = Aᵀ G
-            da, db = matmul(grad, b, False, True), matmul(a, grad, True, False)
+            rules = (grad, b, False, True), (a, grad, True, False)
         elif ta and not tb:      # C = Aᵀ B:      dA = B Gᵀ,   dB = A G
-            da, db = matmul(b, grad, False, True), matmul(a, grad, False, False)
+            rules = (b, grad, False, True), (a, grad, False, False)
         elif not ta and tb:      # C = A Bᵀ:      dA = G B,    dB = Gᵀ A
-            da, db = matmul(grad, b, False, False), matmul(grad, a, True, False)
+            rules = (grad, b, False, False), (grad, a, True, False)
         else:                    # C = Aᵀ Bᵀ:     dA = Bᵀ Gᵀ,  dB = Gᵀ Aᵀ
-            da, db = matmul(b, grad, True, True), matmul(grad, a, True, True)
+            rules = (b, grad, True, True), (grad, a, True, True)
+        da = matmul(*rules[0]) if need_a else None
+        db = matmul(*rules[1]) if need_b else None
         return da, db, None, None
 
 
