@@ -548,9 +548,19 @@ Kind kind_of(PyObject* o) {
   return kind;
 }
 
+ArgValue from_dlpack_object(PyObject* o, const std::string& param, ConvertContext& ctx);
+
 ArgValue from_cai_object(PyObject* o, const std::string& param, ConvertContext& ctx) {
   nb::object cai = nb::steal(PyObject_GetAttr(o, n.cai));
-  if (!cai.is_valid()) fail_python(ctx, param, "__cuda_array_interface__");
+  if (!cai.is_valid()) {
+    // JAX arrays define the property but raise AttributeError for host buffers: their DLPack
+    // device says where they are.
+    if (PyErr_ExceptionMatches(PyExc_AttributeError) && type_has(Py_TYPE(o), n.dlpack_device)) {
+      PyErr_Clear();
+      return from_dlpack_object(o, param, ctx);
+    }
+    fail_python(ctx, param, "__cuda_array_interface__");
+  }
   return from_cuda_array_interface(o, cai.ptr(), param, ctx);
 }
 
@@ -634,8 +644,15 @@ ArgValue convert_arg(PyObject* o, const std::string& param, ConvertContext& ctx)
              " in host memory; kernels run on the GPU: pass a device array (torch, CuPy, JAX, Numba, or any "
              "object with __cuda_array_interface__ or __dlpack__)");
   }
+  const std::string type = type_name(o);
+  if (type.rfind("jax", 0) == 0 && type.find("Tracer") != std::string::npos) {
+    fail(ctx, param,
+         "a JAX tracer (" + type +
+             "): launching a kernel inside jax.jit or another JAX transformation is not supported yet; launch "
+             "it on concrete arrays, outside the transformation");
+  }
   fail(ctx, param,
-       "unsupported argument type " + type_name(o) +
+       "unsupported argument type " + type +
            "; pass None, bool, int, float, str, a dtype, or a GPU tensor (an object with data_ptr(), "
            "__cuda_array_interface__ or __dlpack__)");
 }

@@ -18,10 +18,14 @@ autograd, CuPy, as a plain call).
 
 `ctx.save_for_backward(*tensors)`, `ctx.saved_tensors` and plain attributes on ctx work as in
 torch.autograd.Function; backward returns one gradient per forward input (None for the others).
-With torch tensors the class becomes a torch.autograd.Function (made once per class). JAX arrays
-(jax.custom_vjp and an XLA FFI call for jax.jit) are not supported yet: they raise
-NotImplementedError.
+With torch tensors the class becomes a torch.autograd.Function (made once per class); with JAX
+arrays a jax.custom_vjp (made once per class and set of non-array arguments, which are static),
+so jax.grad differentiates it; ctx attributes that are not arrays travel as static data. A kernel
+launch inside jax.jit (an XLA FFI call) is not supported yet: there the launch sees a tracer and
+raises ArgumentError.
 """
+import functools
+
 from ._frameworks import first_framework
 
 
@@ -60,6 +64,94 @@ def _torch_function(cls):
     return made
 
 
+def _is_jax_array(x):
+    try:
+        import jax
+    except ImportError:
+        return False
+    return isinstance(x, jax.Array)
+
+
+class _Static:
+    """ctx attributes that are not arrays, carried through jax.custom_vjp's residuals as static
+    data of a pytree node (no leaves), so that backward sees them as Python values under jit."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __hash__(self):
+        return hash(self.items)
+
+    def __eq__(self, other):
+        return isinstance(other, _Static) and self.items == other.items
+
+
+_static_registered = False
+
+
+def _register_static():
+    global _static_registered
+    if not _static_registered:
+        import jax
+        jax.tree_util.register_pytree_node(_Static, lambda s: ((), s.items), lambda items, _: _Static(items))
+        _static_registered = True
+
+
+def _jax_function(cls, static_positions):
+    """The jax.custom_vjp standing for `cls` when the arguments at `static_positions` are not
+    arrays (they become nondiff_argnums), made once per class and positions."""
+    cache = cls.__dict__.get("_jax_custom_vjp")
+    if cache is None:
+        cache = {}
+        setattr(cls, "_jax_custom_vjp", cache)
+    made = cache.get(static_positions)
+    if made is not None:
+        return made
+    import jax
+    _register_static()
+
+    @functools.partial(jax.custom_vjp, nondiff_argnums=static_positions)
+    def call(*args):
+        return cls.forward(FunctionCtx(), *args)
+
+    def call_fwd(*args):
+        ctx = FunctionCtx()
+        out = cls.forward(ctx, *args)
+        arrays, static = {}, []
+        for name, value in vars(ctx).items():
+            if name in ("saved_tensors", "needs_input_grad"):
+                continue
+            if _is_jax_array(value):
+                arrays[name] = value
+            else:
+                static.append((name, value))
+        try:
+            hash(tuple(static))
+        except TypeError as e:
+            raise TypeError(f"{cls.__name__}.forward: ctx attributes that are not arrays must be hashable under "
+                            f"JAX ({e}); use tuples rather than lists") from None
+        return out, (tuple(ctx.saved_tensors), arrays, _Static(tuple(static)))
+
+    def call_bwd(*rest):
+        # nondiff arguments first, then the residuals and the output's cotangent.
+        residuals, cotangent = rest[-2], rest[-1]
+        saved, arrays, static = residuals
+        ctx = FunctionCtx()
+        ctx.saved_tensors = saved
+        for name, value in static.items:
+            setattr(ctx, name, value)
+        for name, value in arrays.items():
+            setattr(ctx, name, value)
+        grads = cls.backward(ctx, *cotangent) if isinstance(cotangent, tuple) else cls.backward(ctx, cotangent)
+        if not isinstance(grads, tuple):
+            grads = (grads, )
+        return tuple(g for i, g in enumerate(grads) if i not in static_positions)
+
+    call.defvjp(call_fwd, call_bwd)
+    cache[static_positions] = call
+    return call
+
+
 class Function:
     """Base of a differentiable operation: subclass it with static `forward(ctx, *args)` and
     `backward(ctx, *grads)`, and call `MyOp.apply(*args)`."""
@@ -78,6 +170,6 @@ class Function:
         if framework == "torch":
             return _torch_function(cls).apply(*args)
         if framework == "jax":
-            raise NotImplementedError(f"{cls.__name__}.apply: JAX arrays are not supported yet by triton_jit.Function "
-                                      f"(jax.custom_vjp and the XLA FFI call are still to be built)")
+            static = tuple(i for i, a in enumerate(args) if not _is_jax_array(a))
+            return _jax_function(cls, static)(*args)
         return cls.forward(FunctionCtx(), *args)

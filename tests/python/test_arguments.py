@@ -144,3 +144,18 @@ def test_decorated_parameters_cannot_be_passed():
     with pytest.raises(triton_jit.ArgumentError, match="set by a @triton.autotune") as info:
         k.specialize(x, x, x, 16, BLOCK=64)
     assert info.value.parameter == "BLOCK"
+
+
+def test_jax_arrays_without_a_gpu(add):
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    x = jnp.zeros(16, jnp.float32)  # a CPU array: host memory
+    with pytest.raises(triton_jit.ArgumentError, match="host") as info:
+        add.specialize(x, CudaArray(4096), CudaArray(4096), 16)
+    assert info.value.parameter == "x_ptr"
+
+    def inside_jit(t):
+        add.specialize(t, CudaArray(4096), CudaArray(4096), 16)
+        return t
+    with pytest.raises(triton_jit.ArgumentError, match="JAX tracer"):
+        jax.jit(inside_jit)(x)
