@@ -7,6 +7,10 @@ import sys
 
 import pytest
 
+# JAX (where installed) would take most of the GPU's memory at its first use, which torch in the
+# same process needs too.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "kernels"))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "support"))
