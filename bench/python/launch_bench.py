@@ -30,6 +30,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# JAX, where installed, would otherwise take most of the GPU's memory at its first use.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 BENCH = os.path.dirname(HERE)
 
 
@@ -88,6 +90,9 @@ class RawLauncher:
         self.block = 32 * info.num_warps
         self.shared = shared
         self.stream = stream
+        err, = driver.cuLaunchKernel(self.function, 1, 1, 1, self.block, 1, 1, shared, stream,
+                                     ctypes.addressof(self.array), 0)
+        assert err == driver.CUresult.CUDA_SUCCESS, f"raw cuLaunchKernel failed: {err}"
 
     def __call__(self, count):
         launch, f, params = self.driver.cuLaunchKernel, self.function, ctypes.addressof(self.array)
