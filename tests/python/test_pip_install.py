@@ -28,8 +28,14 @@ def test_pip_install_into_a_fresh_virtualenv():
         pytest.skip(f"{sys.executable} lacks {', '.join(missing)} (pip install -r requirements.txt)")
     venv = os.path.join(WORK, "venv")
     shutil.rmtree(venv, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     venv_python = os.path.join(venv, "bin", "python")
+    pip = [venv_python, "-m", "pip"]
+    if subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True).returncode != 0:
+        # No ensurepip for this python (Debian without python3-venv): this python's pip installs
+        # into the virtualenv instead.
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+        pip = [sys.executable, "-m", "pip", "--python", venv_python]
     site = subprocess.run([venv_python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           check=True, capture_output=True, text=True).stdout.strip()
     # This python's packages, as --system-site-packages would give a base interpreter's.
@@ -38,7 +44,7 @@ def test_pip_install_into_a_fresh_virtualenv():
     seen = [p for i, p in enumerate(seen) if os.path.isdir(p) and p not in seen[:i]]
     with open(os.path.join(site, "outer_packages.pth"), "w") as f:
         f.write("\n".join(seen) + "\n")
-    command = [venv_python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "--no-cache-dir",
+    command = [*pip, "install", "--no-build-isolation", "--no-deps", "--no-cache-dir",
                "-C", f"build-dir={os.path.join(WORK, 'build')}", SOURCE]
     if shutil.which("ccache"):
         command[-1:-1] = ["-C", "cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache"]
