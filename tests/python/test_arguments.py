@@ -3,7 +3,8 @@ with __cuda_array_interface__ (CuPy, Numba), DLPack capsules (JAX), torch CPU te
 arrays (rejected: host memory), dtypes of Triton and torch, scalars, keywords and defaults."""
 import numpy as np
 import pytest
-import torch
+
+torch = pytest.importorskip("torch", reason="these tests use torch's dtypes and tensors")
 import triton.language as tl
 
 import triton_jit

@@ -6,7 +6,8 @@ import sys
 
 import numpy as np
 import pytest
-import torch
+
+torch = pytest.importorskip("torch", reason="these tests use torch's dtypes and tensors")
 import triton.language as tl
 
 import triton_jit

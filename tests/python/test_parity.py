@@ -5,7 +5,8 @@ and the compiled kernel is the one Triton's JIT path compiles."""
 import random
 
 import pytest
-import torch
+
+torch = pytest.importorskip("torch", reason="these tests use torch's dtypes and tensors")
 import triton.language as tl
 
 import triton_jit
