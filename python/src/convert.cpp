@@ -6,6 +6,8 @@
 #include <limits>
 #include <string_view>
 
+#include "dtypes.h"
+#include "pyutil.h"
 #include "triton_jit/dtype.h"
 #include "triton_jit/errors.h"
 
@@ -42,71 +44,12 @@ constexpr int32_t kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
 
 // ---- interned names and framework types ----
 struct Names {
-  PyObject *data_ptr, *dtype, *is_cuda, *get_device, *cai, *dlpack, *dlpack_device, *name, *value, *device, *type,
-      *nbytes, *str, *stream, *ptr;
+  PyObject *data_ptr, *dtype, *is_cuda, *get_device, *cai, *dlpack, *dlpack_device, *value, *device, *type, *nbytes,
+      *stream, *ptr;
 };
 Names n{};
 
 PyObject* intern(const char* s) { return PyUnicode_InternFromString(s); }
-
-// getattr that returns an empty object, without raising, for a missing attribute: probing
-// objects for protocols must not pay for an AttributeError each time. A real error (a property
-// that raises) is left set for the caller, which checks PyErr_Occurred.
-nb::object optional_attr(PyObject* o, PyObject* name) {
-  PyObject* result = nullptr;
-#if PY_VERSION_HEX >= 0x030D0000
-  PyObject_GetOptionalAttr(o, name, &result);
-#else
-  _PyObject_LookupAttr(o, name, &result);
-#endif
-  return nb::steal(result);
-}
-
-// A type found in an imported module (never imports it): resolved once the module is there.
-struct LazyType {
-  const char* module;
-  const char* attr;
-  PyTypeObject* type = nullptr;
-  PyObject* key = nullptr;  // the module's name, interned
-
-  PyTypeObject* get() {
-    if (type != nullptr) return type;
-    if (key == nullptr) key = PyUnicode_InternFromString(module);
-    PyObject* modules = PyImport_GetModuleDict();  // borrowed
-    PyObject* m = PyDict_GetItemWithError(modules, key);
-    if (m == nullptr) return PyErr_Clear(), nullptr;
-    PyObject* t = PyObject_GetAttrString(m, attr);
-    if (t == nullptr) {
-      PyErr_Clear();
-      return nullptr;
-    }
-    if (!PyType_Check(t)) {
-      Py_DECREF(t);
-      return nullptr;
-    }
-    type = reinterpret_cast<PyTypeObject*>(t);  // kept: types of loaded modules live on
-    return type;
-  }
-  bool is(PyObject* o) {
-    PyTypeObject* t = get();
-    return t != nullptr && PyObject_TypeCheck(o, t);
-  }
-};
-LazyType g_torch_tensor{"torch", "Tensor"};
-LazyType g_torch_dtype{"torch", "dtype"};
-LazyType g_tl_dtype{"triton.language", "dtype"};
-LazyType g_tl_constexpr{"triton.language", "constexpr"};
-LazyType g_cupy_ndarray{"cupy", "ndarray"};
-
-// dtype objects seen before, by identity: a call maps its tensors' dtypes without formatting.
-struct DTypeEntry {
-  PyObject* object;  // strong reference
-  DType dtype;
-  bool torch_spelling;
-};
-constexpr int kDTypeCache = 48;
-DTypeEntry g_dtypes[kDTypeCache];
-int g_num_dtypes = 0;
 
 [[noreturn]] void fail(const ConvertContext& ctx, const std::string& param, const std::string& message) {
   throw ArgumentError("argument '" + param + "' of " + *ctx.function + ": " + message, *ctx.function, param);
@@ -118,154 +61,8 @@ int g_num_dtypes = 0;
   fail(ctx, param, std::string(what) + " raised " + e.what());
 }
 
-// "module.QualName" of the object's type, for messages ("builtins" left out).
-std::string type_name(PyObject* o) {
-  PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(o));
-  std::string mod, qual = Py_TYPE(o)->tp_name;
-  if (PyObject* m = PyObject_GetAttrString(type, "__module__")) {
-    if (PyUnicode_Check(m)) mod = PyUnicode_AsUTF8(m);
-    Py_DECREF(m);
-  }
-  if (PyObject* q = PyObject_GetAttrString(type, "__qualname__")) {
-    if (PyUnicode_Check(q)) qual = PyUnicode_AsUTF8(q);
-    Py_DECREF(q);
-  }
-  PyErr_Clear();
-  return (mod.empty() || mod == "builtins") ? qual : mod + "." + qual;
-}
-
-std::string repr_of(PyObject* o) {
-  PyObject* r = PyObject_Repr(o);
-  if (r == nullptr) {
-    PyErr_Clear();
-    return "<unprintable>";
-  }
-  std::string s = PyUnicode_AsUTF8(r);
-  Py_DECREF(r);
-  return s;
-}
-
-std::string str_of(PyObject* o) {
-  PyObject* r = PyObject_Str(o);
-  if (r == nullptr) {
-    PyErr_Clear();
-    return "<unprintable>";
-  }
-  std::string s = PyUnicode_AsUTF8(r);
-  Py_DECREF(r);
-  return s;
-}
-
-// A typestr ("<f4", "|b1") as the array interfaces write it.
-bool dtype_of_typestr(std::string_view s, DType* out) {
-  if (s.size() < 3 || (s[0] != '<' && s[0] != '|' && s[0] != '=')) return false;
-  const char kind = s[1];
-  const std::string_view size = s.substr(2);
-  auto is = [&](const char* v) { return size == v; };
-  switch (kind) {
-    case 'b': return is("1") && (*out = DType::u1, true);
-    case 'i':
-      if (is("1")) return *out = DType::i8, true;
-      if (is("2")) return *out = DType::i16, true;
-      if (is("4")) return *out = DType::i32, true;
-      if (is("8")) return *out = DType::i64, true;
-      return false;
-    case 'u':
-      if (is("1")) return *out = DType::u8, true;
-      if (is("2")) return *out = DType::u16, true;
-      if (is("4")) return *out = DType::u32, true;
-      if (is("8")) return *out = DType::u64, true;
-      return false;
-    case 'f':
-      if (is("2")) return *out = DType::fp16, true;
-      if (is("4")) return *out = DType::fp32, true;
-      if (is("8")) return *out = DType::fp64, true;
-      return false;
-    default: return false;
-  }
-}
-
-bool dtype_of_dlpack(DLDataType t, DType* out) {
-  if (t.lanes != 1) return false;
-  switch (t.code) {
-    case 0:  // int
-      if (t.bits == 8) return *out = DType::i8, true;
-      if (t.bits == 16) return *out = DType::i16, true;
-      if (t.bits == 32) return *out = DType::i32, true;
-      if (t.bits == 64) return *out = DType::i64, true;
-      return false;
-    case 1:  // uint
-      if (t.bits == 8) return *out = DType::u8, true;
-      if (t.bits == 16) return *out = DType::u16, true;
-      if (t.bits == 32) return *out = DType::u32, true;
-      if (t.bits == 64) return *out = DType::u64, true;
-      return false;
-    case 2:  // float
-      if (t.bits == 16) return *out = DType::fp16, true;
-      if (t.bits == 32) return *out = DType::fp32, true;
-      if (t.bits == 64) return *out = DType::fp64, true;
-      return false;
-    case 4: return t.bits == 16 && (*out = DType::bf16, true);      // bfloat
-    case 6: return t.bits == 8 && (*out = DType::u1, true);         // bool
-    case 10: return t.bits == 8 && (*out = DType::fp8e4nv, true);   // float8_e4m3fn
-    case 11: return t.bits == 8 && (*out = DType::fp8e4b8, true);   // float8_e4m3fnuz
-    case 12: return t.bits == 8 && (*out = DType::fp8e5, true);     // float8_e5m2
-    case 13: return t.bits == 8 && (*out = DType::fp8e5b16, true);  // float8_e5m2fnuz
-    default: return false;
-  }
-}
-
-// The dtype a dtype object names, read from the object (cold: the result is cached by identity).
-bool dtype_of_object(PyObject* o, DType* out, bool* torch_spelling) {
-  *torch_spelling = false;
-  if (PyUnicode_Check(o)) {
-    std::string_view s = PyUnicode_AsUTF8(o);
-    if (s.rfind("torch.", 0) == 0) {
-      *torch_spelling = true;
-      return parse_dtype(s.substr(6), out);
-    }
-    if (s.rfind("triton.language.", 0) == 0) s.remove_prefix(16);
-    return parse_dtype(s, out) || dtype_of_typestr(s, out);
-  }
-  if (g_torch_dtype.is(o)) {
-    *torch_spelling = true;
-    PyObject* s = PyObject_Str(o);  // "torch.float16"
-    if (s == nullptr) return PyErr_Clear(), false;
-    std::string_view text = PyUnicode_AsUTF8(s);
-    const bool ok = text.rfind("torch.", 0) == 0 && parse_dtype(text.substr(6), out);
-    Py_DECREF(s);
-    return ok;
-  }
-  if (g_tl_dtype.is(o)) {
-    PyObject* name = PyObject_GetAttr(o, n.name);  // "fp16"
-    if (name == nullptr) return PyErr_Clear(), false;
-    const bool ok = PyUnicode_Check(name) && parse_dtype(PyUnicode_AsUTF8(name), out);
-    Py_DECREF(name);
-    return ok;
-  }
-  // numpy's dtype (and objects like it): its typestr, then its name (bfloat16 of ml_dtypes).
-  for (PyObject* attr : {n.str, n.name}) {
-    PyObject* s = PyObject_GetAttr(o, attr);
-    if (s == nullptr) {
-      PyErr_Clear();
-      continue;
-    }
-    bool ok = false;
-    if (PyUnicode_Check(s)) {
-      std::string_view text = PyUnicode_AsUTF8(s);
-      ok = dtype_of_typestr(text, out) || (attr == n.name && parse_dtype(text, out));
-    }
-    Py_DECREF(s);
-    if (ok) return true;
-  }
-  return false;
-}
-
 // A tensor's dtype attribute to the runtime's DType, through the identity cache.
 DType tensor_dtype(PyObject* dtype, const ConvertContext& ctx, const std::string& param) {
-  for (int i = 0; i < g_num_dtypes; ++i) {
-    if (g_dtypes[i].object == dtype) return g_dtypes[i].dtype;
-  }
   DType d;
   bool torch_spelling;
   if (!dtype_of(dtype, &d, &torch_spelling)) {
@@ -422,7 +219,7 @@ ArgValue from_dlpack(PyObject* o, PyObject* dlpack_device_method, const std::str
   }
   const DLTensor& t = managed->dl_tensor;
   DType dtype;
-  if (!dtype_of_dlpack(t.dtype, &dtype)) {
+  if (!dtype_of_dlpack(t.dtype.code, t.dtype.bits, t.dtype.lanes, &dtype)) {
     fail(ctx, param,
          "a DLPack array of type code " + std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) +
              " bits, " + std::to_string(t.dtype.lanes) + " lanes, which Triton has no pointer type for");
@@ -492,12 +289,6 @@ ArgValue from_torch(PyObject* o, const std::string& param, ConvertContext& ctx, 
 }
 
 ArgValue from_dtype(PyObject* o, const std::string& param, ConvertContext& ctx) {
-  for (int i = 0; i < g_num_dtypes; ++i) {
-    if (g_dtypes[i].object == o) {
-      return g_dtypes[i].torch_spelling ? ArgValue::torch_dtype(g_dtypes[i].dtype)
-                                        : ArgValue::triton_dtype(g_dtypes[i].dtype);
-    }
-  }
   DType d;
   bool torch_spelling;
   if (!dtype_of(o, &d, &torch_spelling)) fail(ctx, param, "the dtype " + repr_of(o) + " has no Triton equivalent");
@@ -571,23 +362,6 @@ ArgValue from_dlpack_object(PyObject* o, const std::string& param, ConvertContex
 }
 
 }  // namespace
-
-bool dtype_of(PyObject* dtype, DType* out, bool* torch_spelling) {
-  for (int i = 0; i < g_num_dtypes; ++i) {
-    if (g_dtypes[i].object == dtype) {
-      *out = g_dtypes[i].dtype;
-      *torch_spelling = g_dtypes[i].torch_spelling;
-      return true;
-    }
-  }
-  if (!dtype_of_object(dtype, out, torch_spelling)) return false;
-  // Only long-lived dtype objects are worth remembering (strings could be anything).
-  if (g_num_dtypes < kDTypeCache && !PyUnicode_Check(dtype)) {
-    Py_INCREF(dtype);
-    g_dtypes[g_num_dtypes++] = DTypeEntry{dtype, *out, *torch_spelling};
-  }
-  return true;
-}
 
 ArgValue convert_arg(PyObject* o, const std::string& param, ConvertContext& ctx) {
   // Scalars first: Triton's binder reads them by type, bool before int.
@@ -684,12 +458,10 @@ void init_convert() {
   n.cai = intern("__cuda_array_interface__");
   n.dlpack = intern("__dlpack__");
   n.dlpack_device = intern("__dlpack_device__");
-  n.name = intern("name");
   n.value = intern("value");
   n.device = intern("device");
   n.type = intern("type");
   n.nbytes = intern("nbytes");
-  n.str = intern("str");
   n.stream = intern("stream");
   n.ptr = intern("ptr");
 }

@@ -33,10 +33,6 @@ struct ConvertContext {
 // parameter (nanobind::python_error when Python itself fails while probing the object).
 ArgValue convert_arg(PyObject* value, const std::string& param, ConvertContext& ctx);
 
-// The dtype a dtype object stands for: torch.float16, triton.language.float16, a numpy dtype, a
-// typestr ('<f2') or a name ('fp16', 'float16'); false when there is none.
-bool dtype_of(PyObject* dtype, DType* out, bool* torch_spelling);
-
 // The Python value of a grid function's `meta` entry for an argument: int, float, bool, None, str
 // or the dtype's name; nullptr-free (a new reference).
 PyObject* arg_to_python(const ArgValue& arg);

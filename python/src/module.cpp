@@ -1,6 +1,6 @@
 // triton_jit._C: the extension behind the triton_jit package. One file per concern: errors
-// (errors.cpp), arguments (convert.cpp), the kernel and its launch (kernel.cpp), value types and
-// settings (types.cpp).
+// (errors.cpp), arguments (convert.cpp; element types in dtypes.cpp, C-API helpers in pyutil.h),
+// the kernel and its launch (kernel.cpp), value types and settings (types.cpp).
 #include <nanobind/nanobind.h>
 
 #include "errors.h"
