@@ -18,10 +18,11 @@
 # GPU_CHECK_BUDGET_S seconds (default 480): each phase gets what is left. GPU_CHECK_TEST_JOBS
 # tests run at once (default: the cores, at most 8).
 # GPU_CHECK_BENCH lists the benchmarks to run (default, also when empty:
-# "launch,decorated,torch,startup"; "none" runs none): launch (bench/run-gpu-bench.sh), decorated
+# "launch,decorated,torch,python,startup"; "none" runs none): launch (bench/run-gpu-bench.sh), decorated
 # (bench/run-decorated-bench.sh: @triton.heuristics / @triton.autotune launches and tuning time,
 # OUT_DIR/decorated_bench.md), torch (bench/torch/run-torch-bench.sh: the launch overhead with
-# at::Tensor arguments, OUT_DIR/tensor_launch_bench.md, then the operators), startup (time to
+# at::Tensor arguments, OUT_DIR/tensor_launch_bench.md, then the operators), python
+# (bench/python/launch_bench.py: launches from Python, OUT_DIR/python_launch_bench.md), startup (time to
 # first launch, bench/first_launch.py, and prepare's parallel speedup, bench/run-prepare-bench.sh).
 #
 # Exit status: 0 when the build succeeded and no test failed; 1 otherwise; 2 for bad usage.
@@ -178,7 +179,7 @@ if [[ $CONFIGURE_STATUS == ok ]]; then
 fi
 
 # ---- benchmarks -----------------------------------------------------------------------------
-BENCHES=",${GPU_CHECK_BENCH:-launch,decorated,torch,startup},"
+BENCHES=",${GPU_CHECK_BENCH:-launch,decorated,torch,python,startup},"
 BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist or launch is not in GPU_CHECK_BENCH"
 : >"$BENCH_LOG"
 if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,launch,* ]]; then
@@ -211,6 +212,21 @@ if [[ -f "$ROOT/bench/torch/run-torch-bench.sh" && $CONFIGURE_STATUS == ok && $B
   TORCH_BENCH_STATUS=$(status_of "$rc" ran "$T" exit)
   BENCH_STATUS="$BENCH_STATUS; torch operators: $TORCH_BENCH_STATUS"
   log "torch benchmark: $TORCH_BENCH_STATUS"
+fi
+
+# The Python package's launches (OUT/python_launch_bench.md, .json, python_launch.png): host time
+# per launch of triton_jit.jit(k)[grid] against Triton and raw cuLaunchKernel, with the C++ raw
+# loop of the launch benchmark beside it; capped at 120 s.
+if [[ -f "$ROOT/bench/python/launch_bench.py" && -d "$BUILD/python/triton_jit" && $BENCHES == *,python,* ]]; then
+  T=$(left 10)
+  (( T > 120 )) && T=120
+  log "python benchmark: bench/python/launch_bench.py (at most ${T}s)"
+  PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}" timeout --kill-after=10 "$T" "$PY" \
+    "$ROOT/bench/python/launch_bench.py" --out "$OUT/python_launch_bench.json" --plot "$OUT/python_launch.png" \
+    --cpp-json "$OUT/launch_gpu_bench.json" >"$OUT/python_launch_bench.md" 2>>"$BENCH_LOG"
+  rc=$?
+  tee -a "$BENCH_LOG" <"$OUT/python_launch_bench.md"
+  BENCH_STATUS="$BENCH_STATUS; python: $(status_of "$rc" ran "$T" exit)"
 fi
 
 # Start-up: time to first launch (cold, warm index, pack only, Triton's Python) and prepare's

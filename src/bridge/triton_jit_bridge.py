@@ -1502,3 +1502,10 @@ def prune_autotune_configs(top, layer, names, values):
             raise ValueError(f"prune_configs_by returned a config the autotuner does not have: {text}")
         out.append(reprs.index(text))
     return out
+
+
+def adopt_module(path, module):
+    """The triton_jit Python package hands over a module its host process imported already (the
+    file of a kernel given to triton_jit.jit), so that `path` is not imported a second time: the
+    runtime then compiles the very function objects the host holds."""
+    _modules.setdefault(os.path.realpath(path), module)

@@ -1,0 +1,623 @@
+#include "kernel.h"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+#include <structmember.h>
+
+#include <array>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+
+#include "convert.h"
+#include "errors.h"
+#include "triton_jit/errors.h"
+
+namespace nb = nanobind;
+
+namespace triton_jit::python {
+
+// A set of extra compile options seen before, kept with the Python values it was built from: a
+// call with the same options reuses it (a launch only reads its precomputed hash).
+struct OptionsEntry {
+  std::vector<std::pair<nb::object, nb::object>> items;  // (name, value), in the call's order
+  CompileOptions options;
+};
+
+namespace {
+
+constexpr size_t kInlineArgs = 64;  // more parameters than this use the heap
+
+PyObject* g_num_warps;
+PyObject* g_num_stages;
+PyObject* g_num_ctas;
+PyObject* g_stream;
+PyObject* g_cuda_stream;
+PyObject* g_ptr;
+
+bool same_name(PyObject* a, PyObject* b) {
+  return a == b || (PyUnicode_Check(a) && PyUnicode_Check(b) && PyUnicode_Compare(a, b) == 0);
+}
+
+[[noreturn]] void fail_call(const Kernel& k, const std::string& parameter, const std::string& message) {
+  throw ArgumentError(k.name() + ": " + message, k.name(), parameter);
+}
+
+int as_int_option(const Kernel& k, PyObject* name, PyObject* value) {
+  if (!PyLong_Check(value) || PyBool_Check(value)) {
+    fail_call(k, "", std::string(PyUnicode_AsUTF8(name)) + " must be an int, not " + Py_TYPE(value)->tp_name);
+  }
+  const long v = PyLong_AsLong(value);
+  if (PyErr_Occurred()) throw nb::python_error();
+  return static_cast<int>(v);
+}
+
+CompileOptions::Value option_value(const Kernel& k, PyObject* name, PyObject* value) {
+  if (PyBool_Check(value)) return value == Py_True;
+  if (PyLong_Check(value)) {
+    const long long v = PyLong_AsLongLong(value);
+    if (PyErr_Occurred()) throw nb::python_error();
+    return static_cast<int64_t>(v);
+  }
+  if (PyFloat_Check(value)) return PyFloat_AS_DOUBLE(value);
+  if (PyUnicode_Check(value)) return std::string(PyUnicode_AsUTF8(value));
+  fail_call(k, "",
+            "the compile option " + std::string(PyUnicode_AsUTF8(name)) + " must be a bool, int, float or str, not " +
+                Py_TYPE(value)->tp_name);
+}
+
+// A stream given as `stream=`: a raw handle (int), or a framework's stream object (torch's
+// .cuda_stream, CuPy's .ptr, or the __cuda_stream__ protocol).
+uint64_t stream_handle(const Kernel& k, PyObject* s) {
+  if (PyLong_Check(s)) return PyLong_AsUnsignedLongLong(s);
+  for (PyObject* attr : {g_cuda_stream, g_ptr}) {
+    nb::object v = nb::steal(PyObject_GetAttr(s, attr));
+    if (v.is_valid() && PyLong_Check(v.ptr())) return PyLong_AsUnsignedLongLong(v.ptr());
+    PyErr_Clear();
+  }
+  nb::object proto = nb::steal(PyObject_GetAttrString(s, "__cuda_stream__"));
+  if (proto.is_valid()) {
+    nb::object r = proto();
+    if (PyTuple_Check(r.ptr()) && PyTuple_GET_SIZE(r.ptr()) == 2) {
+      return PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(r.ptr(), 1));
+    }
+  }
+  PyErr_Clear();
+  fail_call(k, "",
+            std::string("stream= must be a stream handle (int) or a stream object (torch.cuda.Stream, ") +
+                "cupy.cuda.Stream, or one with __cuda_stream__), not " + Py_TYPE(s)->tp_name);
+}
+
+Grid grid_of(const Kernel& k, PyObject* g) {
+  auto dim = [&](PyObject* v) -> int64_t {
+    const long long x = PyLong_AsLongLong(v);
+    if (x == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      nb::object index = nb::steal(PyNumber_Index(v));
+      if (!index.is_valid()) {
+        PyErr_Clear();
+        fail_call(k, "", std::string("a grid holds ints, not ") + Py_TYPE(v)->tp_name);
+      }
+      return PyLong_AsLongLong(index.ptr());
+    }
+    return x;
+  };
+  if (PyTuple_Check(g) || PyList_Check(g)) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(g);
+    if (n < 1 || n > 3) fail_call(k, "", "a grid has 1 to 3 dimensions, not " + std::to_string(n));
+    PyObject** items = PySequence_Fast_ITEMS(g);
+    Grid grid;
+    grid.x = dim(items[0]);
+    if (n > 1) grid.y = dim(items[1]);
+    if (n > 2) grid.z = dim(items[2]);
+    return grid;
+  }
+  if (PyLong_Check(g)) {
+    Grid grid;
+    grid.x = dim(g);
+    return grid;
+  }
+  fail_call(k, "",
+            std::string("the grid must be a tuple of up to three ints or a callable returning one, not ") +
+                Py_TYPE(g)->tp_name);
+}
+
+// One Kernel per function, as the runtime keeps one function per (file, name): jit(f) is jit(f),
+// and its option cache is shared. Functions live as long as the process; so do their Kernels.
+std::unordered_map<const TritonJitFunction*, nb::object>& kernel_registry() {
+  static auto* kernels = new std::unordered_map<const TritonJitFunction*, nb::object>();
+  return *kernels;
+}
+
+}  // namespace
+
+// One call's arguments and options, on the stack.
+struct Kernel::Call {
+  // Left uninitialized: only the first `count` are written, then read.
+  union Values {
+    Values() {}
+    ArgValue v[kInlineArgs];
+  } inline_values;
+  PyObject* inline_objects[kInlineArgs];  // borrowed: the caller's
+  std::vector<ArgValue> heap_values;
+  std::vector<PyObject*> heap_objects;
+  ArgValue* values = nullptr;
+  PyObject** objects = nullptr;
+  size_t count = 0;  // arguments given, up to the last one passed
+  LaunchConfig config;
+  PyObject* stream = nullptr;
+  // Extra compile options, borrowed from kwargs.
+  std::array<std::pair<PyObject*, PyObject*>, 8> extra;
+  size_t num_extra = 0;
+  std::optional<CompileOptions> own_options;  // when the cache is full
+  ConvertContext ctx;
+  PyObject* grid_callable = nullptr;
+};
+
+Kernel::Kernel(TritonJitFunction& fn) { init(fn); }
+
+Kernel::Kernel(nb::object triton_object, nb::object resolve)
+    : triton_object_(std::move(triton_object)), resolve_(std::move(resolve)) {}
+
+void Kernel::resolve() {
+  nb::tuple where = nb::cast<nb::tuple>(resolve_(triton_object_));
+  init(TritonJitFunction::get(nb::cast<std::string>(where[0]), nb::cast<std::string>(where[1])));
+  resolve_ = nb::object();
+  // Later jit() and kernel() calls for this function return this object.
+  nb::handle self = nb::find(this);
+  if (self.is_valid()) kernel_registry().emplace(fn_, nb::borrow(self));
+}
+
+void Kernel::init(TritonJitFunction& fn) {
+  fn_ = &fn;
+  const StaticSignature& sig = fn.signature();
+  std::vector<bool> set(sig.params.size(), false);
+  for (const DecoratorLayer& layer : sig.decorators) {
+    decorated_ = true;
+    if (layer.kind == DecoratorLayer::Kind::Heuristics) {
+      for (const HeuristicInfo& h : layer.heuristics) set.at(h.param) = true;
+    } else {
+      for (const AutotuneConfigInfo& c : layer.autotune.configs) {
+        for (const auto& kv : c.kwargs) set.at(kv.first) = true;
+      }
+      if (!layer.autotune.reset_to_zero.empty() || !layer.autotune.restore_value.empty()) need_bytes_ = true;
+    }
+  }
+  for (size_t i = 0; i < sig.params.size(); ++i) {
+    const ParamInfo& p = sig.params[i];
+    if (set[i]) {
+      set_by_decorator_.push_back(p.name);
+      continue;
+    }
+    Param q;
+    q.name = p.name;
+    q.py_name = nb::steal(PyUnicode_InternFromString(p.name.c_str()));
+    q.index = static_cast<uint32_t>(i);
+    if (p.default_value && p.default_value->representable) {
+      q.has_default = true;
+      q.default_value = p.default_value->to_arg();
+    }
+    params_.push_back(std::move(q));
+  }
+}
+
+Kernel::~Kernel() = default;
+
+void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching) {
+  if (fn_ == nullptr) resolve();
+  const size_t n = params_.size();
+  if (nargs > n) {
+    fail_call(*this, "",
+              "takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
+                  (decorated_ ? " (those no decorator sets)" : "") + " but " + std::to_string(nargs) + " were given");
+  }
+  if (n <= kInlineArgs) {
+    c.values = c.inline_values.v;
+    c.objects = c.inline_objects;
+  } else {
+    c.heap_values.resize(n);
+    c.heap_objects.resize(n);
+    c.values = c.heap_values.data();
+    c.objects = c.heap_objects.data();
+  }
+  for (size_t i = 0; i < nargs; ++i) c.objects[i] = args[i];
+  for (size_t i = nargs; i < n; ++i) c.objects[i] = nullptr;
+  c.count = nargs;
+
+  const Py_ssize_t num_keywords = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t kw = 0; kw < num_keywords; ++kw) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, kw);
+    PyObject* value = args[nargs + static_cast<size_t>(kw)];
+    {
+      size_t found = n;
+      for (size_t i = 0; i < n; ++i) {
+        if (params_[i].py_name.ptr() == key) {
+          found = i;
+          break;
+        }
+      }
+      if (found == n) {
+        for (size_t i = 0; i < n; ++i) {
+          if (same_name(params_[i].py_name.ptr(), key)) {
+            found = i;
+            break;
+          }
+        }
+      }
+      if (found < n) {
+        if (c.objects[found] != nullptr) {
+          fail_call(*this, params_[found].name, "got multiple values for argument '" + params_[found].name + "'");
+        }
+        c.objects[found] = value;
+        if (found + 1 > c.count) c.count = found + 1;
+      } else if (same_name(key, g_num_warps)) {
+        c.config.num_warps = as_int_option(*this, key, value);
+      } else if (same_name(key, g_num_stages)) {
+        c.config.num_stages = as_int_option(*this, key, value);
+      } else if (same_name(key, g_num_ctas)) {
+        c.config.num_ctas = as_int_option(*this, key, value);
+      } else if (same_name(key, g_stream)) {
+        c.stream = value == Py_None ? nullptr : value;
+      } else {
+        const std::string_view name = PyUnicode_AsUTF8(key);
+        for (const std::string& s : set_by_decorator_) {
+          if (s == name) {
+            fail_call(*this, s,
+                      "'" + s + "' is set by a @triton.autotune config or a @triton.heuristics value; do not pass it");
+          }
+        }
+        if (c.num_extra == c.extra.size()) fail_call(*this, "", "more than 8 extra compile options");
+        c.extra[c.num_extra++] = {key, value};
+      }
+    }
+  }
+
+  c.ctx.function = &name();
+  c.ctx.need_bytes = need_bytes_;
+  if (c.stream != nullptr) {
+    const uint64_t handle = stream_handle(*this, c.stream);
+    c.config.stream = reinterpret_cast<CUstream_st*>(static_cast<uintptr_t>(handle));
+  }
+  nb::object dlpack_stream;
+  if (c.stream != nullptr) {
+    // __dlpack__'s spelling of the stream the kernel runs on: 1 is the legacy default stream.
+    const uintptr_t h = reinterpret_cast<uintptr_t>(c.config.stream);
+    dlpack_stream = nb::steal(PyLong_FromUnsignedLongLong(h == 0 ? 1 : h));
+    c.ctx.dlpack_stream = dlpack_stream.ptr();
+  }
+  for (size_t i = 0; i < c.count; ++i) {
+    PyObject* o = c.objects[i];
+    if (o != nullptr) {
+      c.values[i] = convert_arg(o, params_[i].name, c.ctx);
+    } else if (params_[i].has_default) {
+      c.values[i] = params_[i].default_value;
+    } else {
+      fail_call(*this, params_[i].name, "missing a required argument: '" + params_[i].name + "'");
+    }
+  }
+  c.ctx.dlpack_stream = nullptr;
+  if (launching) {
+    check_current_device(c.ctx);
+    if (c.stream == nullptr) {
+      c.config.stream = reinterpret_cast<CUstream_st*>(static_cast<uintptr_t>(framework_stream(c.ctx)));
+    }
+  }
+  c.config.options = options_for(c);
+}
+
+const CompileOptions* Kernel::options_for(Call& c) {
+  if (c.num_extra == 0) return nullptr;
+  for (const auto& entry : options_cache_) {
+    if (entry->items.size() != c.num_extra) continue;
+    bool same = true;
+    for (size_t i = 0; i < c.num_extra && same; ++i) {
+      const auto& [name, value] = entry->items[i];
+      PyObject* v = c.extra[i].second;
+      same = same_name(name.ptr(), c.extra[i].first) && Py_TYPE(value.ptr()) == Py_TYPE(v) &&
+             PyObject_RichCompareBool(value.ptr(), v, Py_EQ) == 1;
+    }
+    if (same) return &entry->options;
+  }
+  CompileOptions options;
+  for (size_t i = 0; i < c.num_extra; ++i) {
+    options.set(PyUnicode_AsUTF8(c.extra[i].first), option_value(*this, c.extra[i].first, c.extra[i].second));
+  }
+  if (options_cache_.size() < 16) {
+    auto entry = std::make_unique<OptionsEntry>();
+    for (size_t i = 0; i < c.num_extra; ++i) {
+      entry->items.emplace_back(nb::borrow(c.extra[i].first), nb::borrow(c.extra[i].second));
+    }
+    entry->options = std::move(options);
+    options_cache_.push_back(std::move(entry));
+    return &options_cache_.back()->options;
+  }
+  c.own_options = std::move(options);
+  return &*c.own_options;
+}
+
+void Kernel::set_grid(Call& c, nb::handle grid) {
+  if (!PyCallable_Check(grid.ptr())) {
+    c.config.grid = grid_of(*this, grid.ptr());
+    return;
+  }
+  if (!decorated_) {
+    // Triton's meta: every argument by name, defaults included, and the launch options.
+    nb::dict meta;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (i < c.count && c.objects[i] != nullptr) {
+        meta[params_[i].py_name] = nb::borrow(c.objects[i]);
+      } else if (params_[i].has_default) {
+        meta[params_[i].py_name] = nb::steal(arg_to_python(params_[i].default_value));
+      }
+    }
+    meta["num_warps"] = c.config.num_warps;
+    meta["num_stages"] = c.config.num_stages;
+    meta["num_ctas"] = c.config.num_ctas;
+    nb::object g = grid(meta);
+    c.config.grid = grid_of(*this, g.ptr());
+    return;
+  }
+  // A decorated function's grid sees what the autotuner and heuristics chose: computed by the
+  // runtime from the completed call (GridMeta), the caller's own objects where it passed them.
+  // Two pointers: small enough for std::function to keep without allocating.
+  c.grid_callable = grid.ptr();
+  const Call* call = &c;
+  c.config.grid_fn = [this, call](const GridMeta& gm) -> Grid {
+    nb::dict meta;
+    const StaticSignature& sig = fn_->signature();
+    size_t caller = 0;
+    for (const ParamInfo& p : sig.params) {
+      const bool passed_by_caller = caller < params_.size() && params_[caller].index == static_cast<uint32_t>(p.index);
+      if (passed_by_caller && caller < call->count && call->objects[caller] != nullptr) {
+        meta[p.name.c_str()] = nb::borrow(call->objects[caller]);
+      } else {
+        meta[p.name.c_str()] = nb::steal(arg_to_python(gm.arg(p.name)));
+      }
+      if (passed_by_caller) ++caller;
+    }
+    meta["num_warps"] = gm.num_warps;
+    meta["num_stages"] = gm.num_stages;
+    meta["num_ctas"] = gm.num_ctas;
+    nb::object g = nb::borrow(call->grid_callable)(meta);
+    return grid_of(*this, g.ptr());
+  };
+}
+
+void Kernel::launch(nb::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames) {
+  Call c;
+  prepare(c, args, nargs, kwnames, /*launching=*/true);
+  set_grid(c, grid);
+  fn_->launch(c.config, ArgSpan{c.values, c.count});
+}
+
+void Kernel::bind(PyObject* const* args, size_t nargs, PyObject* kwnames) {
+  Call c;
+  prepare(c, args, nargs, kwnames, /*launching=*/true);
+}
+
+Specialization Kernel::specialize(PyObject* const* args, size_t nargs, PyObject* kwnames) {
+  Call c;
+  prepare(c, args, nargs, kwnames, /*launching=*/false);
+  return fn_->specialize(c.config, ArgSpan{c.values, c.count});
+}
+
+const KernelInfo& Kernel::compile(PyObject* const* args, size_t nargs, PyObject* kwnames) {
+  Call c;
+  prepare(c, args, nargs, kwnames, /*launching=*/false);
+  return fn_->compile(c.config, ArgSpan{c.values, c.count});
+}
+
+namespace {
+
+// k[grid]: the grid bound, called with the arguments. A type of the raw C API, called through
+// vectorcall: a launch builds no argument tuple and no keyword dict.
+struct LauncherObject {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  Kernel* kernel;
+  PyObject* owner;  // the Kernel's Python object, kept alive
+  PyObject* grid;
+  bool bind_only;  // kernel._bind(grid): everything but the launch, for benchmarks
+};
+
+PyTypeObject* g_launcher_type = nullptr;
+
+PyObject* launcher_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  try {
+    const size_t nargs = PyVectorcall_NARGS(nargsf);
+    if (l->bind_only) {
+      l->kernel->bind(args, nargs, kwnames);
+    } else {
+      l->kernel->launch(nb::handle(l->grid), args, nargs, kwnames);
+    }
+  } catch (...) {
+    set_python_error_from_current_exception();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+void launcher_dealloc(PyObject* self) {
+  auto* l = reinterpret_cast<LauncherObject*>(self);
+  Py_XDECREF(l->owner);
+  Py_XDECREF(l->grid);
+  PyObject_Free(self);
+}
+
+PyObject* make_launcher(nb::handle kernel_object, nb::handle grid, bool bind_only) {
+  auto* l = PyObject_New(LauncherObject, g_launcher_type);
+  if (l == nullptr) throw nb::python_error();
+  l->vectorcall = launcher_call;
+  l->kernel = nb::inst_ptr<Kernel>(kernel_object);
+  l->owner = kernel_object.inc_ref().ptr();
+  l->grid = grid.inc_ref().ptr();
+  l->bind_only = bind_only;
+  return reinterpret_cast<PyObject*>(l);
+}
+
+PyTypeObject* make_launcher_type(nb::module_& m) {
+  static PyMemberDef members[] = {
+      {"__vectorcalloffset__", T_PYSSIZET, offsetof(LauncherObject, vectorcall), READONLY, nullptr},
+      {nullptr, 0, 0, 0, nullptr}};
+  static PyType_Slot slots[] = {
+      {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+      {Py_tp_dealloc, reinterpret_cast<void*>(launcher_dealloc)},
+      {Py_tp_members, members},
+      {Py_tp_doc, const_cast<char*>("A kernel with its grid (kernel[grid]): call it with the kernel's arguments, "
+                                    "plus num_warps, num_stages, num_ctas, stream and compile options by keyword.")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"triton_jit._C.Launcher", sizeof(LauncherObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw nb::python_error();
+  m.attr("Launcher") = nb::handle(type);
+  return reinterpret_cast<PyTypeObject*>(type);  // the module holds a reference; so does this
+}
+
+// A call from a nanobind method (*args, **kwargs) in vectorcall form: positional arguments, then
+// the keyword values, with their names in a tuple.
+struct VectorArgs {
+  std::vector<PyObject*> items;
+  nb::object kwnames;
+  size_t nargs = 0;
+
+  VectorArgs(const nb::args& args, const nb::kwargs& kwargs, const char* skip = nullptr) {
+    nargs = args.size();
+    items.reserve(nargs + kwargs.size());
+    for (size_t i = 0; i < nargs; ++i) items.push_back(PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i)));
+    nb::list names;
+    for (auto [k, v] : kwargs) {
+      if (skip != nullptr && PyUnicode_Check(k.ptr()) && PyUnicode_CompareWithASCIIString(k.ptr(), skip) == 0) {
+        continue;
+      }
+      names.append(k);
+      items.push_back(v.ptr());
+    }
+    if (names.size() > 0) kwnames = nb::steal(PyList_AsTuple(names.ptr()));
+  }
+  PyObject* const* data() const { return items.data(); }
+  PyObject* names() const { return kwnames.is_valid() ? kwnames.ptr() : nullptr; }
+};
+
+nb::object make_kernel(TritonJitFunction& fn) {
+  auto& kernels = kernel_registry();
+  auto it = kernels.find(&fn);
+  if (it != kernels.end()) return it->second;
+  nb::object k = nb::cast(new Kernel(fn), nb::rv_policy::take_ownership);
+  kernels.emplace(&fn, k);
+  return k;
+}
+
+}  // namespace
+
+void register_kernel(nb::module_& m) {
+  init_convert();
+  g_num_warps = PyUnicode_InternFromString("num_warps");
+  g_num_stages = PyUnicode_InternFromString("num_stages");
+  g_num_ctas = PyUnicode_InternFromString("num_ctas");
+  g_stream = PyUnicode_InternFromString("stream");
+  g_cuda_stream = PyUnicode_InternFromString("cuda_stream");
+  g_ptr = PyUnicode_InternFromString("ptr");
+
+  g_launcher_type = make_launcher_type(m);
+
+  nb::class_<Kernel>(m, "Kernel", "A @triton.jit function launched through libtriton_jit.")
+      .def("__getitem__", [](nb::handle self, nb::handle grid) { return nb::steal(make_launcher(self, grid, false)); })
+      .def(
+          "_bind", [](nb::handle self, nb::handle grid) { return nb::steal(make_launcher(self, grid, true)); },
+          "kernel._bind(grid)(*args, **kwargs) does a launch's work in Python and the extension (arguments, "
+          "options, stream) without launching: for benchmarks that split a launch's host time.")
+      .def(
+          "run",
+          [](Kernel& k, nb::args args, nb::kwargs kwargs) {
+            k.fn();  // a pending kernel is found first: its name is in the message
+            if (!kwargs.contains("grid")) throw ArgumentError(k.name() + ": run() needs grid=", k.name(), "");
+            nb::object grid = kwargs["grid"];
+            VectorArgs v(args, kwargs, "grid");
+            k.launch(grid, v.data(), v.nargs, v.names());
+          },
+          "k.run(*args, grid=grid, **kwargs): the same as k[grid](*args, **kwargs).")
+      .def(
+          "specialize",
+          [](Kernel& k, nb::args args, nb::kwargs kwargs) {
+            VectorArgs v(args, kwargs);
+            return k.specialize(v.data(), v.nargs, v.names());
+          },
+          "The specialization a launch with these arguments uses (Triton's key); no compile, no GPU.")
+      .def(
+          "compile",
+          [](Kernel& k, nb::args args, nb::kwargs kwargs) -> nb::object {
+            if (args.size() == 1 && kwargs.size() == 0 && nb::isinstance<CompileRequest>(args[0])) {
+              return nb::cast(k.fn().compile(nb::cast<const CompileRequest&>(args[0])));
+            }
+            VectorArgs v(args, kwargs);
+            const KernelInfo& info = k.compile(v.data(), v.nargs, v.names());
+            return nb::cast(&info, nb::rv_policy::reference);
+          },
+          "Compiles (or finds) the kernel a launch with these arguments uses, without launching; or, given "
+          "a CompileRequest, compiles that specialization ahead of time.")
+      .def(
+          "warmup",
+          [](Kernel& k, nb::args args, nb::kwargs kwargs) {
+            VectorArgs v(args, kwargs, "grid");
+            const KernelInfo& info = k.compile(v.data(), v.nargs, v.names());
+            return nb::cast(&info, nb::rv_policy::reference);
+          },
+          "As Triton's warmup(*args, grid=..., **kwargs): compiles without launching.")
+      .def_prop_ro(
+          "name", [](Kernel& k) { return k.fn().signature().function; },
+          "The @triton.jit function's name (its __qualname__).")
+      .def_prop_ro("path", [](Kernel& k) { return k.fn().path(); })
+      .def_prop_ro("module", [](Kernel& k) { return k.fn().module(); })
+      .def_prop_ro(
+          "fn", [](const Kernel& k) { return k.triton_object(); },
+          "The Triton object a decorator was given (None for a kernel got by path or module).")
+      .def_prop_ro(
+          "arg_names",
+          [](Kernel& k) {
+            std::vector<std::string> names;
+            for (const auto& p : k.params()) names.push_back(p.name);
+            return names;
+          },
+          "The parameters a call passes, in order (those no decorator sets).")
+      .def_prop_ro("signature", [](Kernel& k) { return k.fn().signature().to_string(); })
+      .def(
+          "stats",
+          [](Kernel& k) {
+            const Stats s = k.fn().stats();
+            nb::dict d;
+            d["hits"] = s.hits;
+            d["misses"] = s.misses;
+            d["compiles"] = s.compiles;
+            d["loads"] = s.loads;
+            d["index_hits"] = s.index_hits;
+            d["pack_hits"] = s.pack_hits;
+            d["tunings"] = s.tunings;
+            d["heuristic_python_calls"] = s.heuristic_python_calls;
+            return d;
+          },
+          "This function's counters: hits, misses, compiles, loads, index_hits, pack_hits, tunings.")
+      .def("__repr__", [](Kernel& k) {
+        if (!k.resolved()) return std::string("<triton_jit.Kernel, found at first use>");
+        return "<triton_jit.Kernel " + k.name() + " of " + k.fn().path() + ">";
+      });
+
+  m.def(
+      "get",
+      [](const std::string& path, const std::string& name) { return make_kernel(TritonJitFunction::get(path, name)); },
+      nb::arg("path"), nb::arg("name"), "The Kernel for function `name` of the file `path`.");
+  m.def(
+      "_lazy_kernel",
+      [](nb::object triton_object, nb::object resolve) {
+        return nb::cast(new Kernel(std::move(triton_object), std::move(resolve)), nb::rv_policy::take_ownership);
+      },
+      "A Kernel whose function is found at first use (triton_jit.jit under a decorator).");
+  m.def(
+      "get_module",
+      [](const std::string& module, const std::string& name) {
+        return make_kernel(TritonJitFunction::get_module(module, name));
+      },
+      nb::arg("module"), nb::arg("name"), "The Kernel for function `name` of the module `module`.");
+}
+
+}  // namespace triton_jit::python

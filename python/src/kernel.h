@@ -1,0 +1,89 @@
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "triton_jit/jit_function.h"
+
+// triton_jit.Kernel: one @triton.jit function behind Triton's calling convention,
+// `k[grid](*args, num_warps=..., stream=..., **constexprs)`, over the runtime's non-template
+// launch. What a call needs to know of the function (which parameters the caller passes, their
+// names and defaults, whether decorators set others) is computed once, when the Kernel is made.
+namespace triton_jit::python {
+
+struct OptionsEntry;
+
+class Kernel {
+ public:
+  explicit Kernel(TritonJitFunction& fn);
+  // A kernel whose function is found at first use: `triton_object` (the @triton.jit function or
+  // its wrapper) is not yet held by a module-level name, as under a decorator
+  // (`@triton_jit.jit` above `@triton.jit`). `resolve(triton_object)` returns (path, name).
+  Kernel(nanobind::object triton_object, nanobind::object resolve);
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  // The function; resolves a pending kernel first (may raise KernelLookupError).
+  TritonJitFunction& fn() {
+    if (fn_ == nullptr) resolve();
+    return *fn_;
+  }
+  const std::string& name() const noexcept { return fn_->name(); }  // after fn()
+  bool resolved() const noexcept { return fn_ != nullptr; }
+  // The Triton object a decorator was given (None for a kernel got by path or module): module
+  // globals holding a Kernel lead the runtime to the function through it, as `.fn` of Triton's
+  // own wrappers does.
+  const nanobind::object& triton_object() const noexcept { return triton_object_; }
+
+  // Parameters the caller passes (those no decorator sets), in order.
+  struct Param {
+    std::string name;
+    nanobind::object py_name;  // interned, compared by identity first
+    uint32_t index = 0;        // in the signature
+    bool has_default = false;
+    ArgValue default_value;  // views the signature's strings, which live as long as the function
+  };
+  const std::vector<Param>& params() {
+    fn();
+    return params_;
+  }
+
+  // Calls take Python's vectorcall form: `nargs` positional arguments, then one value per name of
+  // the tuple `kwnames` (nullptr: none), all in `args`.
+  //
+  // The call k[grid](*args, **kwargs); `grid` is a tuple of up to three ints, an int, or a
+  // callable taking the call's arguments by name (Triton's `meta`).
+  void launch(nanobind::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames);
+  // The same call's specialization, or compiled kernel, without launching (no GPU needed).
+  Specialization specialize(PyObject* const* args, size_t nargs, PyObject* kwnames);
+  const KernelInfo& compile(PyObject* const* args, size_t nargs, PyObject* kwnames);
+  // A launch's work in Python and the extension without the launch: arguments converted, options,
+  // stream. For benchmarks that split a launch's host time (bench/python/launch_bench.py).
+  void bind(PyObject* const* args, size_t nargs, PyObject* kwnames);
+
+ private:
+  struct Call;
+  void prepare(Call& call, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching);
+  const CompileOptions* options_for(Call& call);
+  void set_grid(Call& call, nanobind::handle grid);
+
+  void init(TritonJitFunction& fn);
+  void resolve();
+
+  TritonJitFunction* fn_ = nullptr;
+  nanobind::object triton_object_;
+  nanobind::object resolve_;
+  std::vector<Param> params_;
+  std::vector<std::string> set_by_decorator_;  // names a decorator sets: passing them is an error
+  bool decorated_ = false;
+  bool need_bytes_ = false;
+  std::vector<std::unique_ptr<OptionsEntry>> options_cache_;
+};
+
+void register_kernel(nanobind::module_& m);
+
+}  // namespace triton_jit::python

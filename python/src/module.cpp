@@ -1,0 +1,18 @@
+// triton_jit._C: the extension behind the triton_jit package. One file per concern: errors
+// (errors.cpp), arguments (convert.cpp; element types in dtypes.cpp, C-API helpers in pyutil.h),
+// the kernel and its launch (kernel.cpp), value types and settings (types.cpp).
+#include <nanobind/nanobind.h>
+
+#include "errors.h"
+#include "kernel.h"
+#include "types.h"
+
+NB_MODULE(_C, m) {
+  m.doc() = "libtriton_jit's launcher for Python: see the triton_jit package.";
+  // Kernels live as long as the process, as the runtime's functions do: not leaks.
+  nanobind::set_leak_warnings(false);
+  triton_jit::python::register_errors(m);
+  triton_jit::python::register_types(m);
+  triton_jit::python::register_settings(m);
+  triton_jit::python::register_kernel(m);
+}

@@ -1,0 +1,145 @@
+#include "types.h"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include "triton_jit/device.h"
+#include "triton_jit/jit_function.h"
+#include "triton_jit/settings.h"
+#include "triton_jit/stats.h"
+
+namespace nb = nanobind;
+
+namespace triton_jit::python {
+namespace {
+
+// Triton's hint of one argument, as its specialization tuple holds it: 'D', '', None or 1.
+nb::object hint_of(const ParamSpecialization& p) {
+  switch (p.hint) {
+    case ParamSpecialization::Hint::Divisible16: return nb::str("D");
+    case ParamSpecialization::Hint::NotAligned: return nb::str("");
+    case ParamSpecialization::Hint::EqualsOne: return nb::int_(1);
+    default: return nb::none();
+  }
+}
+
+CompileOptions to_options(const nb::dict& d) {
+  CompileOptions options;
+  for (auto [k, v] : d) {
+    std::string name = nb::cast<std::string>(k);
+    if (PyBool_Check(v.ptr())) {
+      options.set(name, nb::cast<bool>(v));
+    } else if (PyLong_Check(v.ptr())) {
+      options.set(name, nb::cast<int64_t>(v));
+    } else if (PyFloat_Check(v.ptr())) {
+      options.set(name, nb::cast<double>(v));
+    } else {
+      options.set(name, nb::cast<std::string>(v));
+    }
+  }
+  return options;
+}
+
+}  // namespace
+
+void register_types(nb::module_& m) {
+  nb::class_<Specialization>(m, "Specialization", "Triton's specialization of one call: its kernel key.")
+      .def("signature", &Specialization::signature, "Triton's signature syntax: '*fp16:16,i32,1024'.")
+      .def("triton_repr", &Specialization::triton_repr,
+           "Python's repr of Triton's specialization list: \"[('*fp16', 'D'), ('i32', '')]\".")
+      .def_prop_ro(
+          "params",
+          [](const Specialization& s) {
+            nb::list out;
+            for (const auto& p : s.params) {
+              out.append(nb::make_tuple(p.type, hint_of(p), p.value_repr));
+            }
+            return out;
+          },
+          "One (type, hint, value repr) per parameter.")
+      .def_ro("num_warps", &Specialization::num_warps)
+      .def_ro("num_stages", &Specialization::num_stages)
+      .def_ro("num_ctas", &Specialization::num_ctas)
+      .def_ro("target", &Specialization::target)
+      .def("__repr__", [](const Specialization& s) { return "<Specialization " + s.signature() + ">"; });
+
+  nb::class_<KernelInfo>(m, "KernelInfo", "A compiled kernel.")
+      .def_ro("name", &KernelInfo::name)
+      .def_prop_ro("target", [](const KernelInfo& k) { return k.target.str(); })
+      .def_prop_ro("cubin", [](const KernelInfo& k) { return nb::bytes(k.cubin.data(), k.cubin.size()); })
+      .def_ro("num_warps", &KernelInfo::num_warps)
+      .def_ro("num_ctas", &KernelInfo::num_ctas)
+      .def_ro("shared", &KernelInfo::shared)
+      .def_ro("hash", &KernelInfo::hash)
+      .def_ro("triton_version", &KernelInfo::triton_version)
+      .def("to_json", &KernelInfo::to_json, "Every field of the compile as one JSON object.")
+      .def("__repr__", [](const KernelInfo& k) { return "<KernelInfo " + k.name + " for " + k.target.str() + ">"; });
+
+  nb::class_<CompileRequest>(m, "CompileRequest",
+                             "One specialization to compile ahead of time, in Triton's signature syntax.")
+      .def(
+          "__init__",
+          [](CompileRequest* r, std::string signature, int num_warps, int num_stages, int num_ctas,
+             std::optional<std::string> target, nb::dict options) {
+            new (r) CompileRequest{
+                std::move(signature), num_warps,
+                num_stages,           num_ctas,
+                to_options(options),  target ? std::optional<Target>(Target::parse(*target)) : std::nullopt};
+          },
+          nb::arg("signature"), nb::arg("num_warps") = kDefaultNumWarps, nb::arg("num_stages") = kDefaultNumStages,
+          nb::arg("num_ctas") = kDefaultNumCtas, nb::arg("target") = nb::none(), nb::arg("options") = nb::dict())
+      .def_ro("signature", &CompileRequest::signature)
+      .def_ro("num_warps", &CompileRequest::num_warps)
+      .def_ro("num_stages", &CompileRequest::num_stages)
+      .def_ro("num_ctas", &CompileRequest::num_ctas);
+}
+
+void register_settings(nb::module_& m) {
+  m.def(
+      "set_target",
+      [](std::optional<std::string> target) {
+        set_target(target ? std::optional<Target>(Target::parse(*target)) : std::nullopt);
+      },
+      nb::arg("target").none(), "Compile for an explicit target ('cuda:90'); None: the current device's.");
+  m.def(
+      "explicit_target",
+      []() -> std::optional<std::string> {
+        auto t = explicit_target();
+        return t ? std::optional<std::string>(t->str()) : std::nullopt;
+      },
+      "The explicit target, if one is set (set_target or TRITON_JIT_TARGET).");
+  m.def("set_offline", &set_offline, nb::arg("offline"), "Offline mode: kernels only from packs and the index.");
+  m.def("offline", &offline);
+  m.def("preload_modules", &preload_modules, nb::arg("modules"),
+        "Modules to import before any kernel is imported through Python.");
+  m.def("python_used", &python_used);
+  m.def(
+      "synchronize",
+      [](uint64_t stream) {
+        nb::gil_scoped_release release;
+        synchronize(reinterpret_cast<CUstream_st*>(static_cast<uintptr_t>(stream)));
+      },
+      nb::arg("stream") = 0, "Waits for the work queued on `stream` (a handle; 0: the legacy default stream).");
+  m.def("device_name", &device_name, "The current device's name.");
+  m.def("triton_version", &triton_version, "The version of the Triton package kernels compile with.");
+  m.def(
+      "global_stats",
+      []() {
+        const Stats s = global_stats();
+        nb::dict d;
+        d["hits"] = s.hits;
+        d["misses"] = s.misses;
+        d["compiles"] = s.compiles;
+        d["loads"] = s.loads;
+        d["index_hits"] = s.index_hits;
+        d["pack_hits"] = s.pack_hits;
+        d["tunings"] = s.tunings;
+        d["heuristic_python_calls"] = s.heuristic_python_calls;
+        return d;
+      },
+      "The counters of every function together.");
+}
+
+}  // namespace triton_jit::python

@@ -1,0 +1,91 @@
+"""Framework helpers for code written once for torch, CuPy and JAX arrays (the seed's
+triton.shape / triton.empty): which framework an object belongs to, its shape and strides in
+elements, and new arrays allocated beside it."""
+
+
+def framework_of(x):
+    """'torch', 'cupy', 'jax', 'numpy' or None, from the object's type (nothing is imported)."""
+    module = type(x).__module__ or ""
+    root = module.split(".", 1)[0]
+    if root == "torch":
+        return "torch"
+    if root in ("cupy", "cupy_backends"):
+        return "cupy"
+    if root in ("jax", "jaxlib"):
+        return "jax"
+    if root == "numpy":
+        return "numpy"
+    return None
+
+
+def first_framework(args):
+    """The framework of the first array among `args`."""
+    for a in args:
+        fw = framework_of(a)
+        if fw is not None:
+            return fw
+    return None
+
+
+def shape(x):
+    """The shape of any framework's array, as a tuple of ints."""
+    return tuple(int(d) for d in x.shape)
+
+
+def strides(x):
+    """Strides in elements (torch's convention) for torch, CuPy, numpy and JAX arrays (JAX arrays
+    are always dense, row-major)."""
+    fw = framework_of(x)
+    if fw == "torch":
+        return tuple(x.stride())
+    if fw in ("cupy", "numpy"):
+        return tuple(s // x.itemsize for s in x.strides)
+    dims = shape(x)
+    out, step = [], 1
+    for d in reversed(dims):
+        out.append(step)
+        step *= d
+    return tuple(reversed(out))
+
+
+_DTYPE_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64", "i8": "int8",
+                "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "u1": "bool", "int1": "bool"}
+
+
+def _dtype_name(dtype):
+    """A dtype of any spelling (torch.float16, tl.float16, numpy's, 'float16', 'fp16') as a name."""
+    if isinstance(dtype, str):
+        name = dtype
+    else:
+        name = getattr(dtype, "name", None)
+        if not isinstance(name, str):  # torch.dtype: "torch.float16"
+            name = str(dtype)
+    name = name.rsplit(".", 1)[-1]
+    return _DTYPE_NAMES.get(name, name)
+
+
+def empty(shape_, dtype=None, like=None):
+    """A new uninitialized array of `shape_` and `dtype` (any spelling; default: like's dtype) in
+    the framework and on the device of `like`."""
+    if like is None:
+        raise TypeError("triton_jit.empty needs like=: an array of the framework and device to allocate in")
+    shape_ = tuple(int(d) for d in shape_)
+    fw = framework_of(like)
+    name = _dtype_name(dtype if dtype is not None else like.dtype)
+    if fw == "torch":
+        import torch
+        return torch.empty(shape_, dtype=getattr(torch, name), device=like.device)
+    if fw == "cupy":
+        import cupy
+        with like.device:
+            return cupy.empty(shape_, dtype=name)
+    if fw == "jax":
+        import jax
+        import jax.numpy as jnp
+        devices = like.devices() if hasattr(like, "devices") else None
+        out = jnp.empty(shape_, dtype=name)
+        return jax.device_put(out, next(iter(devices))) if devices else out
+    if fw == "numpy":
+        import numpy
+        return numpy.empty(shape_, dtype=name)
+    raise TypeError(f"triton_jit.empty: no framework for an object of type {type(like).__name__}")

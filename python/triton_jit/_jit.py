@@ -1,0 +1,122 @@
+"""triton_jit.jit and triton_jit.kernel: from a Triton function object, or a file and a name, to
+the runtime's Kernel.
+
+The runtime loads a kernel by its file and the name it has there (that is how its signature is
+stored and how compile workers find it), so jit() finds the module-level name that holds the
+object it is given; the module the caller already imported is handed to the runtime, so it is
+not imported a second time.
+"""
+import os
+import sys
+
+from . import _C
+from .errors import KernelLookupError
+
+
+def _base_function(obj):
+    """The @triton.jit function under autotune/heuristics wrappers (each keeps it as `.fn`)."""
+    from triton.runtime.jit import JITFunction
+    seen = 0
+    while not isinstance(obj, JITFunction):
+        obj = getattr(obj, "fn", None)
+        seen += 1
+        if obj is None or seen > 16:
+            return None
+    return obj
+
+
+def _name_in_module(module, obj):
+    """The name under which `module` holds `obj`: "kernel", or "kernel.fn" for the function under a
+    wrapper the module holds. None when the module does not hold it."""
+    found = None
+    for name, value in vars(module).items():
+        path, current = name, value
+        for _ in range(17):
+            if current is obj:
+                if found is None or path.count(".") < found.count("."):
+                    found = path
+                break
+            current = getattr(current, "fn", None)
+            if current is None:
+                break
+            path += ".fn"
+        if found is not None and "." not in found:
+            break
+    return found
+
+
+def _adopt_module(path, module):
+    """Hands the caller's module object to the runtime's bridge for `path`, so that the runtime
+    compiles the very functions the caller holds instead of importing the file again."""
+    bridge = sys.modules.get("triton_jit_bridge")
+    if bridge is None:
+        _C.triton_version()  # starts (joins) the runtime's Python side, which loads the bridge
+        bridge = sys.modules.get("triton_jit_bridge")
+    adopt = getattr(bridge, "adopt_module", None)
+    if adopt is not None:
+        adopt(path, module)
+
+
+def _where(obj):
+    """(path, name) of a Triton object for the runtime: its file, and the module-level name that
+    holds it (or holds a Kernel made from it). Raises KernelLookupError when no name holds it."""
+    base = _base_function(obj)
+    path = os.path.realpath(base.fn.__code__.co_filename)
+    module_name = getattr(base, "__module__", None) or base.fn.__module__
+    module = sys.modules.get(module_name)
+    name = _name_in_module(module, obj) if module is not None else None
+    if name is None:
+        error = KernelLookupError(
+            f"triton_jit.jit: {base.fn.__qualname__} (defined in {path}) is not held by a module-level name of "
+            f"{module_name}: libtriton_jit loads kernels by their name in their file. Define the decorated kernel at "
+            f"module level, or use triton_jit.kernel(path, name).")
+        error.path, error.function = path, base.fn.__qualname__
+        raise error
+    module_file = getattr(module, "__file__", None)
+    if module_file and os.path.realpath(module_file) == path:
+        _adopt_module(path, module)
+    return path, name
+
+
+def jit(fn=None, **triton_jit_kwargs):
+    """The Kernel for `fn`, a @triton.jit function (or one wrapped by @triton.autotune and
+    @triton.heuristics). Call it as Triton's: ``jit(fn)[grid](*args, **kwargs)``.
+
+    Also a decorator, in place of or above ``@triton.jit`` (keyword arguments go to triton.jit)::
+
+        @triton_jit.jit
+        def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr): ...
+
+    The runtime loads kernels by their file and their name there: the object (or the Kernel made
+    from it) must be held by a module-level name of its module. When none holds it yet (under a
+    decorator), the name is looked up at the first use."""
+    if fn is None:
+        return lambda f: jit(f, **triton_jit_kwargs)
+    if isinstance(fn, _C.Kernel):
+        return fn
+    if _base_function(fn) is None:
+        import inspect
+        if inspect.isfunction(fn):
+            import triton
+            fn = triton.jit(fn, **triton_jit_kwargs)
+        else:
+            raise TypeError(f"triton_jit.jit takes a @triton.jit function (or one under @triton.autotune / "
+                            f"@triton.heuristics) or a Python function to make one of, not {type(fn).__name__}")
+    base = _base_function(fn)
+    module = sys.modules.get(getattr(base, "__module__", None) or base.fn.__module__)
+    if module is not None and _name_in_module(module, fn) is not None:
+        return _C.get(*_where(fn))
+    return _C._lazy_kernel(fn, _where)
+
+
+def kernel(path=None, name=None, *, module=None):
+    """The Kernel for the function `name` of the file `path` (relative to the working directory,
+    or absolute), or of the module `module` (imported the normal way): the mirror of
+    TritonJitFunction::get and get_module."""
+    if name is None:
+        raise TypeError("triton_jit.kernel needs the function's name")
+    if (path is None) == (module is None):
+        raise TypeError("triton_jit.kernel takes a file path or module=, one of the two")
+    if module is not None:
+        return _C.get_module(module, name)
+    return _C.get(os.fspath(path), name)

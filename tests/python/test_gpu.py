@@ -1,0 +1,212 @@
+"""Launches on the GPU: results against torch (and CuPy, Numba, JAX where installed), the kernel
+Triton itself launches, decorated kernels, grids, and the framework's current stream respected.
+Every test skips with its reason on a machine without a CUDA GPU."""
+import pytest
+
+from conftest import has_gpu
+
+pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU (torch.cuda.is_available() is False)")
+
+if has_gpu():
+    import torch
+    import triton
+    import triton.language as tl
+
+    import triton_jit
+    import py_kernels
+
+
+def grid_for(n, block):
+    return (triton.cdiv(n, block), )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("n", [1, 1000, 4096, 100003])
+def test_add_matches_torch(dtype, n):
+    dt = getattr(torch, dtype)
+    x = torch.randn(n, device="cuda", dtype=dt)
+    y = torch.randn(n, device="cuda", dtype=dt)
+    out = torch.empty_like(x)
+    add = triton_jit.jit(py_kernels.add_kernel)
+    add[grid_for(n, 1024)](x, y, out, n)
+    torch.testing.assert_close(out, x + y)
+    out.zero_()
+    add[lambda meta: grid_for(meta["n"], meta["BLOCK"])](x, y, out, n=n, BLOCK=256, num_warps=2)
+    torch.testing.assert_close(out, x + y)
+
+
+def test_same_kernel_as_tritons_launch():
+    n = 5000
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    reference = py_kernels.add_kernel.warmup(x, y, out, n, BLOCK=256, grid=(1, ))
+    ours = triton_jit.jit(py_kernels.add_kernel).compile(x, y, out, n, BLOCK=256)
+    reference_hash = getattr(reference, "hash", None) or reference.metadata.hash
+    assert ours.hash == str(reference_hash)
+
+
+def test_scalars_constexprs_and_dtype_arguments():
+    n = 3000
+    x = torch.randn(n, device="cuda")
+    out = torch.empty(n, device="cuda", dtype=torch.float16)
+    k = triton_jit.jit(py_kernels.scale_kernel)
+    k[grid_for(n, 256)](x, out, n, 2.5, True, tl.float16)
+    torch.testing.assert_close(out, (x.half() * 2.5), rtol=2e-3, atol=2e-3)
+    k[grid_for(n, 128)](x, out, n, 2.5, False, DTYPE=tl.float16, BLOCK=128)
+    torch.testing.assert_close(out, x.half())
+
+
+def test_fourteen_arguments():
+    n = 2048
+    ps = [torch.randn(n, device="cuda") for _ in range(7)]
+    out = torch.empty(n, device="cuda")
+    k = triton_jit.jit(py_kernels.wide_kernel)
+    k[grid_for(n, 512)](*ps, out, n, 3, 5, 7, 11, BLOCK=512)
+    torch.testing.assert_close(out, sum(ps) + (3 + 5 + 7 + 11))
+
+
+def test_autotuned_and_heuristics_kernels():
+    n = 10000
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    tuned = triton_jit.jit(py_kernels.tuned_add_kernel)
+    tuned[lambda meta: grid_for(n, meta["BLOCK"])](x, y, out, n)
+    torch.testing.assert_close(out, x + y)
+    out.zero_()
+    even = triton_jit.jit(py_kernels.even_add_kernel)
+    even[grid_for(n, 128)](x, y, out, n, 128)
+    torch.testing.assert_close(out, x + y)
+
+
+def test_cached_launches_do_not_compile_again():
+    n = 4096
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    add = triton_jit.jit(py_kernels.add_kernel)
+    add[(4, )](x, y, out, n)
+    before = add.stats()
+    for _ in range(100):
+        add[(4, )](x, y, out, n)
+    after = add.stats()
+    assert after["compiles"] == before["compiles"] and after["hits"] >= before["hits"] + 100
+
+
+def test_torch_current_stream_is_respected():
+    # The producer of x runs on a side stream and is slow; the launch, made while that stream is
+    # current, must queue behind it. Launched on another stream, it would read x before it is set.
+    n = 1 << 22
+    add = triton_jit.jit(py_kernels.add_kernel)
+    side = torch.cuda.Stream()
+    big = torch.randn(4096, 4096, device="cuda")
+    x = torch.zeros(n, device="cuda")
+    y = torch.ones(n, device="cuda")
+    out = torch.empty(n, device="cuda")
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        for _ in range(20):
+            big = big @ big / 4096  # keeps the side stream busy
+        x.fill_(2.0)
+        add[grid_for(n, 1024)](x, y, out, n)
+    side.synchronize()
+    assert torch.all(out == 3.0)
+    # stream= wins over the current stream.
+    out.zero_()
+    with torch.cuda.stream(side):
+        x.fill_(5.0)
+    add[grid_for(n, 1024)](x, y, out, n, stream=side)
+    side.synchronize()
+    assert torch.all(out == 6.0)
+
+
+def test_cupy_arrays():
+    cupy = pytest.importorskip("cupy")
+    n = 4096
+    x = cupy.random.rand(n, dtype=cupy.float32)
+    y = cupy.random.rand(n, dtype=cupy.float32)
+    out = cupy.empty_like(x)
+    add = triton_jit.jit(py_kernels.add_kernel)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:  # CuPy's current stream is the launch's
+        add[grid_for(n, 1024)](x, y, out, n)
+    stream.synchronize()
+    cupy.testing.assert_allclose(out, x + y)
+
+
+def test_numba_device_arrays():
+    cuda = pytest.importorskip("numba.cuda")
+    import numpy as np
+    n = 4096
+    a, b = np.random.rand(n).astype(np.float32), np.random.rand(n).astype(np.float32)
+    x, y, out = cuda.to_device(a), cuda.to_device(b), cuda.device_array(n, dtype=np.float32)
+    triton_jit.jit(py_kernels.add_kernel)[grid_for(n, 1024)](x, y, out, n)
+    triton_jit.synchronize()
+    np.testing.assert_allclose(out.copy_to_host(), a + b)
+
+
+def test_jax_arrays():
+    jax = pytest.importorskip("jax")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX sees no GPU")
+    import jax.numpy as jnp
+    import numpy as np
+    n = 4096
+    x = jax.device_put(jnp.arange(n, dtype=jnp.float32))
+    y = jax.device_put(jnp.ones(n, dtype=jnp.float32))
+    out = jax.device_put(jnp.zeros(n, dtype=jnp.float32))
+    jax.block_until_ready((x, y, out))
+    triton_jit.jit(py_kernels.add_kernel)[grid_for(n, 1024)](x, y, out, n, stream=0)
+    triton_jit.synchronize()
+    np.testing.assert_allclose(np.asarray(out), np.arange(n, dtype=np.float32) + 1)
+
+
+def test_tensor_on_another_device_is_a_value_error():
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs two GPUs")
+    x = torch.ones(16, device="cuda:1")
+    add = triton_jit.jit(py_kernels.add_kernel)
+    with pytest.raises(ValueError, match="cuda:1") as info:
+        add[(1, )](x, x, x, 16)
+    assert info.value.parameter == "x_ptr"
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_dot_forward_and_gradients_match_torch(ta, tb):
+    m, k, n = 96, 80, 72
+    a = torch.randn(*((k, m) if ta else (m, k)), device="cuda", requires_grad=True)
+    b = torch.randn(*((n, k) if tb else (k, n)), device="cuda", requires_grad=True)
+    g = torch.randn(m, n, device="cuda")
+
+    def op(x, t):
+        return x.T if t else x
+    out = triton_jit.ops.dot(a, b, ta, tb)
+    ref = op(a, ta) @ op(b, tb)
+    # tl.dot takes fp32 inputs as TF32 on tensor cores: compare at TF32's precision.
+    torch.testing.assert_close(out, ref, rtol=2e-2, atol=2e-2)
+    da, db = torch.autograd.grad(out, (a, b), g)
+    ra, rb = torch.autograd.grad(ref, (a, b), g)
+    torch.testing.assert_close(da, ra, rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(db, rb, rtol=2e-2, atol=2e-2)
+
+
+def test_dot_trains_in_torch():
+    torch.manual_seed(0)
+    x = torch.randn(256, 64, device="cuda")
+    w_true = torch.randn(64, 32, device="cuda")
+    y = x @ w_true
+    w = torch.zeros(64, 32, device="cuda", requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.1)
+    for _ in range(200):
+        opt.zero_grad()
+        loss = ((triton_jit.ops.dot(x, w) - y) ** 2).sum() / x.shape[0]
+        loss.backward()
+        opt.step()
+    assert loss.item() < 1e-2, loss.item()
+
+
+def test_dot_with_cupy_arrays():
+    cupy = pytest.importorskip("cupy")
+    a = cupy.random.rand(64, 48, dtype=cupy.float32)
+    b = cupy.random.rand(40, 48, dtype=cupy.float32)
+    out = triton_jit.ops.dot(a, b, False, True)
+    cupy.cuda.get_current_stream().synchronize()
+    cupy.testing.assert_allclose(out, a @ b.T, rtol=2e-2, atol=2e-2)
