@@ -324,7 +324,14 @@ PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::st
   const fs::path base = fs::absolute(fs::path(manifest_path)).parent_path();
   std::vector<KernelRequest> requests;
   std::vector<const PackManifestEntry*> origin;
-  std::vector<std::pair<const PackManifestEntry*, const TritonJitFunction*>> choices;  // autotune lines
+  // The autotune lines, checked before anything compiles.
+  struct NamedChoice {
+    const PackManifestEntry* entry;
+    const TritonJitFunction* function;
+    uint32_t config;
+    std::string table;
+  };
+  std::vector<NamedChoice> choices;
   for (const PackManifestEntry& e : entries) {
     const bool by_module = e.file.rfind(bridge::kModulePrefix, 0) == 0;
     const fs::path file = fs::path(e.file).is_absolute() ? fs::path(e.file) : base / e.file;
@@ -343,7 +350,16 @@ PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::st
                             "args= on a GPU; elsewhere name the chosen config (key=KEY config=CHOICE)",
                         manifest_path);
       }
-      choices.emplace_back(&e, fn);
+      const auto fail = [&](const std::string& why) {
+        return PackError(manifest_path + ":" + std::to_string(e.line) + ": " + e.function + ": " + why, manifest_path);
+      };
+      std::string why;
+      const std::optional<size_t> layer = detail::autotune_layer_of(fn->signature(), e.tuning_layer, &why);
+      if (!layer) throw fail(why);
+      const AutotuneInfo& info = fn->signature().decorators[*layer].autotune;
+      const std::optional<uint32_t> config = detail::config_choice(fn->signature(), info, e.tuning_config, &why);
+      if (!config) throw fail(why);
+      choices.push_back({&e, fn, *config, detail::named_choice_table(*layer, detail::configs_digest(info))});
       continue;
     }
     std::vector<std::optional<Target>> targets(e.targets.begin(), e.targets.end());
@@ -394,30 +410,22 @@ PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::st
     pack.kernel_function.push_back(it->second);
     pack.kernels.push_back(std::move(record));
   }
-  for (const auto& [e, fn] : choices) {
-    const auto fail = [&, e = e](const std::string& why) {
-      return PackError(manifest_path + ":" + std::to_string(e->line) + ": " + e->function + ": " + why, manifest_path);
-    };
-    const auto it = function_index.find(fn);
+  for (const NamedChoice& c : choices) {
+    const auto it = function_index.find(c.function);
     if (it == function_index.end()) {
-      throw fail("the manifest has no kernel line for this function: add the chosen config's kernel (the "
-                 "signature `triton-jit specialize` prints for the @triton.jit function under the decorators, "
-                 "with the config's constexprs and num_warps/num_stages)");
+      throw PackError(manifest_path + ":" + std::to_string(c.entry->line) + ": " + c.entry->function +
+                          ": the manifest has no kernel line for this function: add the chosen config's kernel "
+                          "(the signature `triton-jit specialize` prints for the @triton.jit function under the "
+                          "decorators, with the config's constexprs and num_warps/num_stages)",
+                      manifest_path);
     }
-    std::string why;
-    const std::optional<size_t> layer = detail::autotune_layer_of(fn->signature(), e->tuning_layer, &why);
-    if (!layer) throw fail(why);
-    const AutotuneInfo& info = fn->signature().decorators[*layer].autotune;
-    const std::optional<uint32_t> config = detail::config_choice(fn->signature(), info, e->tuning_config, &why);
-    if (!config) throw fail(why);
     detail::BinaryWriter value;
-    value.u32(*config);
-    value.str(e->tuning_key);
-    const std::string table = detail::named_choice_table(*layer, detail::configs_digest(info));
+    value.u32(c.config);
+    value.str(c.entry->tuning_key);
     auto& tables = pack.functions[it->second].tables;
-    auto t = std::find_if(tables.begin(), tables.end(), [&](const auto& x) { return x.first == table; });
-    if (t == tables.end()) t = tables.insert(tables.end(), {table, {}});
-    t->second.emplace_back(detail::canonical_key_text(e->tuning_key), value.bytes());
+    auto t = std::find_if(tables.begin(), tables.end(), [&](const auto& x) { return x.first == c.table; });
+    if (t == tables.end()) t = tables.insert(tables.end(), {c.table, {}});
+    t->second.emplace_back(detail::canonical_key_text(c.entry->tuning_key), value.bytes());
   }
   const std::string why = detail::write_file_atomically(out, detail::encode_pack(pack));
   if (!why.empty()) throw PackError("cannot write the kernel pack " + out + ": " + why, out);
