@@ -252,7 +252,21 @@ AutotuneRuntime::AutotuneRuntime(const AutotuneInfo& info, size_t layer, std::ve
     : info_(&info),
       layer_(layer),
       set_by_outer_layer_(std::move(set_by_outer_layer)),
-      configs_digest_(detail::configs_digest(info)) {}
+      configs_digest_(detail::configs_digest(info)) {
+  for (const AutotuneConfigInfo& c : info.configs) {
+    config_args_.emplace_back();
+    for (const auto& [param, value] : c.kwargs) config_args_.back().emplace_back(param, value.to_arg());
+  }
+}
+
+void AutotuneRuntime::apply(uint32_t config, ArgValue* full, LaunchConfig* out) const noexcept {
+  for (const auto& [param, value] : config_args_[config]) full[param] = value;
+  const AutotuneConfigInfo& c = info_->configs[config];
+  out->num_warps = c.num_warps;
+  out->num_stages = c.num_stages;
+  out->num_ctas = c.num_ctas;
+  if (!c.options.empty()) out->options = &c.options;
+}
 
 std::optional<uint32_t> AutotuneRuntime::named_choice(FunctionState& fn, const std::string& key_repr) const {
   std::call_once(named_loaded_, [&] {
@@ -273,7 +287,8 @@ std::optional<uint32_t> AutotuneRuntime::named_choice(FunctionState& fn, const s
   return std::nullopt;
 }
 
-uint32_t AutotuneRuntime::key_words(const ArgValue* args, size_t num_present, uint64_t* out) const noexcept {
+__attribute__((always_inline)) inline uint32_t AutotuneRuntime::key_words(const ArgValue* args, size_t num_present,
+                                                                          uint64_t* out) const noexcept {
   // Triton's key: the `key` arguments' values (of those passed), then str(dtype) of every passed
   // tensor argument, in parameter order.
   uint32_t n = 0;
@@ -377,7 +392,7 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
   std::vector<bool> caller(n);
   for (size_t p = 0; p < n; ++p) {
     caller[p] = set_by_layer_[p] < 0;
-    if (caller[p]) caller_params_.push_back(static_cast<uint32_t>(p));
+    (caller[p] ? caller_params_ : decorator_params_).push_back(static_cast<uint32_t>(p));
   }
   for (auto& tuner : autotuners_) {
     if (tuner) tuner->set_caller_params(caller);
@@ -452,10 +467,11 @@ const AutotuneRuntime* DecoratedCall::autotuner(size_t layer) const {
 
 void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgSpan args, ArgValue* full,
                              LaunchConfig* out, CallMode mode) const {
-  const size_t n = signature_.params.size();
   const size_t num_callers = caller_params_.size();
   if (args.size > num_callers) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);
-  for (size_t p = 0; p < n; ++p) full[p] = ArgValue::none();
+  // Parameters a layer sets are None until it does (a heuristic sees the values so far); the
+  // caller's are all set below, from the call or their defaults.
+  for (uint32_t p : decorator_params_) full[p] = ArgValue::none();
   for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
   for (size_t i = args.size; i < num_callers; ++i) {
     const uint32_t p = caller_params_[i];
@@ -482,7 +498,7 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
         chosen = known != nullptr ? *known : tune(fn, *this, *at, full, num_caller_args, *out, user, mode, words, nw);
       }
       const AutotuneConfigInfo& config = info.configs[chosen];
-      apply_config(config, full, out);
+      at->apply(chosen, full, out);
       // As Autotuner.run: the chosen config's pre_hook before every launch with it (Python).
       if (config.has_pre_hook && mode == CallMode::Launch) {
         run_config_pre_hook(fn, *at, chosen, full, num_caller_args, out->grid, out->stream);

@@ -80,6 +80,9 @@ class AutotuneRuntime {
   std::string key_repr(const ArgValue* args, size_t num_caller_args) const;
 
   const uint32_t* find(const uint64_t* words, uint32_t n) const noexcept { return choices_.find(words, n); }
+  // Sets config `config`'s constexprs and launch options (apply_config, with the constexprs'
+  // ArgValues made once, not per call).
+  void apply(uint32_t config, ArgValue* full, LaunchConfig* out) const noexcept;
   uint32_t insert(const uint64_t* words, uint32_t n, uint32_t config) const {
     return choices_.insert(words, n, config);
   }
@@ -113,6 +116,7 @@ class AutotuneRuntime {
   size_t layer_;
   std::vector<bool> set_by_outer_layer_;
   std::vector<bool> caller_param_;
+  std::vector<std::vector<std::pair<int, ArgValue>>> config_args_;  // per config: its kwargs as ArgValues
   std::string configs_digest_;
   mutable SnapshotMap<uint32_t> choices_;
   mutable std::once_flag stored_loaded_;
@@ -170,7 +174,8 @@ class DecoratedCall {
  private:
   const StaticSignature& signature_;
   std::vector<uint32_t> caller_params_;
-  std::vector<int> set_by_layer_;  // per parameter: the layer that sets it, or -1
+  std::vector<uint32_t> decorator_params_;  // the parameters a layer sets (None until it does)
+  std::vector<int> set_by_layer_;           // per parameter: the layer that sets it, or -1
   std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
   std::vector<std::unique_ptr<LayerMemo>> memos_;                           // per layer (heuristics)
   std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;                // per layer (null if heuristics)
