@@ -169,8 +169,7 @@ TEST_F(AutotuneHooks, HooksRunAsTritonsAutotunerRunsThem) {
   EXPECT_EQ(tail(ours, 3), tail(theirs, 3));
   EXPECT_NE(tail(theirs, 3)[0].find("reset_only=True"), std::string::npos) << joined(theirs);
   ASSERT_GE(theirs.size(), 4u);
-  EXPECT_NE(theirs[0].find("pre_hook(x_ptr=tensor(0x7f0000100000, torch.float32), out_ptr="), std::string::npos)
-      << theirs[0];
+  EXPECT_NE(theirs[0].find("pre_hook(x_ptr=tensor(0x7f0000100000, "), std::string::npos) << theirs[0];
 }
 
 // Heuristics outside the autotuner: its values are in the hooks' dict (Triton's kwargs); a Config
