@@ -300,6 +300,15 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
       resolve_call(fn, cand.config, ArgSpan{cand.args.data(), n}, target);
     } catch (const CompileError& e) {
       cand.failure = std::string("does not compile: ") + e.what();
+    } catch (const MissingKernelError& e) {
+      // Nothing may compile here (no Python, offline): say how a deployment gets the choice.
+      const std::string source = fn.module.empty() ? fn.path : bridge::module_source(fn.module);
+      throw MissingKernelError(
+          function + " has no tuning result for key " + key + (device.empty() ? std::string() : " on " + device) +
+              ", and timing its configs needs their kernels: " + e.what() +
+              "\nOr name the chosen config in the pack manifest, with the chosen kernel's line: " + source + ":" +
+              fn.name + " autotune key=" + key + " config=INDEX",
+          function, e.key(), e.manifest_line());
     }
   }
 

@@ -477,6 +477,13 @@ TEST_F(DecoratorStore, PackCarriesAManifestsTuningChoice) {
   const auto described = run("p:fp32 i:1000 f:2.0");
   ASSERT_EQ(described.status, 0) << described.output;
   EXPECT_EQ(described["spec"], "*fp32:16,i32,fp32,1024");
+  // A key the manifest did not name cannot be tuned here (no kernels of the other config, no
+  // Python): the error says which autotune line would add it.
+  const auto unseen = run("--launch p:fp32:4000 i:1002 f:2.0");
+  EXPECT_EQ(unseen.status, 3) << unseen.output;
+  expect_contains(unseen.output, "MissingKernelError");
+  expect_contains(unseen.output, "has no tuning result for key (1002, 'torch.float32')");
+  expect_contains(unseen.output, ":inplace_scale_kernel autotune key=(1002, 'torch.float32') config=INDEX");
 }
 
 // Manifest autotune lines that do not fit: each a PackError naming the line and what is wrong.
