@@ -3,6 +3,7 @@
 #include "decorators/decorated_call.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "decorators/arg_identity.h"
 #include "decorators/autotune_hooks.h"
@@ -397,6 +398,8 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
   for (auto& tuner : autotuners_) {
     if (tuner) tuner->set_caller_params(caller);
   }
+  callers_lead_ = true;
+  for (size_t i = 0; i < caller_params_.size(); ++i) callers_lead_ &= caller_params_[i] == i;
   for (size_t l = 0; l < heuristics_.size(); ++l) {
     if (!heuristics_[l].empty()) plan_memo(l);
   }
@@ -472,7 +475,11 @@ void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgS
   // Parameters a layer sets are None until it does (a heuristic sees the values so far); the
   // caller's are all set below, from the call or their defaults.
   for (uint32_t p : decorator_params_) full[p] = ArgValue::none();
-  for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
+  if (callers_lead_) {
+    if (args.size != 0) std::memcpy(static_cast<void*>(full), args.data, args.size * sizeof(ArgValue));
+  } else {
+    for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
+  }
   for (size_t i = args.size; i < num_callers; ++i) {
     const uint32_t p = caller_params_[i];
     if (!fn.default_usable[p]) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);

@@ -175,6 +175,7 @@ class DecoratedCall {
   const StaticSignature& signature_;
   std::vector<uint32_t> caller_params_;
   std::vector<uint32_t> decorator_params_;  // the parameters a layer sets (None until it does)
+  bool callers_lead_ = false;               // the caller's parameters are the first ones, in order
   std::vector<int> set_by_layer_;           // per parameter: the layer that sets it, or -1
   std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
   std::vector<std::unique_ptr<LayerMemo>> memos_;                           // per layer (heuristics)
