@@ -282,6 +282,9 @@ CASES = {
                                                            '{"ptr": "fp16", "bytes": 1048576}', "--grid X[,Y[,Z]]",
                                                            "A fixed grid", "--store", "Needs a GPU"]),
     "help_lists_tune": Case(["--help"], stdout_contains=["  tune "]),
+    "help_pack_autotune": Case(["help", "pack"], stdout_contains=["FILE.py:FUNCTION autotune key=KEY config=CHOICE",
+                                                                  "autotune args='JSON' [grid=X[,Y[,Z]]]",
+                                                                  "Without a GPU such a line is an error"]),
     "error_tune_not_autotuned": Case(["tune", ADD, "--args", args(mem("fp32", 4096), mem("fp32", 4096),
                                                                   mem("fp32", 4096), 1024, 256)], rc=1,
                                      stderr=r"add_kernel is not autotuned \(no @triton\.autotune wrapper\): there is "
