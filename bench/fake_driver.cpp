@@ -1,5 +1,6 @@
 #include "fake_driver.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace triton_jit_bench {
@@ -85,6 +86,11 @@ CUresult CUDAAPI MemAllocAsync(CUdeviceptr* p, size_t, CUstream) {
 }
 CUresult CUDAAPI MemFreeAsync(CUdeviceptr, CUstream) { return CUDA_SUCCESS; }
 
+CUresult CUDAAPI DeviceGetName(char* name, int len, CUdevice) {
+  std::snprintf(name, static_cast<size_t>(len), "%s", "fake bench device");
+  return CUDA_SUCCESS;
+}
+
 triton_jit::cuda::DriverApi make_table() {
   triton_jit::cuda::DriverApi d;
   d.Init = Init;
@@ -92,6 +98,7 @@ triton_jit::cuda::DriverApi make_table() {
   d.GetErrorString = GetErrorString;
   d.DeviceGetCount = DeviceGetCount;
   d.DeviceGet = DeviceGet;
+  d.DeviceGetName = DeviceGetName;
   d.DeviceGetAttribute = DeviceGetAttribute;
   d.DevicePrimaryCtxRetain = DevicePrimaryCtxRetain;
   d.CtxGetCurrent = CtxGetCurrent;

@@ -33,6 +33,9 @@ TRITON_JIT_API PackInfo read_pack_info(const std::string& path);
 // One line of a pack manifest:
 //   FILE.py:FUNCTION  SIGNATURE  [num_warps=N] [num_stages=N] [num_ctas=N] [OPTION=VALUE]...
 //                     [target=cuda:90[,cuda:80...]]
+// or, for a function under @triton.autotune, the config it takes for one tuning key:
+//   FILE.py:FUNCTION  autotune key=KEY config=CHOICE [layer=L]
+//   FILE.py:FUNCTION  autotune args=JSON [grid=X[,Y[,Z]]] [layer=L]   (triton-jit pack tunes it on a GPU)
 // FILE is relative to the manifest; "module:MODULE:FUNCTION" names a function by module instead
 // (TritonJitFunction::get_module: "module:pkg.sub.kernels:add_kernel"), and a process finds it in
 // the pack by that module name even without Python. SIGNATURE is Triton's syntax
@@ -47,14 +50,28 @@ struct PackManifestEntry {
   CompileOptions options;
   std::vector<Target> targets;  // empty: the default target (see KernelRequest::target)
   int line = 0;
+
+  // An `autotune` line (it has no signature): the pack carries the choice as a tuning result, so
+  // a pack-only process launches the function with no tuning and no Python for that key.
+  bool autotune = false;
+  std::string tuning_key;     // Triton's tuning key as printed: "(1024, 'torch.float16')"
+  std::string tuning_config;  // the chosen config: its index ("1") or its values ({"BLOCK": 64, "num_warps": 4})
+  std::string tuning_args;    // args=: the call's arguments as `triton-jit tune --args` takes them
+  std::string tuning_grid;    // grid=: the grid to time that call with
+  int tuning_layer = -1;      // the autotuner (its index in StaticSignature::decorators); -1: the only one
 };
 
 // Parses a manifest; throws PackError naming the line that does not parse.
 TRITON_JIT_API std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_path);
 
 // Compiles every manifest entry for each of its targets (in parallel, as prepare does) and writes
-// the pack to `out` atomically.
+// the pack to `out` atomically. An `autotune` line must name its config here (key= and config=);
+// one with args= instead is tuned by `triton-jit pack` on a GPU, which then calls the form below.
+// Throws PackError naming the line for a choice that does not fit the function.
 TRITON_JIT_API PackInfo build_pack(const std::string& manifest_path, const std::string& out,
                                    const PrepareOptions& options = {});
+// The same for entries already read (relative files are relative to `manifest_path`'s folder).
+TRITON_JIT_API PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::string& manifest_path,
+                                   const std::string& out, const PrepareOptions& options = {});
 
 }  // namespace triton_jit

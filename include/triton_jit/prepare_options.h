@@ -24,6 +24,7 @@ struct PrepareReport {
   size_t from_packs = 0;  // taken from loaded packs
   size_t from_index = 0;  // taken from the persistent index
   size_t compiled = 0;    // compiled now
+  size_t tuned = 0;       // autotuned calls timed now (a choice read from the index is not counted)
   int workers = 0;        // compile processes used (0: none needed, 1: in this process)
   double seconds = 0;
 };

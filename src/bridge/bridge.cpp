@@ -512,15 +512,79 @@ std::vector<size_t> prune_autotune_configs(PyHandle wrapper, size_t layer, const
       names.append(sig.params[i].name);
       values.append(heuristic_arg(b, args[i]));
     }
-    py::object kept = b.attr("prune_autotune_configs")(py::handle(static_cast<PyObject*>(wrapper.object)), layer,
-                                                      names, values);
+    py::object kept = b.attr("prune_autotune_configs")(py::handle(static_cast<PyObject*>(wrapper.object)), layer, names,
+                                                       values);
     return kept.cast<std::vector<size_t>>();
   } catch (py::error_already_set& e) {
     PythonFailure f = describe(e);
-    throw ArgumentError(sig.function + ": autotune's prune_configs_by raised " + f.type + ": " + f.message + "\n" +
-                            f.traceback,
+    throw ArgumentError(
+        sig.function + ": autotune's prune_configs_by raised " + f.type + ": " + f.message + "\n" + f.traceback,
+        sig.function, "");
+  }
+}
+
+const char* hook_name(AutotuneHook hook) noexcept {
+  switch (hook) {
+    case AutotuneHook::ConfigPreHook: return "Config.pre_hook";
+    case AutotuneHook::PreHook: return "pre_hook";
+    default: return "post_hook";
+  }
+}
+
+PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const StaticSignature& sig,
+                            const ArgValue* args, const std::vector<uint32_t>& params, size_t num_passed,
+                            const Grid& grid) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  try {
+    py::list names, values;
+    for (uint32_t p : params) {
+      const ArgValue& a = args[p];
+      names.append(sig.params[p].name);
+      if (a.kind() == ArgValue::Kind::Pointer) {
+        values.append(b.attr("hook_tensor")(py::int_(a.address()), std::string(dtype_name(a.dtype())),
+                                            py::int_(a.extent()), sig.params[p].name));
+      } else {
+        values.append(heuristic_arg(b, a));
+      }
+    }
+    py::object d = b.attr("autotune_hook_args")(py::handle(static_cast<PyObject*>(wrapper.object)), layer, config,
+                                                names, values, num_passed, py::make_tuple(grid.x, grid.y, grid.z));
+    return PyHandle{d.release().ptr()};
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw ArgumentError(sig.function + ": the arguments of autotune's hooks cannot be made Python values: " + f.type +
+                            ": " + f.message + "\n" + f.traceback,
                         sig.function, "");
   }
+}
+
+void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneHook hook, PyHandle hook_args,
+                        const StaticSignature& sig, void* stream, bool reset_only, const std::string* exception) {
+  GilGuard gil;
+  const char* which = hook == AutotuneHook::ConfigPreHook ? "config_pre_hook"
+                      : hook == AutotuneHook::PreHook     ? "pre_hook"
+                                                          : "post_hook";
+  try {
+    bridge().attr("call_autotune_hook")(
+        py::handle(static_cast<PyObject*>(wrapper.object)), layer, config, which,
+        py::handle(static_cast<PyObject*>(hook_args.object)), py::int_(reinterpret_cast<uintptr_t>(stream)), reset_only,
+        exception != nullptr ? py::object(py::str(*exception)) : py::object(py::none()));
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    const std::string name = hook_name(hook);
+    const std::string whose = hook == AutotuneHook::ConfigPreHook
+                                  ? "the pre_hook of autotune config [" + std::to_string(config) + "]"
+                                  : "autotune's " + name;
+    throw ArgumentError(sig.function + ": " + whose + " raised " + f.type + ": " + f.message + "\n" + f.traceback,
+                        sig.function, name);
+  }
+}
+
+void release(PyHandle object) noexcept {
+  if (object.object == nullptr) return;
+  GilGuard gil;
+  Py_DECREF(static_cast<PyObject*>(object.object));
 }
 
 }  // namespace triton_jit::bridge

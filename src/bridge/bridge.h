@@ -115,6 +115,29 @@ struct HeuristicCall {
 HeuristicCall call_heuristic(PyHandle func, const StaticSignature& sig, std::string_view heuristic_name,
                              const ArgValue* args, size_t n);
 
+// ---- autotune hooks (src/decorators/autotune_hooks.h) ----
+
+enum class AutotuneHook { ConfigPreHook, PreHook, PostHook };
+const char* hook_name(AutotuneHook hook) noexcept;  // "Config.pre_hook", "pre_hook", "post_hook"
+
+// The dict autotuner `layer` of `wrapper` passes its hooks for config `config`, in Triton's
+// order: the first `num_passed` of `params` (the caller's arguments, args[p] each), `grid` and
+// `warmup` (False), as Python's kernel[grid](...) adds them, the rest of `params` (what outer
+// wrappers set), then the config's all_kwargs(). Pointers become 1-D torch tensors over their
+// memory when torch has CUDA and their extent is known, else stand-ins whose other attributes
+// raise a message saying what to pass. A new reference: release() it.
+PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const StaticSignature& sig,
+                            const ArgValue* args, const std::vector<uint32_t>& params, size_t num_passed,
+                            const Grid& grid);
+// Runs one hook on `hook_args` with torch's current stream set to `stream`, as Triton's
+// Autotuner calls it (`reset_only`: the pre_hook after tuning; `exception`: the launch's error
+// for a post_hook after a failed launch). Throws ArgumentError (function, parameter = the hook's
+// name) with Python's traceback when the hook raises.
+void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneHook hook, PyHandle hook_args,
+                        const StaticSignature& sig, void* stream, bool reset_only, const std::string* exception);
+// Drops a reference autotune_hook_args returned (nothing for a null handle).
+void release(PyHandle object) noexcept;
+
 // The Python environment whose Triton this process compiles with, known without starting Python:
 // the host's sys.executable when the process runs Python itself (the runtime joins it), else the
 // python the runtime would start (TRITON_JIT_PYTHON, else the build's), as an absolute path with

@@ -6,40 +6,13 @@
 
 namespace triton_jit::detail {
 
-namespace {
-
-uint64_t fnv1a(std::string_view s) noexcept {
+uint64_t string_identity(std::string_view s) noexcept {
   uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : s) {
     h ^= c;
     h *= 0x100000001b3ull;
   }
   return h ^ s.size();
-}
-
-}  // namespace
-
-void identity_words(const ArgValue& a, uint64_t out[kIdentityWords]) noexcept {
-  const uint64_t kind = static_cast<uint64_t>(a.kind());
-  switch (a.kind()) {
-    case ArgValue::Kind::Pointer:
-    case ArgValue::Kind::TensorDesc:
-      out[0] = kind | static_cast<uint64_t>(a.dtype()) << 8;
-      out[1] = 0;
-      return;
-    case ArgValue::Kind::String:
-      out[0] = kind;
-      out[1] = fnv1a(a.as_string());
-      return;
-    case ArgValue::Kind::None:
-      out[0] = kind;
-      out[1] = 0;
-      return;
-    default:
-      out[0] = kind;
-      out[1] = a.bits();  // int, uint, float bits, bool, dtype (with its spelling bit)
-      return;
-  }
 }
 
 std::string identity_repr(const ArgValue& a) {

@@ -3,8 +3,10 @@
 #include "decorators/decorated_call.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "decorators/arg_identity.h"
+#include "decorators/autotune_hooks.h"
 #include "decorators/tuner.h"
 #include "launch/function_state.h"
 #include "settings/settings.h"
@@ -215,14 +217,79 @@ const MemoValue& HeuristicRuntime::call_python(FunctionState& fn, const ArgValue
 
 // ---- autotune lookup --------------------------------------------------------------------------
 
-AutotuneRuntime::AutotuneRuntime(const AutotuneInfo& info, size_t layer, std::vector<bool> set_by_outer_layer)
-    : info_(&info), layer_(layer), set_by_outer_layer_(std::move(set_by_outer_layer)) {
+std::string configs_digest(const AutotuneInfo& info) {
   Sha256 h;
   for (const AutotuneConfigInfo& c : info.configs) h.update(c.repr).update(std::string_view("\0", 1));
-  configs_digest_ = h.hex().substr(0, 16);
+  return h.hex().substr(0, 16);
 }
 
-uint32_t AutotuneRuntime::key_words(const ArgValue* args, size_t num_present, uint64_t* out) const noexcept {
+std::string named_choice_table(size_t layer, const std::string& digest) {
+  return "autotune/" + std::to_string(layer) + "/" + digest + "/@key";
+}
+
+std::string canonical_key_text(std::string_view key) {
+  std::string out;
+  char quote = 0;
+  for (size_t i = 0; i < key.size(); ++i) {
+    const char c = key[i];
+    if (quote != 0) {
+      out += c;
+      if (c == '\\' && i + 1 < key.size()) {
+        out += key[++i];
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      out += c;
+    } else if (c != ' ' && c != '\t') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+AutotuneRuntime::AutotuneRuntime(const AutotuneInfo& info, size_t layer, std::vector<bool> set_by_outer_layer)
+    : info_(&info),
+      layer_(layer),
+      set_by_outer_layer_(std::move(set_by_outer_layer)),
+      configs_digest_(detail::configs_digest(info)) {
+  for (const AutotuneConfigInfo& c : info.configs) {
+    config_args_.emplace_back();
+    for (const auto& [param, value] : c.kwargs) config_args_.back().emplace_back(param, value.to_arg());
+  }
+}
+
+void AutotuneRuntime::apply(uint32_t config, ArgValue* full, LaunchConfig* out) const noexcept {
+  for (const auto& [param, value] : config_args_[config]) full[param] = value;
+  const AutotuneConfigInfo& c = info_->configs[config];
+  out->num_warps = c.num_warps;
+  out->num_stages = c.num_stages;
+  out->num_ctas = c.num_ctas;
+  if (!c.options.empty()) out->options = &c.options;
+}
+
+std::optional<uint32_t> AutotuneRuntime::named_choice(FunctionState& fn, const std::string& key_repr) const {
+  std::call_once(named_loaded_, [&] {
+    for (const auto& [key, value] : stored_table(fn, named_choice_table(layer_, configs_digest_))) {
+      try {
+        BinaryReader v(value);
+        const uint32_t config = v.u32();
+        if (config < info_->configs.size()) named_.emplace_back(key, config);
+      } catch (const FormatError&) {
+        continue;  // a damaged entry is a miss
+      }
+    }
+  });
+  const std::string wanted = canonical_key_text(key_repr);
+  for (const auto& [key, config] : named_) {
+    if (key == wanted) return config;
+  }
+  return std::nullopt;
+}
+
+__attribute__((always_inline)) inline uint32_t AutotuneRuntime::key_words(const ArgValue* args, size_t num_present,
+                                                                          uint64_t* out) const noexcept {
   // Triton's key: the `key` arguments' values (of those passed), then str(dtype) of every passed
   // tensor argument, in parameter order.
   uint32_t n = 0;
@@ -249,6 +316,18 @@ std::string AutotuneRuntime::key_repr(const ArgValue* args, size_t num_present) 
   std::string out = "(";
   for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
   return out + (items.size() == 1 ? ",)" : ")");
+}
+
+std::vector<uint32_t> AutotuneRuntime::hook_params(size_t num_caller_args, size_t* num_passed) const {
+  std::vector<uint32_t> out;
+  for (size_t p = 0; p < num_caller_args && p < caller_param_.size(); ++p) {
+    if (caller_param_[p]) out.push_back(static_cast<uint32_t>(p));
+  }
+  *num_passed = out.size();
+  for (size_t p = 0; p < set_by_outer_layer_.size(); ++p) {
+    if (set_by_outer_layer_[p]) out.push_back(static_cast<uint32_t>(p));
+  }
+  return out;
 }
 
 std::string AutotuneRuntime::table_name(const std::string& device_name) const {
@@ -311,9 +390,16 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
       }
     }
   }
+  std::vector<bool> caller(n);
   for (size_t p = 0; p < n; ++p) {
-    if (set_by_layer_[p] < 0) caller_params_.push_back(static_cast<uint32_t>(p));
+    caller[p] = set_by_layer_[p] < 0;
+    (caller[p] ? caller_params_ : decorator_params_).push_back(static_cast<uint32_t>(p));
   }
+  for (auto& tuner : autotuners_) {
+    if (tuner) tuner->set_caller_params(caller);
+  }
+  callers_lead_ = true;
+  for (size_t i = 0; i < caller_params_.size(); ++i) callers_lead_ &= caller_params_[i] == i;
   for (size_t l = 0; l < heuristics_.size(); ++l) {
     if (!heuristics_[l].empty()) plan_memo(l);
   }
@@ -384,11 +470,16 @@ const AutotuneRuntime* DecoratedCall::autotuner(size_t layer) const {
 
 void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgSpan args, ArgValue* full,
                              LaunchConfig* out, CallMode mode) const {
-  const size_t n = signature_.params.size();
   const size_t num_callers = caller_params_.size();
   if (args.size > num_callers) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);
-  for (size_t p = 0; p < n; ++p) full[p] = ArgValue::none();
-  for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
+  // Parameters a layer sets are None until it does (a heuristic sees the values so far); the
+  // caller's are all set below, from the call or their defaults.
+  for (uint32_t p : decorator_params_) full[p] = ArgValue::none();
+  if (callers_lead_) {
+    if (args.size != 0) std::memcpy(static_cast<void*>(full), args.data, args.size * sizeof(ArgValue));
+  } else {
+    for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
+  }
   for (size_t i = args.size; i < num_callers; ++i) {
     const uint32_t p = caller_params_[i];
     if (!fn.default_usable[p]) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);
@@ -413,7 +504,12 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
         const uint32_t* known = at->find(words, nw);
         chosen = known != nullptr ? *known : tune(fn, *this, *at, full, num_caller_args, *out, user, mode, words, nw);
       }
-      apply_config(info.configs[chosen], full, out);
+      const AutotuneConfigInfo& config = info.configs[chosen];
+      at->apply(chosen, full, out);
+      // As Autotuner.run: the chosen config's pre_hook before every launch with it (Python).
+      if (config.has_pre_hook && mode == CallMode::Launch) {
+        run_config_pre_hook(fn, *at, chosen, full, num_caller_args, out->grid, out->stream);
+      }
       continue;
     }
     apply_heuristics(fn, l, full);

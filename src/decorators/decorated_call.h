@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bridge/bridge.h"
@@ -79,9 +80,16 @@ class AutotuneRuntime {
   std::string key_repr(const ArgValue* args, size_t num_caller_args) const;
 
   const uint32_t* find(const uint64_t* words, uint32_t n) const noexcept { return choices_.find(words, n); }
+  // Sets config `config`'s constexprs and launch options (apply_config, with the constexprs'
+  // ArgValues made once, not per call).
+  void apply(uint32_t config, ArgValue* full, LaunchConfig* out) const noexcept;
   uint32_t insert(const uint64_t* words, uint32_t n, uint32_t config) const {
     return choices_.insert(words, n, config);
   }
+
+  // A choice named by Triton's key text (a pack manifest's `autotune key=... config=...` line),
+  // for any device; read once from the packs and the index. Called under tune_mutex().
+  std::optional<uint32_t> named_choice(FunctionState& fn, const std::string& key_repr) const;
 
   // The persisted choices for this device, read once into memory.
   void load_stored(FunctionState& fn, const std::string& device_name) const;
@@ -89,6 +97,12 @@ class AutotuneRuntime {
   // A digest of the configs: a table written for other configs is another table.
   const std::string& configs_digest() const noexcept { return configs_digest_; }
   std::mutex& tune_mutex() const noexcept { return tune_mutex_; }
+
+  // The parameters in the dict Triton's Autotuner gives its hooks, in its order: those the caller
+  // passed (its nargs; *num_passed of them), then those outer wrappers set (its kwargs).
+  std::vector<uint32_t> hook_params(size_t num_caller_args, size_t* num_passed) const;
+  // Per parameter, whether the caller passes it (no wrapper sets it). Set once by DecoratedCall.
+  void set_caller_params(std::vector<bool> caller) { caller_param_ = std::move(caller); }
 
   // What tune() last decided for a key it had no choice for in memory (set on that miss only,
   // never on the hot path), for TritonJitFunction::last_tuning.
@@ -101,16 +115,21 @@ class AutotuneRuntime {
   const AutotuneInfo* info_;
   size_t layer_;
   std::vector<bool> set_by_outer_layer_;
+  std::vector<bool> caller_param_;
+  std::vector<std::vector<std::pair<int, ArgValue>>> config_args_;  // per config: its kwargs as ArgValues
   std::string configs_digest_;
   mutable SnapshotMap<uint32_t> choices_;
   mutable std::once_flag stored_loaded_;
+  mutable std::once_flag named_loaded_;
+  mutable std::vector<std::pair<std::string, uint32_t>> named_;  // canonical key text, config
   mutable std::mutex tune_mutex_;
   mutable std::mutex last_tuning_mutex_;
   mutable std::optional<TuningResult> last_tuning_;
 };
 
 enum class CallMode {
-  Launch,    // may tune, on the call's stream
+  Launch,    // may tune, on the call's stream; runs the chosen config's pre_hook
+  Prepare,   // prepare(): may tune, as a launch does, but launches nothing itself (no Config.pre_hook)
   Describe,  // specialize() and compile(): uses a choice already made, never tunes
 };
 
@@ -155,11 +174,21 @@ class DecoratedCall {
  private:
   const StaticSignature& signature_;
   std::vector<uint32_t> caller_params_;
-  std::vector<int> set_by_layer_;  // per parameter: the layer that sets it, or -1
+  std::vector<uint32_t> decorator_params_;  // the parameters a layer sets (None until it does)
+  bool callers_lead_ = false;               // the caller's parameters are the first ones, in order
+  std::vector<int> set_by_layer_;           // per parameter: the layer that sets it, or -1
   std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
   std::vector<std::unique_ptr<LayerMemo>> memos_;                           // per layer (heuristics)
   std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;                // per layer (null if heuristics)
 };
+
+// A digest of an autotuner's configs (their reprs): tables written for other configs are others.
+std::string configs_digest(const AutotuneInfo& info);
+// The table of choices named by key text (pack manifests), for any device.
+std::string named_choice_table(size_t layer, const std::string& configs_digest);
+// A tuning key's text without the spaces outside quotes: a manifest's key and the key a call
+// computes compare equal however the manifest spaced it.
+std::string canonical_key_text(std::string_view key);
 
 // Sets a config's constexprs in `full` and its launch and compile options in `out`, as
 // Triton's Autotuner passes config.all_kwargs() on.

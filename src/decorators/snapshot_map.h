@@ -23,15 +23,20 @@ class SnapshotMap {
   SnapshotMap(const SnapshotMap&) = delete;
   SnapshotMap& operator=(const SnapshotMap&) = delete;
 
-  // The value stored under words[0..n), or nullptr. Lock-free, allocation-free.
+  // The value stored under words[0..n), or nullptr. Lock-free, allocation-free. The entry found
+  // last is tried first: calls repeat their key, and comparing a few words costs less than
+  // hashing them and probing.
   const V* find(const uint64_t* words, uint32_t n) const noexcept {
+    const Entry* last = last_.load(std::memory_order_acquire);
+    if (last != nullptr && same(last, words, n)) return &last->value;
     const Snapshot* s = current_.load(std::memory_order_acquire);
     const uint64_t h = hash_words(words, n);
     const size_t mask = s->slots.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       const Entry* e = s->slots[i];
       if (e == nullptr) return nullptr;
-      if (e->hash == h && e->words.size() == n && std::memcmp(e->words.data(), words, n * sizeof(uint64_t)) == 0) {
+      if (e->hash == h && same(e, words, n)) {
+        last_.store(e, std::memory_order_release);  // entries are immutable and never freed
         return &e->value;
       }
     }
@@ -83,6 +88,14 @@ class SnapshotMap {
       ++count;
     }
   };
+  static bool same(const Entry* e, const uint64_t* words, uint32_t n) noexcept {
+    if (e->words.size() != n) return false;
+    const uint64_t* w = e->words.data();
+    for (uint32_t i = 0; i < n; ++i) {
+      if (w[i] != words[i]) return false;
+    }
+    return true;
+  }
   void publish(std::unique_ptr<Snapshot> s) {
     current_.store(s.get(), std::memory_order_release);
     snapshots_.push_back(std::move(s));
@@ -90,6 +103,7 @@ class SnapshotMap {
 
   mutable std::mutex mutex_;
   std::atomic<const Snapshot*> current_{nullptr};
+  mutable std::atomic<const Entry*> last_{nullptr};   // the entry the last successful find returned
   std::vector<std::unique_ptr<Snapshot>> snapshots_;  // every published one, alive for readers
   std::vector<std::unique_ptr<Entry>> entries_;
 };

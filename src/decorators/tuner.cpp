@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -15,6 +16,7 @@
 
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
+#include "decorators/autotune_hooks.h"
 #include "decorators/benchmark.h"
 #include "decorators/device_memory.h"
 #include "launch/function_state.h"
@@ -110,6 +112,44 @@ void compile_in_parallel(FunctionState& fn, const std::vector<Candidate>& candid
   }
 }
 
+// One timed run of a config whose tuning has Python hooks, in Autotuner._bench's order: the
+// config's pre_hook, the autotuner's pre_hook (or reset_to_zero and the restore_value copies),
+// the launch, the post_hook (or the restore), which also runs, with the error, when the launch
+// fails.
+std::function<void()> timed_call_with_hooks(const AutotuneConfigInfo& config, const AutotuneInfo& info,
+                                            const HookArgs& hooks, std::function<void()> launch,
+                                            const std::vector<Range>& zero, const RestoreSet& restore,
+                                            CUstream stream) {
+  return [&config, &info, &hooks, launch = std::move(launch), &zero, &restore, stream] {
+    if (config.has_pre_hook) hooks.run(bridge::AutotuneHook::ConfigPreHook, stream);
+    if (info.has_pre_hook) {
+      hooks.run(bridge::AutotuneHook::PreHook, stream);
+    } else {
+      zero_all_async(stream, zero);
+      if (!restore.empty()) restore.save(stream);
+    }
+    try {
+      launch();
+    } catch (const std::exception& e) {
+      try {
+        const std::string message = e.what();
+        if (info.has_post_hook) {
+          hooks.run(bridge::AutotuneHook::PostHook, stream, false, &message);
+        } else if (!restore.empty()) {
+          restore.restore(stream);
+        }
+      } catch (...) {  // the launch's error is the one to report
+      }
+      throw;
+    }
+    if (info.has_post_hook) {
+      hooks.run(bridge::AutotuneHook::PostHook, stream);
+    } else if (!restore.empty()) {
+      restore.restore(stream);
+    }
+  };
+}
+
 // Keeps the choice in memory and in the index; returns the one kept.
 uint32_t remember(FunctionState& fn, const AutotuneRuntime& tuner, const uint64_t* words, uint32_t num_words,
                   uint32_t config, const std::string& key, const std::string& device, const std::string& table) {
@@ -153,7 +193,7 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   std::lock_guard<std::mutex> lock(tuner.tune_mutex());  // one tuning per key at a time
   if (const uint32_t* known = tuner.find(words, num_words)) return *known;
 
-  const bool have_device = mode == CallMode::Launch || cuda::driver_available();
+  const bool have_device = mode != CallMode::Describe || cuda::driver_available();
   const int ordinal = have_device ? cuda::current_device().info->ordinal : -1;
   const std::string device = ordinal >= 0 ? device_name_of(ordinal) : "";
   const std::string key = tuner.key_repr(full, num_caller_args);
@@ -171,8 +211,25 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
       return *known;
     }
   }
+  // A choice a pack manifest named for this key (any device).
+  if (const std::optional<uint32_t> named = tuner.named_choice(fn, key)) {
+    const uint32_t chosen = tuner.insert(words, num_words, *named);
+    TuningResult result;
+    result.layer = tuner.layer();
+    result.key = key;
+    result.device = device;
+    result.chosen = chosen;
+    result.chosen_config = info.configs[chosen].repr;
+    result.from_index = true;
+    tuner.set_last_tuning(std::move(result));
+    return chosen;
+  }
   const Target target = Resolver::default_target();
-  if (info.cache_results) {
+  bool config_hooks = false;
+  for (const AutotuneConfigInfo& c : info.configs) config_hooks |= c.has_pre_hook;
+  // Triton's autotuning cache gives up on configs with a pre_hook (it cannot serialize them).
+  const bool tritons_cache = info.cache_results && !config_hooks;
+  if (tritons_cache) {
     if (const auto cached = tritons_cached_choice(fn, tuner, key, target)) {
       return remember(fn, tuner, words, num_words, static_cast<uint32_t>(*cached), key, device,
                       "\n  (from Triton's autotuning cache)");
@@ -182,25 +239,16 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     throw ArgumentError(function + " is autotuned over " + std::to_string(info.configs.size()) +
                             " configs and has no tuning result for key " + key +
                             (device.empty() ? std::string() : " on " + device) +
-                            ": launch it once on the GPU (that tunes it), or run `triton-jit tune --store`",
+                            ": prepare() it or launch it once on the GPU (either tunes it), or run `triton-jit tune "
+                            "--store`, or name the config in a pack manifest",
                         function, "");
   }
   if (cuda::stream_is_capturing(out.stream)) {
     throw MissingKernelError(function + " needs autotuning for key " + key +
-                                 ", which cannot run while the stream is captured into a CUDA graph: launch it once "
-                                 "with these arguments before capturing (that tunes it and stores the choice)",
+                                 ", which cannot run while the stream is captured into a CUDA graph: prepare() it "
+                                 "before capturing (triton_jit::prepare({triton_jit::request(fn, config, args...)}) "
+                                 "tunes it and stores the choice), or launch it once with these arguments first",
                              function, key, "");
-  }
-  bool config_hooks = false;
-  for (const AutotuneConfigInfo& c : info.configs) config_hooks |= c.has_pre_hook;
-  if (info.has_pre_hook || info.has_post_hook || config_hooks) {
-    throw ArgumentError(function +
-                            ": autotune's pre_hook and post_hook (and a Config's pre_hook) run on the tensors of "
-                            "every timed call, which a C++ caller does not have as Python objects; tuning key " +
-                            key +
-                            " has no stored result. Tune it once from Python with cache_results=True (the "
-                            "runtime reads Triton's autotuning cache), or remove the hooks",
-                        function, "");
   }
   // prune_configs_by: Triton's own pruning, through Python, on the caller's arguments.
   std::vector<bool> pruned(info.configs.size(), false);
@@ -220,8 +268,14 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
       if (c < pruned.size()) pruned[c] = false;
     }
   }
-  const auto zero = buffers_of(fn, info.reset_to_zero, full, "reset_to_zero");
-  const auto restore = buffers_of(fn, info.restore_value, full, "restore_value");
+  // A user pre_hook replaces Triton's reset_to_zero/restore_value pre_hook (so nothing is saved to
+  // restore), a user post_hook its restoring post_hook.
+  const bool hooks = has_hooks(info);
+  const auto zero = info.has_pre_hook ? std::vector<Range>{}
+                                      : buffers_of(fn, info.reset_to_zero, full, "reset_to_zero");
+  const auto restore = info.has_pre_hook || info.has_post_hook
+                           ? std::vector<Range>{}
+                           : buffers_of(fn, info.restore_value, full, "restore_value");
 
   const size_t n = fn.signature.params.size();
   std::vector<Candidate> candidates(info.configs.size());
@@ -235,7 +289,8 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     }
     copy_launch_options(out, &cand.config);
     apply_config(config, cand.args.data(), &cand.config);
-    call.apply_layers(fn, tuner.layer() + 1, cand.args.data(), num_caller_args, &cand.config, user, mode);
+    call.apply_layers(fn, tuner.layer() + 1, cand.args.data(), num_caller_args, &cand.config, user,
+                      mode == CallMode::Launch ? CallMode::Prepare : mode);
     apply_grid_fn(fn.signature, user, cand.args.data(), &cand.config);
   }
   compile_in_parallel(fn, candidates, target);
@@ -245,17 +300,32 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
       resolve_call(fn, cand.config, ArgSpan{cand.args.data(), n}, target);
     } catch (const CompileError& e) {
       cand.failure = std::string("does not compile: ") + e.what();
+    } catch (const MissingKernelError& e) {
+      // Nothing may compile here (no Python, offline): say how a deployment gets the choice.
+      const std::string source = fn.module.empty() ? fn.path : bridge::module_source(fn.module);
+      throw MissingKernelError(
+          function + " has no tuning result for key " + key + (device.empty() ? std::string() : " on " + device) +
+              ", and timing its configs needs their kernels: " + e.what() +
+              "\nOr name the chosen config in the pack manifest, with the chosen kernel's line: " + source + ":" +
+              fn.name + " autotune key=" + key + " config=INDEX",
+          function, e.key(), e.manifest_line());
     }
   }
 
   const auto restore_set = std::make_shared<const RestoreSet>(restore);
-  for (Candidate& cand : candidates) {
+  // The hooks' argument dicts, one per config as Triton builds them (through Python).
+  std::vector<HookArgs> hook_args(candidates.size());
+  for (uint32_t c = 0; hooks && c < candidates.size(); ++c) {
+    if (candidates[c].failure.empty())
+      hook_args[c] = HookArgs(fn, tuner, c, candidates[c].args.data(), num_caller_args, candidates[c].config.grid);
+  }
+  for (uint32_t c = 0; c < candidates.size(); ++c) {
+    Candidate& cand = candidates[c];
     if (!cand.failure.empty()) continue;
-    const auto run = wrap_for_tuning(
-        [&] {
-          launch_call(fn, cand.config, ArgSpan{cand.args.data(), n});
-        },
-        zero, restore_set, out.stream);
+    const auto launch = [&] { launch_call(fn, cand.config, ArgSpan{cand.args.data(), n}); };
+    const std::function<void()> run = hooks ? timed_call_with_hooks(info.configs[c], info, hook_args[c], launch, zero,
+                                                                    *restore_set, out.stream)
+                                            : wrap_for_tuning(launch, zero, restore_set, out.stream);
     try {
       const BenchmarkResult r = benchmark(out.stream, run, BenchmarkOptions{info.warmup_ms, info.rep_ms});
       cand.median_ms = r.median_ms;
@@ -286,9 +356,14 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   if (!any) {
     throw ArgumentError(function + ": no autotune config could run for key " + key + ":" + table, function, "");
   }
-  zero_all_async(out.stream, zero);  // as Triton's pre_hook(reset_only=True) after tuning
+  // As Triton's pre_hook(reset_only=True) after tuning, with the chosen config's arguments.
+  if (info.has_pre_hook) {
+    hook_args[best].run(bridge::AutotuneHook::PreHook, out.stream, /*reset_only=*/true);
+  } else {
+    zero_all_async(out.stream, zero);
+  }
 
-  if (info.cache_results) {
+  if (tritons_cache) {
     // As Triton records them: the timed configs only; one that failed, as infinitely slow.
     constexpr double kInf = std::numeric_limits<double>::infinity();
     std::vector<std::array<double, 3>> timings;

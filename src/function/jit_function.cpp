@@ -62,7 +62,11 @@ struct DescribedCall {
 [[gnu::noinline]] void launch_completed(detail::FunctionState& m, const LaunchConfig& config, ArgSpan args) {
   ArgStorage storage;
   LaunchConfig effective;
-  complete_call(m, config, args, storage.data(), &effective, detail::CallMode::Launch);
+  if (m.decorated != nullptr) {
+    m.decorated->complete(m, config, args, storage.data(), &effective, detail::CallMode::Launch);
+  } else {
+    complete_call(m, config, args, storage.data(), &effective, detail::CallMode::Launch);
+  }
   detail::launch_call(m, effective, ArgSpan{storage.data(), m.rules.size()});
 }
 

@@ -32,8 +32,11 @@ std::string StaticSignature::to_string() const {
 }
 
 int StaticSignature::find(std::string_view name) const {
-  for (const ParamInfo& p : params) {
-    if (p.name == name) return p.index;
+  // From the back: a grid function asks per launch for constexprs, which come last; the first
+  // character settles most mismatches before the characters are compared.
+  for (auto it = params.rbegin(); it != params.rend(); ++it) {
+    const std::string& n = it->name;
+    if (n.size() == name.size() && !name.empty() && n[0] == name[0] && n == name) return it->index;
   }
   return -1;
 }

@@ -2,19 +2,24 @@
 // manifest (the resolver's batch entry compiles what it lists).
 #include "triton_jit/pack.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 
 #include "bridge/bridge.h"
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
+#include "decorators/config_choice.h"
+#include "decorators/decorated_call.h"
 #include "resolve/pack.h"
 #include "resolve/resolver.h"
 #include "settings/settings.h"
+#include "store/binary_io.h"
 #include "store/files.h"
 #include "store/kernel_index.h"
 #include "store/pack_file.h"
@@ -85,6 +90,94 @@ CompileOptions::Value option_value(const std::string& text) {
   const double d = std::strtod(text.c_str(), &end);
   if (!text.empty() && *end == '\0') return d;
   return text;  // a bare word: a string option
+}
+
+// The KEY=VALUE words of an `autotune` line after its first two words. A value that starts with
+// '(', '[' or '{' runs to its closing bracket and one that starts with a quote to its closing
+// quote, spaces included (a tuning key is pasted as Python prints it); '#' outside them ends the line.
+std::vector<std::pair<std::string, std::string>> autotune_fields(const std::string& line,
+                                                                 const std::function<void(const std::string&)>& fail) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t i = 0;
+  const auto skip_space = [&] {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+  };
+  for (int word = 0; word < 2; ++word) {  // FILE:FUNCTION and `autotune`
+    skip_space();
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+  }
+  for (skip_space(); i < line.size() && line[i] != '#'; skip_space()) {
+    const size_t eq = line.find('=', i);
+    const size_t space = std::min(line.size(), [&] {
+      size_t j = i;
+      while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+      return j;
+    }());
+    if (eq == std::string::npos || eq >= space || eq == i) fail("'" + line.substr(i, space - i) + "' is not KEY=VALUE");
+    const std::string key = line.substr(i, eq - i);
+    i = eq + 1;
+    const size_t start = i;
+    std::string closers;  // brackets still open, innermost last
+    char quote = 0;
+    const bool bracketed = i < line.size() && (line[i] == '(' || line[i] == '[' || line[i] == '{');
+    for (; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quote != 0) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == quote) {
+          quote = 0;
+          if (!bracketed && closers.empty()) {
+            ++i;
+            break;
+          }
+        }
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '(' || c == '[' || c == '{') {
+        closers += c == '(' ? ')' : c == '[' ? ']' : '}';
+      } else if (!closers.empty() && c == closers.back()) {
+        closers.pop_back();
+        if (closers.empty()) {
+          ++i;
+          break;
+        }
+      } else if (closers.empty() && std::isspace(static_cast<unsigned char>(c))) {
+        break;
+      }
+    }
+    if (quote != 0 || !closers.empty()) fail("the value of " + key + "= is not closed");
+    out.emplace_back(key, line.substr(start, i - start));
+  }
+  return out;
+}
+
+void read_autotune_line(const std::string& line, PackManifestEntry& e,
+                        const std::function<void(const std::string&)>& fail) {
+  e.autotune = true;
+  for (const auto& [key, value] : autotune_fields(line, fail)) {
+    if (value.empty()) fail(key + "= has no value");
+    if (key == "key") {
+      if (value.front() != '(' || value.back() != ')') fail("key= must be Triton's tuning key, a tuple: " + value);
+      e.tuning_key = value;
+    } else if (key == "config") {
+      e.tuning_config = value;
+    } else if (key == "args") {
+      e.tuning_args = value.front() == '\'' && value.back() == '\'' && value.size() >= 2
+                          ? value.substr(1, value.size() - 2)
+                          : value;
+    } else if (key == "grid") {
+      e.tuning_grid = value;
+    } else if (key == "layer") {
+      if (!parse_int(value, &e.tuning_layer) || e.tuning_layer < 0) fail("layer must be an integer >= 0");
+    } else {
+      fail("an autotune line takes key=, config=, args=, grid= and layer=, not " + key + "=");
+    }
+  }
+  if (e.tuning_key.empty() && e.tuning_args.empty()) {
+    fail("an autotune line needs key= (Triton's tuning key, as printed) or args= (the call, to tune it)");
+  }
+  if (!e.tuning_key.empty() && e.tuning_config.empty()) fail("key= needs config= (the chosen config)");
 }
 
 // The current device's architecture, when a driver and a device are there; 0 otherwise.
@@ -176,6 +269,18 @@ std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_pa
     }
     e.file = words[0].substr(0, colon);
     e.function = words[0].substr(colon + 1);
+    if (words.size() >= 2 && words[1] == "autotune") {
+      read_autotune_line(line, e, [&](const std::string& why) {
+        throw PackError(manifest_path + ":" + std::to_string(number) + ": " + why + "\n  " + line +
+                            "\nexpected: FILE.py:FUNCTION autotune key=KEY config=CHOICE [layer=L], with KEY "
+                            "Triton's tuning key as printed ((1024, 'torch.float16')) and CHOICE a config's index "
+                            "or its values ({\"BLOCK\": 64, \"num_warps\": 4}); or args=JSON [grid=X,Y,Z] to "
+                            "tune it at pack time on a GPU",
+                        manifest_path);
+      });
+      entries.push_back(std::move(e));
+      continue;
+    }
     if (words.size() < 2 || is_option(words[1])) fail("the signature is missing");
     e.signature = words[1];
     for (size_t i = 2; i < words.size(); ++i) {
@@ -211,9 +316,22 @@ std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_pa
 PackInfo build_pack(const std::string& manifest_path, const std::string& out, const PrepareOptions& options) {
   const std::vector<PackManifestEntry> entries = read_pack_manifest(manifest_path);
   if (entries.empty()) throw PackError("the pack manifest " + manifest_path + " lists no kernel", manifest_path);
+  return build_pack(entries, manifest_path, out, options);
+}
+
+PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::string& manifest_path,
+                    const std::string& out, const PrepareOptions& options) {
   const fs::path base = fs::absolute(fs::path(manifest_path)).parent_path();
   std::vector<KernelRequest> requests;
   std::vector<const PackManifestEntry*> origin;
+  // The autotune lines, checked before anything compiles.
+  struct NamedChoice {
+    const PackManifestEntry* entry;
+    const TritonJitFunction* function;
+    uint32_t config;
+    std::string table;
+  };
+  std::vector<NamedChoice> choices;
   for (const PackManifestEntry& e : entries) {
     const bool by_module = e.file.rfind(bridge::kModulePrefix, 0) == 0;
     const fs::path file = fs::path(e.file).is_absolute() ? fs::path(e.file) : base / e.file;
@@ -224,6 +342,25 @@ PackInfo build_pack(const std::string& manifest_path, const std::string& out, co
                : &TritonJitFunction::get(file.string(), e.function);
     } catch (const Error& err) {
       throw PackError(manifest_path + ":" + std::to_string(e.line) + ": " + err.what(), manifest_path);
+    }
+    if (e.autotune) {
+      if (e.tuning_key.empty() || e.tuning_config.empty()) {
+        throw PackError(manifest_path + ":" + std::to_string(e.line) + ": " + e.function +
+                            ": this autotune line has no key= and config=: `triton-jit pack` tunes a line with "
+                            "args= on a GPU; elsewhere name the chosen config (key=KEY config=CHOICE)",
+                        manifest_path);
+      }
+      const auto fail = [&](const std::string& why) {
+        return PackError(manifest_path + ":" + std::to_string(e.line) + ": " + e.function + ": " + why, manifest_path);
+      };
+      std::string why;
+      const std::optional<size_t> layer = detail::autotune_layer_of(fn->signature(), e.tuning_layer, &why);
+      if (!layer) throw fail(why);
+      const AutotuneInfo& info = fn->signature().decorators[*layer].autotune;
+      const std::optional<uint32_t> config = detail::config_choice(fn->signature(), info, e.tuning_config, &why);
+      if (!config) throw fail(why);
+      choices.push_back({&e, fn, *config, detail::named_choice_table(*layer, detail::configs_digest(info))});
+      continue;
     }
     std::vector<std::optional<Target>> targets(e.targets.begin(), e.targets.end());
     if (targets.empty()) targets.push_back(std::nullopt);
@@ -272,6 +409,23 @@ PackInfo build_pack(const std::string& manifest_path, const std::string& out, co
     record.kernel = k.entry->kernel();
     pack.kernel_function.push_back(it->second);
     pack.kernels.push_back(std::move(record));
+  }
+  for (const NamedChoice& c : choices) {
+    const auto it = function_index.find(c.function);
+    if (it == function_index.end()) {
+      throw PackError(manifest_path + ":" + std::to_string(c.entry->line) + ": " + c.entry->function +
+                          ": the manifest has no kernel line for this function: add the chosen config's kernel "
+                          "(the signature `triton-jit specialize` prints for the @triton.jit function under the "
+                          "decorators, with the config's constexprs and num_warps/num_stages)",
+                      manifest_path);
+    }
+    detail::BinaryWriter value;
+    value.u32(c.config);
+    value.str(c.entry->tuning_key);
+    auto& tables = pack.functions[it->second].tables;
+    auto t = std::find_if(tables.begin(), tables.end(), [&](const auto& x) { return x.first == c.table; });
+    if (t == tables.end()) t = tables.insert(tables.end(), {c.table, {}});
+    t->second.emplace_back(detail::canonical_key_text(c.entry->tuning_key), value.bytes());
   }
   const std::string why = detail::write_file_atomically(out, detail::encode_pack(pack));
   if (!why.empty()) throw PackError("cannot write the kernel pack " + out + ": " + why, out);

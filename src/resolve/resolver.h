@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "decorators/decorated_call.h"
 #include "launch/function_state.h"
 #include "store/records.h"
 #include "triton_jit/prepare.h"
@@ -35,6 +36,12 @@ class Resolver {
   // its progress bar and log line. With `out`, the kernels in request order.
   static PrepareReport resolve_batch(const std::vector<KernelRequest>& requests, const PrepareOptions& options,
                                      const char* label, std::vector<ResolvedKernel>* out);
+
+  // request(fn, config, args...): the completed call's signature and launch options (mode
+  // Describe: a known choice, or the call kept for prepare() to tune), or, with mode Prepare, the
+  // request's kept call tuned (or its stored choice taken) and completed. Returns whether it tuned.
+  static bool complete_request(const TritonJitFunction& fn, const LaunchConfig& config, ArgSpan args, CallMode mode,
+                               KernelRequest* out);
 
   // compile(CompileRequest): always compiles; the kernel goes to the index, not to memory.
   static KernelInfo compile_request(FunctionState& fn, const CompileRequest& request);

@@ -282,6 +282,9 @@ CASES = {
                                                            '{"ptr": "fp16", "bytes": 1048576}', "--grid X[,Y[,Z]]",
                                                            "A fixed grid", "--store", "Needs a GPU"]),
     "help_lists_tune": Case(["--help"], stdout_contains=["  tune "]),
+    "help_pack_autotune": Case(["help", "pack"], stdout_contains=["FILE.py:FUNCTION autotune key=KEY config=CHOICE",
+                                                                  "autotune args='JSON' [grid=X[,Y[,Z]]]",
+                                                                  "Without a GPU such a line is an error"]),
     "error_tune_not_autotuned": Case(["tune", ADD, "--args", args(mem("fp32", 4096), mem("fp32", 4096),
                                                                   mem("fp32", 4096), 1024, 256)], rc=1,
                                      stderr=r"add_kernel is not autotuned \(no @triton\.autotune wrapper\): there is "
@@ -609,9 +612,68 @@ def _tune_store_flow(cli, out):
     assert len(again.splitlines()) == 2, again
 
 
+SCALE_TUNED_KEY = "(524288, True, 'torch.float16', 'torch.float16')"
+
+
+def _with_pack(out, *argv):
+    """The tool in a process that loads the pack {out}/k.tjp and has an empty kernel index."""
+    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out, "empty"), TRITON_JIT_PACKS=os.path.join(out, "k.tjp"))
+    p = subprocess.run([ARGS.cli] + list(argv), capture_output=True, text=True, env=env, timeout=600)
+    print(f"$ TRITON_JIT_PACKS={out}/k.tjp triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n"
+          f"{p.stdout}--- stderr\n{p.stderr}")
+    return p
+
+
+def _pack_autotune_flow(cli, out):
+    """A manifest's autotune line names the config for a tuning key: the pack carries it, and a
+    process that loads the pack specializes the autotuned call with that config, tuning nothing."""
+    manifest = os.path.join(out, "manifest.txt")
+    with open(manifest, "w") as f:
+        f.write(f"{SCALE_TUNED} autotune key={SCALE_TUNED_KEY} config={{'BLOCK': 1024}}  # as Triton prints the key\n"
+                f"{SCALE_TUNED} *fp16:16,*fp16:16,i32:16,fp32,True,1024 num_warps=8 target=cuda:90\n")
+    stdout, _ = cli("pack", manifest, "--out", "{out}/k.tjp", "--quiet")
+    assert stdout.startswith(f"{out}/k.tjp: 1 kernels of 1 functions for cuda:90 "), stdout
+    described = args(ptr("fp16", 4096), ptr("fp16", 8192), 1 << 19, 2.0)
+    p = _with_pack(out, "specialize", SCALE_TUNED, "--args", described)
+    assert p.returncode == 0 and p.stdout == "*fp16:16,*fp16:16,i32:16,fp32,True,1024\n", p.stderr
+    with open(manifest, "w") as f:
+        f.write(f"{SCALE_TUNED} autotune key={SCALE_TUNED_KEY} config=7\n")
+    _, err = cli("pack", manifest, "--out", "{out}/x.tjp", rc=1)
+    assert re.search(r"manifest\.txt:1: scale_kernel: config=7 is not one of its 2 configs", err), err
+
+
+def _pack_tune_no_gpu(cli, out):
+    """An autotune line with args= is tuned at pack time, which needs a GPU: without one the error
+    says to name the config in the manifest."""
+    manifest = os.path.join(out, "manifest.txt")
+    with open(manifest, "w") as f:
+        f.write(f"{SCALE_TUNED} autotune args='{args(*SCALE_TUNED_ARGS)}' grid=512\n")
+    _, err = cli("pack", manifest, "--out", "{out}/k.tjp", rc=1)
+    assert "manifest.txt:1: scale_kernel: tuning at pack time needs a GPU" in err, err
+    assert "name the chosen config in the manifest instead" in err and "autotune key=KEY config=CHOICE" in err, err
+    assert not os.path.exists(os.path.join(out, "k.tjp"))
+
+
+def _pack_tune_gpu_flow(cli, out):
+    """On a GPU, pack tunes an autotune line with args= and packs the choice and the chosen kernel:
+    a process with only the pack specializes (and would launch) with that config."""
+    manifest = os.path.join(out, "manifest.txt")
+    with open(manifest, "w") as f:
+        f.write(f"{SCALE_TUNED} autotune args='{args(*SCALE_TUNED_ARGS)}' grid=512\n")
+    stdout, _ = cli("pack", manifest, "--out", "{out}/k.tjp", "--quiet")
+    first, last = stdout.splitlines()[0], stdout.splitlines()[-1]
+    m = re.fullmatch(r"scale_kernel: key " + re.escape(SCALE_TUNED_KEY) + r" on .+: \[(\d)\] BLOCK: (\d+), .*", first)
+    assert m, stdout
+    assert last.startswith(f"{out}/k.tjp: 1 kernels of 1 functions for "), stdout
+    described = args(ptr("fp16", 4096), ptr("fp16", 8192), 1 << 19, 2.0)
+    p = _with_pack(out, "specialize", SCALE_TUNED, "--args", described)
+    assert p.returncode == 0 and p.stdout == f"*fp16:16,*fp16:16,i32:16,fp32,True,{m.group(2)}\n", p.stderr
+
+
 FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "pack_flow": Flow(_pack_flow),
          "pack_dtype_flow": Flow(_pack_dtype_flow), "pack_module_flow": Flow(_pack_module_flow),
-         "tune_store_flow": Flow(_tune_store_flow)}
+         "tune_store_flow": Flow(_tune_store_flow), "pack_autotune_flow": Flow(_pack_autotune_flow),
+         "error_pack_tune_no_gpu": Flow(_pack_tune_no_gpu), "pack_tune_gpu_flow": Flow(_pack_tune_gpu_flow)}
 
 
 def _check_version(out):
@@ -631,8 +693,8 @@ def _check_inspect_json(out):
 NEEDS_TORCH = {"parity_dtype_torch", "parity_dtype_torch_names", "compile_torch_dtype"}
 
 # Cases that run kernels on a GPU, and one that checks the error without one.
-NEEDS_GPU = {"tune_gpu", "tune_gpu_reset_to_zero", "tune_store_flow"}
-NEEDS_NO_GPU = {"error_tune_no_gpu"}
+NEEDS_GPU = {"tune_gpu", "tune_gpu_reset_to_zero", "tune_store_flow", "pack_tune_gpu_flow"}
+NEEDS_NO_GPU = {"error_tune_no_gpu", "error_pack_tune_no_gpu"}
 
 
 def _check_verbose(err, needle):

@@ -439,3 +439,87 @@ TEST_F(DecoratorStore, PruneConfigsByIsTritonsOwn) {
   // On the fake driver both timed configs take the same time: Triton takes the first it timed.
   EXPECT_EQ(r["spec"], "*fp32:16,i32,512");
 }
+
+// A manifest's `autotune` line names the config a tuning key takes: the pack carries the choice,
+// and a pack-only process (no index, no Python) launches with it, timing nothing.
+TEST_F(DecoratorStore, PackCarriesAManifestsTuningChoice) {
+  const std::string file = test::canonical(test::kernel("decorated.py"));
+  const std::string manifest = (root_ / "manifest.txt").string();
+  std::ofstream(manifest) << "# config 1 of inplace_scale_kernel for n = 1000 (key as Triton prints it)\n"
+                          << file << ":inplace_scale_kernel autotune key=(1000, 'torch.float32') "
+                          << "config={\"BLOCK\": 1024, 'num_warps': 8}\n"
+                          << file << ":inplace_scale_kernel *fp32:16,i32,fp32,1024 num_warps=8\n";
+  const auto entries = triton_jit::read_pack_manifest(manifest);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_TRUE(entries[0].autotune);
+  EXPECT_EQ(entries[0].tuning_key, "(1000, 'torch.float32')");
+  EXPECT_EQ(entries[0].tuning_config, "{\"BLOCK\": 1024, 'num_warps': 8}");
+  const std::string pack = (root_ / "tuned.tjp").string();
+  triton_jit::PrepareOptions quiet;
+  quiet.progress = triton_jit::Progress::Never;
+  triton_jit::set_index_dir((root_ / "build-index").string());
+  triton_jit::build_pack(manifest, pack, quiet);
+  triton_jit::set_index_dir(std::nullopt);
+  const auto run = [&](const std::string& args) {
+    return test_support::run_child("env TRITON_JIT_CACHE_DIR='" + (root_ / "empty").string() + "' TRITON_JIT_PACKS='" +
+                                   pack + "' " + without_python() + " '" + DECORATED_PROBE_PATH "' '" + file +
+                                   "' inplace_scale_kernel " + args);
+  };
+  const auto r = run("--launch p:fp32 i:1000 f:2.0");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r["spec"], "*fp32:16,i32,fp32,1024");
+  EXPECT_EQ(r["num_warps"], "8");
+  EXPECT_EQ(r["tunings"], "0");
+  EXPECT_EQ(r["compiles"], "0");
+  EXPECT_EQ(r["launches"], "1");
+  EXPECT_EQ(r["python_used"], "0");
+  // Without a launch (no timing at all): specialize() takes the same choice.
+  const auto described = run("p:fp32 i:1000 f:2.0");
+  ASSERT_EQ(described.status, 0) << described.output;
+  EXPECT_EQ(described["spec"], "*fp32:16,i32,fp32,1024");
+  // A key the manifest did not name cannot be tuned here (no kernels of the other config, no
+  // Python): the error says which autotune line would add it.
+  const auto unseen = run("--launch p:fp32:4000 i:1002 f:2.0");
+  EXPECT_EQ(unseen.status, 3) << unseen.output;
+  expect_contains(unseen.output, "MissingKernelError");
+  expect_contains(unseen.output, "has no tuning result for key (1002, 'torch.float32')");
+  expect_contains(unseen.output, ":inplace_scale_kernel autotune key=(1002, 'torch.float32') config=INDEX");
+}
+
+// Manifest autotune lines that do not fit: each a PackError naming the line and what is wrong.
+TEST_F(DecoratorStore, BadManifestTuningChoicesAreRefused) {
+  const std::string file = test::canonical(test::kernel("decorated.py"));
+  const std::string kernel_line = file + ":inplace_scale_kernel *fp32:16,i32,fp32,128 num_warps=4\n";
+  const auto pack_error = [&](const std::string& text) {
+    const std::string manifest = (root_ / "bad.txt").string();
+    std::ofstream(manifest) << text;
+    triton_jit::PrepareOptions quiet;
+    quiet.progress = triton_jit::Progress::Never;
+    try {
+      triton_jit::build_pack(manifest, (root_ / "bad.tjp").string(), quiet);
+    } catch (const triton_jit::PackError& e) {
+      EXPECT_FALSE(fs::exists(root_ / "bad.tjp"));
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "expected PackError for:\n" << text;
+    return std::string();
+  };
+  const std::string at = file + ":inplace_scale_kernel autotune key=(1000, 'torch.float32') ";
+  expect_contains(pack_error(at + "config=2\n" + kernel_line), "config=2 is not one of its 2 configs (0 to 1)");
+  expect_contains(pack_error(at + "config={'BLOCK': 64}\n" + kernel_line), "matches none of its configs");
+  expect_contains(pack_error(at + "config={'BLOCK': 64}\n" + kernel_line), "[1] BLOCK: 1024, num_warps: 8");
+  expect_contains(pack_error(at + "config={'WIDTH': 1}\n" + kernel_line), "names 'WIDTH', which no config sets");
+  expect_contains(pack_error(at + "config=lots\n" + kernel_line), "is neither a config's index nor a dict");
+  expect_contains(pack_error(at + "config=1\n"), "the manifest has no kernel line for this function");
+  expect_contains(pack_error(file + ":stages_kernel autotune key=(1,) config=0\n"),
+                  "stages_kernel: it is not under @triton.autotune");
+  expect_contains(pack_error(at + "\n"), "bad.txt:1: key= needs config= (the chosen config)");
+  expect_contains(pack_error(file + ":inplace_scale_kernel autotune key=(1000, 'torch.float32' config=1\n"),
+                  "the value of key= is not closed");
+  expect_contains(pack_error(file + ":inplace_scale_kernel autotune config=1\n"),
+                  "an autotune line needs key= (Triton's tuning key, as printed) or args=");
+  expect_contains(pack_error(file + ":inplace_scale_kernel autotune args='[]'\n" + kernel_line),
+                  "this autotune line has no key= and config=: `triton-jit pack` tunes a line with args= on a GPU");
+  expect_contains(pack_error(at + "config=1 bogus=2\n"), "an autotune line takes key=, config=, args=, grid= and "
+                                                         "layer=, not bogus=");
+}

@@ -176,3 +176,77 @@ TEST_F(GpuDecorators, RestoreValueLeavesOneRunsResult) {
   EXPECT_EQ(k.stats().tunings, 1u);
   EXPECT_EQ(run_python("result = torch.equal(keep['x'], keep['x0'] * 3.0)\n"), "True");
 }
+
+// Autotune's Python hooks on the GPU (tests/kernels/decorated_hooks.py): the hooks get torch
+// tensors over the C++ caller's buffers (sizes given by TypedPtr), so `args['out_ptr'].zero_()`
+// works as in Python.
+namespace {
+
+TritonJitFunction& hooks_fn(const char* name) {
+  return TritonJitFunction::get(TRITON_JIT_TEST_KERNELS_DIR "/decorated_hooks.py", name);
+}
+
+}  // namespace
+
+// pre_hook zeroes the accumulator before every timed run and once after tuning, as Triton calls
+// it: the one real launch leaves one sum (each timed run would add again otherwise).
+TEST_F(GpuDecorators, PreHookZeroesTheAccumulatorOfAnAtomicAddKernel) {
+  auto& k = hooks_fn("zeroing_hook_kernel");
+  const int n = 100000;
+  const std::vector<uintptr_t> p = addresses(run_python("x = torch.rand(100000, device='cuda')\n"
+                                                        "out = torch.full((1,), 1234.0, device='cuda')\n"
+                                                        "keep.update(x=x, out=out)\n"
+                                                        "result = f'{x.data_ptr()} {out.data_ptr()}'\n"));
+  LaunchConfig config;
+  config.grid_fn = [](const GridMeta& meta) { return Grid(cdiv(100000, meta["BLOCK"])); };
+  k(config, f32(p[0], n * 4), f32(p[1], 4), n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(k.stats().tunings, 1u);
+  EXPECT_EQ(run_python("s = keep['x'].double().sum().item()\n"
+                       "result = abs(keep['out'].item() - s) < 1e-4 * s\n"),
+            "True")
+      << run_python("result = f\"{keep['out'].item()} vs {keep['x'].double().sum().item()}\"\n");
+}
+
+// A Config's pre_hook runs before every launch with that config, the cached ones too: each of
+// three launches starts from zero, so the result is one sum, not three.
+TEST_F(GpuDecorators, ConfigPreHookRunsBeforeEveryLaunch) {
+  auto& k = hooks_fn("config_zeroing_kernel");
+  const int n = 100000;
+  const std::vector<uintptr_t> p = addresses(run_python("x = torch.rand(100000, device='cuda')\n"
+                                                        "out = torch.full((1,), 1234.0, device='cuda')\n"
+                                                        "keep.update(x=x, out=out)\n"
+                                                        "result = f'{x.data_ptr()} {out.data_ptr()}'\n"));
+  LaunchConfig config;
+  config.grid_fn = [](const GridMeta& meta) { return Grid(cdiv(100000, meta["BLOCK"])); };
+  for (int i = 0; i < 3; ++i) k(config, f32(p[0], n * 4), f32(p[1], 4), n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(k.stats().tunings, 1u);
+  EXPECT_EQ(run_python("s = keep['x'].double().sum().item()\n"
+                       "result = abs(keep['out'].item() - s) < 1e-4 * s\n"),
+            "True")
+      << run_python("result = f\"{keep['out'].item()} vs {keep['x'].double().sum().item()}\"\n");
+}
+
+// On a stream other than torch's current one, the hooks' tensor work is ordered with the
+// kernels: torch's current stream is the launch's while a hook runs.
+TEST_F(GpuDecorators, HooksRunOnTheLaunchsStream) {
+  auto& k = hooks_fn("config_zeroing_kernel");
+  const int n = 1 << 22;
+  const std::vector<uintptr_t> p = addresses(run_python("x = torch.rand(1 << 22, device='cuda')\n"
+                                                        "out = torch.full((1,), 1234.0, device='cuda')\n"
+                                                        "keep.update(x=x, out=out)\n"
+                                                        "result = f'{x.data_ptr()} {out.data_ptr()}'\n"));
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  LaunchConfig config;
+  config.stream = reinterpret_cast<CUstream_st*>(stream);
+  config.grid_fn = [](const GridMeta& meta) { return Grid(cdiv(1 << 22, meta["BLOCK"])); };
+  for (int i = 0; i < 5; ++i) k(config, f32(p[0], n * 4), f32(p[1], 4), n);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  EXPECT_EQ(run_python("s = keep['x'].double().sum().item()\n"
+                       "result = abs(keep['out'].item() - s) < 1e-4 * s\n"),
+            "True")
+      << run_python("result = f\"{keep['out'].item()} vs {keep['x'].double().sum().item()}\"\n");
+}

@@ -28,6 +28,7 @@ class StoreGpuTest : public gpu_test::GpuTest {
     for (const char* f : {"scaled_add.py", "store_helpers.py"}) {
       fs::copy_file(fs::path(TRITON_JIT_TEST_KERNELS_DIR) / "store" / f, root_ / "src" / f);
     }
+    fs::copy_file(fs::path(TRITON_JIT_TEST_KERNELS_DIR) / "decorated.py", root_ / "src" / "decorated.py");
     test_support::write_unimportable_triton(root_ / "no_triton");
   }
   void TearDown() override {
@@ -36,9 +37,12 @@ class StoreGpuTest : public gpu_test::GpuTest {
   }
   std::string kernel_file() const { return (root_ / "src" / "scaled_add.py").string(); }
 
-  Report run(const std::string& env, const std::string& cache) const {
+  // `tuned`: the probe launches src/decorated.py:scale_kernel (autotuned) instead of scaled_add.
+  Report run(const std::string& env, const std::string& cache, bool tuned = false) const {
+    const std::string file = tuned ? (root_ / "src" / "decorated.py").string() : kernel_file();
     const Report r = test_support::run_child("env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" + cache +
-                                             "' " + env + " '" STORE_GPU_PROBE_PATH "' '" + kernel_file() + "'");
+                                             "' " + env + " '" STORE_GPU_PROBE_PATH "' '" + file + "'" +
+                                             (tuned ? " tuned" : ""));
     std::printf("probe (%s):\n%s", env.c_str(), r.output.c_str());
     return r;
   }
@@ -59,6 +63,45 @@ TEST_F(StoreGpuTest, WarmIndexLaunchesWithoutPython) {
   EXPECT_EQ(warm["compiles"], "0");
   EXPECT_EQ(warm["index_hits"], "1");
   EXPECT_EQ(warm["python_used"], "0");
+}
+
+// An autotuned kernel: the first process tunes it (timing both configs) and stores the choice
+// and the kernels; a fresh process whose Python cannot import triton launches it from the warm
+// index with no tuning, no compile and no Python.
+TEST_F(StoreGpuTest, WarmIndexLaunchesATunedKernelWithoutPython) {
+  const std::string cache = (root_ / "cache").string();
+  const Report cold = run("", cache, /*tuned=*/true);
+  ASSERT_EQ(cold.status, 0) << cold.output;
+  EXPECT_EQ(cold["correct"], "1");
+  EXPECT_EQ(cold["tunings"], "1");
+  const Report warm = run(no_python(), cache, /*tuned=*/true);
+  ASSERT_EQ(warm.status, 0) << warm.output;
+  EXPECT_EQ(warm["correct"], "1");
+  EXPECT_EQ(warm["tunings"], "0");
+  EXPECT_EQ(warm["compiles"], "0");
+  EXPECT_EQ(warm["python_used"], "0");
+}
+
+// A pack whose manifest names the tuning choice (no tuning anywhere): a process with the pack
+// alone (no sources, no triton, an empty index) launches the autotuned kernel with that config.
+TEST_F(StoreGpuTest, PackOnlyProcessLaunchesATunedKernelFromTheManifestsChoice) {
+  std::ofstream(root_ / "manifest.txt")
+      << "src/decorated.py:scale_kernel autotune key=(100000, False, 'torch.float32', 'torch.float32') config=1\n"
+      << "src/decorated.py:scale_kernel *fp32:16,*fp32:16,i32:16,fp32,False,1024 num_warps=8 target=cuda:"
+      << gpu_test::device_arch() << "\n";
+  triton_jit::PrepareOptions quiet;
+  quiet.progress = triton_jit::Progress::Never;
+  const std::string pack = (root_ / "tuned.tjp").string();
+  triton_jit::build_pack((root_ / "manifest.txt").string(), pack, quiet);
+  fs::remove_all(root_ / "src");
+  const Report r = run(no_python() + " TRITON_JIT_PACKS='" + pack + "'", (root_ / "empty_cache").string(),
+                       /*tuned=*/true);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r["correct"], "1");
+  EXPECT_EQ(r["tunings"], "0");
+  EXPECT_EQ(r["pack_hits"], "1");
+  EXPECT_EQ(r["compiles"], "0");
+  EXPECT_EQ(r["python_used"], "0");
 }
 
 TEST_F(StoreGpuTest, PackOnlyProcessLaunchesWithoutPythonOrSources) {

@@ -190,3 +190,72 @@ def triton_autotune_cache(tuner, key, timings=None):
         vars(config).update(saved)
     chosen = tuner.cache.get(key)
     return used, (tuner.configs.index(chosen) if chosen is not None else None)
+
+
+# ---- autotune hooks (tests/kernels/decorated_hooks.py report to builtins.triton_jit_hook_log) ----
+
+HOOK_EVENTS = []
+
+
+def _hook_value(value):
+    if hasattr(value, "data_ptr") and hasattr(value, "dtype"):
+        return f"tensor(0x{value.data_ptr():x}, {value.dtype})"
+    return repr(value)
+
+
+def format_hook_event(name, args, extra):
+    items = [f"{k}={_hook_value(v)}" for k, v in args.items()]
+    items += [f"{k}={v!r}" for k, v in extra.items()]
+    return f"{name}({', '.join(items)})"
+
+
+def install_hook_recorder(note=None):
+    """Makes the hooks of decorated_hooks.py append their calls to HOOK_EVENTS (and call `note()`,
+    which lets a C++ test place them among the fake driver's launches)."""
+    import builtins
+    HOOK_EVENTS.clear()
+
+    def record(name, args, extra):
+        HOOK_EVENTS.append(format_hook_event(name, args, extra))
+        if note is not None:
+            note()
+
+    builtins.triton_jit_hook_log = record
+
+
+def hook_events():
+    return list(HOOK_EVENTS)
+
+
+def triton_hook_events(obj, args, pick=0, launches=1, grid=(1, )):
+    """The hook calls and launches of Triton's own Autotuner.run(*args) made `launches` times, as
+    strings: each config is timed by one call of its kernel_call (config `pick` is the fastest),
+    JITFunction.run records "launch(num_warps=W)" instead of launching."""
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
+    inner, tuners = obj, []
+    while not isinstance(inner, JITFunction):
+        if isinstance(inner, Autotuner):
+            tuners.append(inner)
+        inner = inner.fn
+    install_hook_recorder()
+    inner.run = lambda *a, **k: HOOK_EVENTS.append(f"launch(num_warps={k.get('num_warps', 4)})")
+    for t in tuners:
+        t.cache.clear()
+        counter = [0]
+
+        def bench(kernel_call, quantiles, _counter=counter):
+            index = _counter[0]
+            _counter[0] += 1
+            kernel_call()
+            return [0.0 if index == pick else 1.0] * 3
+
+        t.__dict__["do_bench"] = bench  # shadows the cached_property
+    try:
+        for _ in range(launches):
+            obj.run(*args, grid=grid, warmup=False)
+    finally:
+        del inner.run
+        for t in tuners:
+            t.__dict__.pop("do_bench", None)
+    return list(HOOK_EVENTS)

@@ -469,6 +469,17 @@ the pack by that name even without Python.
 SIGNATURE is Triton's syntax, as triton-jit specialize prints it: *fp32:16,*fp32:16,i32,1024.
 Without target=, kernels are built for TRITON_JIT_TARGET, else the GPU present, else cuda:90.
 
+For a function under @triton.autotune, the pack carries the config it takes for a tuning key,
+so a process that loads the pack launches it without tuning and without Python:
+  FILE.py:FUNCTION autotune key=KEY config=CHOICE [layer=L]
+KEY is Triton's tuning key as triton-jit tune or a MissingKernelError prints it, spaces and all
+((1024, 'torch.float16')); CHOICE is the config's index (1) or its values
+({"BLOCK": 64, "num_warps": 4}); layer=L picks one of several autotuners (outermost 0). Add the
+chosen kernel's own line too. Or let pack tune the call on the GPU, which also adds that line:
+  FILE.py:FUNCTION autotune args='JSON' [grid=X[,Y[,Z]]]
+with JSON as triton-jit tune --args takes it. Without a GPU such a line is an error: name the
+config instead.
+
 Options:
   --out FILE   the pack to write (replaced atomically)
   --jobs N     parallel compile processes (default: one per core)
