@@ -1,0 +1,68 @@
+// The XLA FFI handler of kernel launches inside jax.jit (built when jax's FFI headers are found,
+// TRITON_JIT_XLA_FFI). XLA calls it with its CUDA stream, the custom call's operands and results
+// (device buffers) and the `launch` attribute naming a DeferredLaunch; the launch goes through the
+// runtime as any other (its cache, its specialization), on XLA's stream.
+#include <xla/ffi/api/ffi.h>
+
+#include <exception>
+#include <string>
+
+#include "deferred_launch.h"
+
+namespace ffi = xla::ffi;
+
+namespace triton_jit::python {
+namespace {
+
+constexpr size_t kInlineArgs = 64;
+
+ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, ffi::RemainingRets results) {
+  const DeferredLaunch* d = find_deferred(id);
+  if (d == nullptr) {
+    return ffi::Error::InvalidArgument("triton_jit: no traced kernel launch has id " + std::to_string(id));
+  }
+  ArgValue inline_values[kInlineArgs];
+  std::vector<ArgValue> heap_values;
+  ArgValue* values = inline_values;
+  if (d->values.size() > kInlineArgs) {
+    heap_values.resize(d->values.size());
+    values = heap_values.data();
+  }
+  std::copy(d->values.begin(), d->values.end(), values);
+  const size_t num_operands = operands.size();
+  for (const DeferredLaunch::Slot& s : d->buffers) {
+    void* address = nullptr;
+    if (s.buffer < num_operands) {
+      auto buffer = operands.get<ffi::AnyBuffer>(s.buffer);
+      if (buffer.has_error()) return buffer.error();
+      address = buffer->untyped_data();
+    } else {
+      auto buffer = results.get<ffi::AnyBuffer>(s.buffer - num_operands);
+      if (buffer.has_error()) return buffer.error();
+      address = (*buffer)->untyped_data();
+    }
+    const ArgValue& stand_in = values[s.value];
+    values[s.value] = ArgValue::pointer(address, stand_in.dtype());
+  }
+  LaunchConfig config = d->config;
+  config.stream = stream;
+  try {
+    d->fn->launch(config, ArgSpan{values, d->values.size()});
+  } catch (const std::exception& e) {
+    return ffi::Error::Internal(std::string("triton_jit: ") + e.what());
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER(g_launch_handler, launch,
+                       ffi::Ffi::Bind()
+                           .Ctx<ffi::PlatformStream<CUstream_st*>>()
+                           .Attr<int64_t>("launch")
+                           .RemainingArgs()
+                           .RemainingRets());
+
+}  // namespace
+
+void* xla_ffi_handler() noexcept { return reinterpret_cast<void*>(g_launch_handler); }
+
+}  // namespace triton_jit::python

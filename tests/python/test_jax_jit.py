@@ -1,0 +1,92 @@
+"""Kernel launches inside jax.jit become XLA FFI custom calls ("triton_jit_launch") without a GPU:
+lowering for CUDA shows the custom call with its `launch` attribute, operands and results in
+parameter order, outputs declared by triton_jit.empty, aliasing for an output written twice, and
+the prepared launch checked where it was traced. The launches themselves run in test_gpu.py."""
+import re
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="jax is not installed (pip install jax): the jax.jit path is not tested")
+import jax.numpy as jnp
+
+import triton_jit
+
+if not triton_jit._jax.available():
+    pytest.skip("the extension was built without jax's XLA FFI headers (jax not importable at build time)",
+                allow_module_level=True)
+
+import py_kernels as add_kernels  # noqa: E402  (tests/python/kernels)
+
+
+def lowered(fn, *args):
+    return jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda", )).as_text()
+
+
+def custom_calls(text):
+    return re.findall(r"stablehlo.custom_call @triton_jit_launch\(([^)]*)\).*?launch = (\d+)", text)
+
+
+def add(x, y):
+    out = triton_jit.empty(x.shape, like=x)
+    triton_jit.jit(add_kernels.add_kernel)[(triton_jit.cdiv(x.size, 1024), )](x, y, out, x.size, BLOCK=1024)
+    return out.value
+
+
+def test_a_launch_under_jit_lowers_to_the_custom_call():
+    x = jnp.ones(4096, jnp.float32)
+    text = lowered(add, x, x * 2)
+    calls = custom_calls(text)
+    assert len(calls) == 1
+    operands, launch = calls[0]
+    assert operands.count("%") == 2  # x and y; out is the call's result
+    # The same launch traced again is the same prepared launch.
+    assert custom_calls(lowered(add, x, x))[0][1] == launch
+    assert "tensor<4096xf32>" in text
+
+
+def test_an_output_written_twice_is_aliased():
+    def twice(x):
+        out = triton_jit.empty(x.shape, like=x)
+        k = triton_jit.jit(add_kernels.add_kernel)[(4, )]
+        k(x, x, out, x.size, BLOCK=1024)
+        k(out, x, out, x.size, BLOCK=1024)  # reads and writes out
+        return out.value
+
+    text = lowered(twice, jnp.ones(4096, jnp.float32))
+    assert len(custom_calls(text)) == 2
+    assert "output_operand_aliases" in text or "tf.aliasing_output" in text
+
+
+def test_ops_dot_grad_under_jit_lowers_to_custom_calls():
+    a = jnp.ones((64, 32), jnp.float32)
+    b = jnp.ones((16, 32), jnp.float32)
+    grad = jax.grad(lambda x, y: triton_jit.ops.dot(x, y, False, True).sum(), argnums=(0, 1))
+    calls = custom_calls(lowered(grad, a, b))
+    assert len(calls) == 2  # dA and dB (the forward's value is not needed)
+    assert len({launch for _, launch in calls}) == 2
+
+
+def test_errors_show_where_the_launch_was_traced():
+    x = jnp.ones(16, jnp.float32)
+
+    def missing(x):
+        out = triton_jit.empty(x.shape, like=x)
+        triton_jit.jit(add_kernels.add_kernel)[(1, )](x, x, out, BLOCK=16)
+        return out.value
+
+    with pytest.raises(triton_jit.ArgumentError, match="missing a required argument"):
+        lowered(missing, x)
+
+    def unwritten(x):
+        return triton_jit.empty(x.shape, like=x).value + triton_jit._jax.resolve(triton_jit.empty((2, ), like=x))
+
+    with pytest.raises(triton_jit.ArgumentError, match="before any kernel launch wrote it"):
+        lowered(unwritten, x)
+
+
+def test_concrete_host_arrays_are_not_taken_for_traced_ones():
+    # Outside jit, a host array is the launch's own error (a ValueError naming the parameter).
+    x = np.ones(16, np.float32)
+    with pytest.raises(ValueError):
+        triton_jit.jit(add_kernels.add_kernel)[(1, )](jnp.asarray(x), jnp.asarray(x), jnp.asarray(x), 16, BLOCK=16)
