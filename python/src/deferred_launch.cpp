@@ -45,8 +45,7 @@ int64_t register_deferred(std::unique_ptr<DeferredLaunch> d) {
   if (chunk.load(std::memory_order_relaxed) == nullptr) {
     chunk.store(new std::atomic<const DeferredLaunch*>[kChunk](), std::memory_order_release);
   }
-  chunk.load(std::memory_order_relaxed)[static_cast<size_t>(id) % kChunk].store(d.release(),
-                                                                               std::memory_order_release);
+  chunk.load(std::memory_order_relaxed)[static_cast<size_t>(id) % kChunk].store(d.release(), std::memory_order_release);
   g_count.store(id + 1, std::memory_order_release);
   return id;
 }

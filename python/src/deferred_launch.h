@@ -18,10 +18,10 @@ namespace triton_jit::python {
 
 struct DeferredLaunch {
   TritonJitFunction* fn = nullptr;
-  LaunchConfig config;                       // grid and options; the stream is XLA's
+  LaunchConfig config;                        // grid and options; the stream is XLA's
   std::optional<CompileOptions> own_options;  // when the kernel's option cache could not hold them
-  std::vector<ArgValue> values;              // the call's arguments, buffers as stand-ins
-  std::vector<nanobind::object> keep;        // the objects string arguments view
+  std::vector<ArgValue> values;               // the call's arguments, buffers as stand-ins
+  std::vector<nanobind::object> keep;         // the objects string arguments view
   // Which values are buffers, and which of the custom call's buffers each one is.
   struct Slot {
     uint32_t value;

@@ -10,9 +10,9 @@
 #include <unordered_map>
 
 #include "convert.h"
+#include "deferred_launch.h"
 #include "errors.h"
 #include "triton_jit/errors.h"
-#include "deferred_launch.h"
 
 namespace nb = nanobind;
 
@@ -676,11 +676,14 @@ void register_kernel(nb::module_& m) {
   m.def(
       "_deferred_buffer_address", [](uint32_t index) { return deferred_buffer_address(index); },
       "The stand-in address of buffer `index` in a deferred launch.");
-  m.def("_xla_ffi_handler", []() -> nb::object {
-    void* handler = xla_ffi_handler();
-    if (handler == nullptr) return nb::none();
-    return nb::capsule(handler);
-  }, "The XLA FFI handler (a PyCapsule) of deferred launches; None when built without jax's FFI headers.");
+  m.def(
+      "_xla_ffi_handler",
+      []() -> nb::object {
+        void* handler = xla_ffi_handler();
+        if (handler == nullptr) return nb::none();
+        return nb::capsule(handler);
+      },
+      "The XLA FFI handler (a PyCapsule) of deferred launches; None when built without jax's FFI headers.");
   m.def(
       "get",
       [](const std::string& path, const std::string& name) { return make_kernel(TritonJitFunction::get(path, name)); },

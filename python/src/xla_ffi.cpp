@@ -2,6 +2,7 @@
 // TRITON_JIT_XLA_FFI). XLA calls it with its CUDA stream, the custom call's operands and results
 // (device buffers) and the `launch` attribute naming a DeferredLaunch; the launch goes through the
 // runtime as any other (its cache, its specialization), on XLA's stream.
+#include <dlfcn.h>
 #include <xla/ffi/api/ffi.h>
 
 #include <exception>
@@ -15,6 +16,52 @@ namespace triton_jit::python {
 namespace {
 
 constexpr size_t kInlineArgs = 64;
+
+// The runtime launches on the calling thread's current context (device 0's primary one when there
+// is none); XLA's thread may have none, or another device's. The handler makes the stream's own
+// context current for the launch, through the driver XLA has already loaded.
+struct CUctx_st;
+using GetCtx = int (*)(CUstream_st*, CUctx_st**);
+using CtxGet = int (*)(CUctx_st**);
+using CtxSet = int (*)(CUctx_st*);
+
+struct Driver {
+  GetCtx stream_get_ctx = nullptr;
+  CtxGet ctx_get_current = nullptr;
+  CtxSet ctx_set_current = nullptr;
+  Driver() {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (lib == nullptr) return;
+    stream_get_ctx = reinterpret_cast<GetCtx>(dlsym(lib, "cuStreamGetCtx"));
+    ctx_get_current = reinterpret_cast<CtxGet>(dlsym(lib, "cuCtxGetCurrent"));
+    ctx_set_current = reinterpret_cast<CtxSet>(dlsym(lib, "cuCtxSetCurrent"));
+    if (stream_get_ctx == nullptr || ctx_get_current == nullptr || ctx_set_current == nullptr) {
+      stream_get_ctx = nullptr;
+    }
+  }
+};
+
+// The stream's context current while it lives; the thread's previous one restored after.
+class StreamContext {
+ public:
+  explicit StreamContext(CUstream_st* stream) {
+    static const Driver driver;
+    if (driver.stream_get_ctx == nullptr) return;
+    CUctx_st* wanted = nullptr;
+    if (driver.stream_get_ctx(stream, &wanted) != 0 || wanted == nullptr) return;
+    if (driver.ctx_get_current(&previous_) != 0 || previous_ == wanted) return;
+    if (driver.ctx_set_current(wanted) == 0) set_ = driver.ctx_set_current;
+  }
+  ~StreamContext() {
+    if (set_ != nullptr) set_(previous_);
+  }
+  StreamContext(const StreamContext&) = delete;
+  StreamContext& operator=(const StreamContext&) = delete;
+
+ private:
+  CUctx_st* previous_ = nullptr;
+  CtxSet set_ = nullptr;
+};
 
 ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, ffi::RemainingRets results) {
   const DeferredLaunch* d = find_deferred(id);
@@ -46,6 +93,7 @@ ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, 
   }
   LaunchConfig config = d->config;
   config.stream = stream;
+  StreamContext context(stream);
   try {
     d->fn->launch(config, ArgSpan{values, d->values.size()});
   } catch (const std::exception& e) {
@@ -54,12 +102,9 @@ ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, 
   return ffi::Error::Success();
 }
 
-XLA_FFI_DEFINE_HANDLER(g_launch_handler, launch,
-                       ffi::Ffi::Bind()
-                           .Ctx<ffi::PlatformStream<CUstream_st*>>()
-                           .Attr<int64_t>("launch")
-                           .RemainingArgs()
-                           .RemainingRets());
+XLA_FFI_DEFINE_HANDLER(
+    g_launch_handler, launch,
+    ffi::Ffi::Bind().Ctx<ffi::PlatformStream<CUstream_st*>>().Attr<int64_t>("launch").RemainingArgs().RemainingRets());
 
 }  // namespace
 

@@ -24,7 +24,7 @@ attribute. A launch of concrete arrays on a GPU (no trace) goes straight to the 
 import numpy as np
 
 from . import _C
-from .errors import ArgumentError
+from .errors import ArgumentError, NoDeviceError
 
 TARGET = "triton_jit_launch"
 
@@ -169,6 +169,12 @@ def deferred_launch(kernel, grid, args, kwargs):
         launch_id = _C._prepare_deferred(kernel, grid, *new_args, **new_kwargs)
         if key is not None:
             _prepared[key] = launch_id
+        # Compiled now where there is a GPU, so that XLA's first run of the call does not wait for
+        # Triton (stand-ins are aligned as XLA's buffers are: the same kernel).
+        try:
+            kernel.compile(*new_args, **new_kwargs)
+        except NoDeviceError:
+            pass
     _register()
     call = jax.ffi.ffi_call(TARGET, [jax.ShapeDtypeStruct(o.shape, o.dtype) for o in results],
                             input_output_aliases=aliases or None)

@@ -18,11 +18,13 @@ autograd, CuPy, as a plain call).
 
 `ctx.save_for_backward(*tensors)`, `ctx.saved_tensors` and plain attributes on ctx work as in
 torch.autograd.Function; backward returns one gradient per forward input (None for the others).
-With torch tensors the class becomes a torch.autograd.Function (made once per class); with JAX
-arrays a jax.custom_vjp (made once per class and set of non-array arguments, which are static),
-so jax.grad differentiates it; ctx attributes that are not arrays travel as static data. A kernel
-launch inside jax.jit (an XLA FFI call) is not supported yet: there the launch sees a tracer and
-raises ArgumentError.
+With torch tensors the class becomes a torch.autograd.Function (made once per class), or, when it
+has a static `fake(ctx, *args)` (forward's ctx bookkeeping, and an uninitialized output of the
+right shape and dtype, no kernels), a torch.library operator that torch.compile(fullgraph=True)
+traces and torch.library.opcheck tests. With JAX arrays a jax.custom_vjp (made once per class and
+set of non-array arguments, which are static), so jax.grad differentiates it; ctx attributes that
+are not arrays travel as static data. Under jax.jit its launches are XLA custom calls (_jax.py):
+forward may return the triton_jit.empty Output its kernel wrote.
 """
 import functools
 import itertools
@@ -67,7 +69,8 @@ def _torch_function(cls):
     return made
 
 
-_SCHEMA_TYPES = ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"))
+# bool before int (bool is an int); ints are SymInt so that torch.compile may pass symbolic sizes.
+_SCHEMA_TYPES = ((bool, "bool"), (int, "SymInt"), (float, "float"), (str, "str"))
 _op_numbers = itertools.count()
 _library = None
 
@@ -78,6 +81,8 @@ def _schema_type(cls, position, value):
         return "Tensor"
     if value is None:
         return "Tensor?"
+    if isinstance(value, torch.SymInt):
+        return "SymInt"
     for python_type, name in _SCHEMA_TYPES:
         if isinstance(value, python_type):
             return name

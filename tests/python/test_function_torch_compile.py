@@ -36,12 +36,12 @@ def test_function_with_fake_is_a_torch_operator():
     y = Scale.apply(x, 1.5)
     op = Scale._torch_ops[("Tensor", "float")]
     assert isinstance(op, torch._ops.OpOverload) and op.namespace == "triton_jit"
-    assert y.grad_fn is not None and "triton_jit" in type(y.grad_fn).__name__ or y.grad_fn.name()
+    assert f"triton_jit_{op.name().split('::')[1]}" in y.grad_fn.name()  # the operator's own autograd
     y.sum().backward()
     torch.testing.assert_close(x.grad, 1.5 + 2 * x.detach())
     assert torch.autograd.gradcheck(lambda t: Scale.apply(t, -0.5), (x, ))
     Scale.apply(x, 2)  # an int: another schema, another operator
-    assert set(Scale._torch_ops) == {("Tensor", "float"), ("Tensor", "int")}
+    assert set(Scale._torch_ops) == {("Tensor", "float"), ("Tensor", "SymInt")}
 
 
 def test_opcheck_passes():
@@ -133,3 +133,25 @@ def test_first_use_under_torch_compile_says_to_register_first():
     torch._dynamo.reset()
     torch.testing.assert_close(torch.compile(lambda t: Fresh.apply(t, 1.0), fullgraph=True, backend="eager")(x),
                                x + x * x)
+
+
+class Repeat(triton_jit.Function):
+    @staticmethod
+    def forward(ctx, x, n):
+        return x.repeat(n)
+
+    @staticmethod
+    def fake(ctx, x, n):
+        return x.new_empty(x.shape[0] * n)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, None
+
+
+def test_symbolic_sizes_pass_as_symint_arguments():
+    torch._dynamo.reset()
+    Repeat.register_torch(torch.ones(2), 3)
+    f = torch.compile(lambda t: Repeat.apply(t, t.shape[0]), fullgraph=True, backend="aot_eager", dynamic=True)
+    for n in (2, 5):
+        torch.testing.assert_close(f(torch.arange(float(n))), torch.arange(float(n)).repeat(n))
