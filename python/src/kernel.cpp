@@ -674,6 +674,19 @@ void register_kernel(nb::module_& m) {
       "_deferred_buffer_address(i), i their index among the custom call's operands then results. "
       "Returns the launch's id, the custom call's `launch` attribute.");
   m.def(
+      "_deferred_buffers",
+      [](int64_t id) {
+        const DeferredLaunch* d = find_deferred(id);
+        if (d == nullptr) throw nb::key_error(("no prepared launch has id " + std::to_string(id)).c_str());
+        nb::list slots;
+        for (const DeferredLaunch::Slot& s : d->buffers) {
+          slots.append(nb::make_tuple(s.value, s.buffer));
+        }
+        return slots;
+      },
+      "(argument index among the kernel's arg_names, buffer index) of each buffer of the prepared launch `id`, "
+      "for tests.");
+  m.def(
       "_deferred_buffer_address", [](uint32_t index) { return deferred_buffer_address(index); },
       "The stand-in address of buffer `index` in a deferred launch.");
   m.def(

@@ -5,8 +5,10 @@
 #include <dlfcn.h>
 #include <xla/ffi/api/ffi.h>
 
+#include <algorithm>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "deferred_launch.h"
 
@@ -79,17 +81,20 @@ ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, 
   const size_t num_operands = operands.size();
   for (const DeferredLaunch::Slot& s : d->buffers) {
     void* address = nullptr;
+    size_t bytes = 0;
     if (s.buffer < num_operands) {
       auto buffer = operands.get<ffi::AnyBuffer>(s.buffer);
       if (buffer.has_error()) return buffer.error();
       address = buffer->untyped_data();
+      bytes = buffer->size_bytes();
     } else {
       auto buffer = results.get<ffi::AnyBuffer>(s.buffer - num_operands);
       if (buffer.has_error()) return buffer.error();
       address = (*buffer)->untyped_data();
+      bytes = (*buffer)->size_bytes();
     }
-    const ArgValue& stand_in = values[s.value];
-    values[s.value] = ArgValue::pointer(address, stand_in.dtype());
+    // The size too: an autotuner's reset_to_zero and restore_value write the buffer.
+    values[s.value] = ArgValue::pointer(address, values[s.value].dtype(), bytes);
   }
   LaunchConfig config = d->config;
   config.stream = stream;

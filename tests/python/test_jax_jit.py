@@ -45,6 +45,35 @@ def test_a_launch_under_jit_lowers_to_the_custom_call():
     assert "tensor<4096xf32>" in text
 
 
+def buffers_of(launch_id, kernel):
+    return {kernel.arg_names[i]: b for i, b in triton_jit._C._deferred_buffers(int(launch_id))}
+
+
+def test_buffers_map_to_their_parameters():
+    k = triton_jit.jit(add_kernels.add_kernel)
+    x = jnp.ones(4096, jnp.float32)
+    # Operands first (x, y), then results (out).
+    (_, launch), = custom_calls(lowered(add, x, x * 2))
+    assert buffers_of(launch, k) == {"x_ptr": 0, "y_ptr": 1, "out_ptr": 2}
+
+    def same_twice(x):
+        out = triton_jit.empty(x.shape, like=x)
+        k[(4, )](x, x, out, x.size)
+        return out.value
+
+    (operands, launch), = custom_calls(lowered(same_twice, x))
+    assert operands.count("%") == 1 and buffers_of(launch, k) == {"x_ptr": 0, "y_ptr": 0, "out_ptr": 1}
+
+    def keywords(x, y):
+        out = triton_jit.empty(x.shape, like=x)
+        k[(4, )](out_ptr=out, y_ptr=x, x_ptr=y, n=x.size)
+        return out.value
+
+    (_, launch), = custom_calls(lowered(keywords, x, x))
+    # Numbered in the order the call names them: out (a result) after the operands y_ptr, x_ptr.
+    assert buffers_of(launch, k) == {"out_ptr": 2, "y_ptr": 0, "x_ptr": 1}
+
+
 def test_an_output_written_twice_is_aliased():
     def twice(x):
         out = triton_jit.empty(x.shape, like=x)
