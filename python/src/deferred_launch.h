@@ -44,5 +44,7 @@ const DeferredLaunch* find_deferred(int64_t id) noexcept;
 
 // The XLA FFI handler (an XLA_FFI_Handler*); nullptr when built without jax's FFI headers.
 void* xla_ffi_handler() noexcept;
+// The same for XLA's CPU platform, launching on the default stream: for tests without a GPU.
+void* xla_ffi_host_test_handler() noexcept;
 
 }  // namespace triton_jit::python

@@ -687,6 +687,14 @@ void register_kernel(nb::module_& m) {
       "(argument index among the kernel's arg_names, buffer index) of each buffer of the prepared launch `id`, "
       "for tests.");
   m.def(
+      "_xla_ffi_host_test_handler",
+      []() -> nb::object {
+        void* handler = xla_ffi_host_test_handler();
+        if (handler == nullptr) return nb::none();
+        return nb::capsule(handler);
+      },
+      "The handler for XLA's CPU platform (no stream; launches fail without a GPU): for tests.");
+  m.def(
       "_deferred_buffer_address", [](uint32_t index) { return deferred_buffer_address(index); },
       "The stand-in address of buffer `index` in a deferred launch.");
   m.def(

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,7 +99,8 @@ ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, 
   }
   LaunchConfig config = d->config;
   config.stream = stream;
-  StreamContext context(stream);
+  std::optional<StreamContext> context;
+  if (stream != nullptr) context.emplace(stream);
   try {
     d->fn->launch(config, ArgSpan{values, d->values.size()});
   } catch (const std::exception& e) {
@@ -111,8 +113,19 @@ XLA_FFI_DEFINE_HANDLER(
     g_launch_handler, launch,
     ffi::Ffi::Bind().Ctx<ffi::PlatformStream<CUstream_st*>>().Attr<int64_t>("launch").RemainingArgs().RemainingRets());
 
+// The same handler for XLA's CPU platform, which has no stream: the launch goes to the default
+// stream. Only for tests without a GPU, which see the custom call decoded, the launch found and
+// the runtime's error (no device) come back as XLA's error.
+ffi::Error launch_without_stream(int64_t id, ffi::RemainingArgs operands, ffi::RemainingRets results) {
+  return launch(nullptr, id, operands, results);
+}
+
+XLA_FFI_DEFINE_HANDLER(g_host_test_handler, launch_without_stream,
+                       ffi::Ffi::Bind().Attr<int64_t>("launch").RemainingArgs().RemainingRets());
+
 }  // namespace
 
 void* xla_ffi_handler() noexcept { return reinterpret_cast<void*>(g_launch_handler); }
+void* xla_ffi_host_test_handler() noexcept { return reinterpret_cast<void*>(g_host_test_handler); }
 
 }  // namespace triton_jit::python

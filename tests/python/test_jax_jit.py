@@ -119,3 +119,19 @@ def test_concrete_host_arrays_are_not_taken_for_traced_ones():
     x = np.ones(16, np.float32)
     with pytest.raises(ValueError):
         triton_jit.jit(add_kernels.add_kernel)[(1, )](jnp.asarray(x), jnp.asarray(x), jnp.asarray(x), 16, BLOCK=16)
+
+
+def test_the_handler_runs_under_xla_and_its_errors_come_back():
+    # XLA's CPU platform with the stream-less twin of the handler: the custom call is decoded, its
+    # launch found and its buffers substituted; the runtime's error (no GPU here) comes back as
+    # XLA's error instead of a crash. Skipped where a GPU is (the launch would get host memory).
+    from conftest import has_gpu
+    if has_gpu() or any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("a GPU is present: the CUDA handler is tested in test_gpu.py")
+    jax.ffi.register_ffi_target(triton_jit._jax.TARGET, triton_jit._C._xla_ffi_host_test_handler(), platform="cpu")
+    with pytest.raises(Exception, match=r"triton_jit: .*(CUDA|GPU|device)") as info:
+        jax.block_until_ready(jax.jit(add)(jnp.ones(16, jnp.float32), jnp.ones(16, jnp.float32)))
+    assert "no traced kernel launch" not in str(info.value)
+    call = jax.ffi.ffi_call(triton_jit._jax.TARGET, jax.ShapeDtypeStruct((2, ), jnp.float32))
+    with pytest.raises(Exception, match="no traced kernel launch has id 123456789"):
+        jax.block_until_ready(call(launch=np.int64(123456789)))
