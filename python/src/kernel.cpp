@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "convert.h"
+#include "deferred_launch.h"
 #include "errors.h"
 #include "triton_jit/errors.h"
 
@@ -395,6 +396,31 @@ void Kernel::bind(PyObject* const* args, size_t nargs, PyObject* kwnames) {
   prepare(c, args, nargs, kwnames, /*launching=*/true);
 }
 
+void Kernel::prepare_deferred(nb::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames,
+                              DeferredLaunch& d) {
+  Call c;
+  prepare(c, args, nargs, kwnames, /*launching=*/false);
+  if (decorated_ && PyCallable_Check(grid.ptr())) {
+    // Its grid would be computed from what the tuner chose, in Python, inside XLA's launch.
+    fail_call(*this, "",
+              "a kernel under @triton.autotune or @triton.heuristics takes a tuple grid inside jax.jit, not a "
+              "callable");
+  }
+  set_grid(c, grid);
+  d.fn = fn_;
+  d.config = c.config;
+  if (c.own_options) {
+    d.own_options = std::move(c.own_options);
+    d.config.options = &*d.own_options;
+  }
+  d.values.assign(c.values, c.values + c.count);
+  // String arguments are views of the caller's objects: kept alive with the launch.
+  for (size_t i = 0; i < c.count; ++i) {
+    if (c.objects[i] != nullptr) d.keep.push_back(nb::borrow(c.objects[i]));
+  }
+  fn_->specialize(d.config, ArgSpan{d.values.data(), d.values.size()});
+}
+
 Specialization Kernel::specialize(PyObject* const* args, size_t nargs, PyObject* kwnames) {
   Call c;
   prepare(c, args, nargs, kwnames, /*launching=*/false);
@@ -420,6 +446,25 @@ struct LauncherObject {
 };
 
 PyTypeObject* g_launcher_type = nullptr;
+PyObject* g_deferred_hook = nullptr;  // hook(kernel, grid, args, kwargs): None, or NotImplemented
+
+// Called with a C++ exception in flight: returns a new reference, or nullptr with an error set.
+PyObject* call_deferred_hook(LauncherObject* l, PyObject* const* args, size_t nargs, PyObject* kwnames) {
+  nb::tuple positional = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(nargs)));
+  if (!positional.is_valid()) return nullptr;
+  for (size_t i = 0; i < nargs; ++i) {
+    Py_INCREF(args[i]);
+    PyTuple_SET_ITEM(positional.ptr(), static_cast<Py_ssize_t>(i), args[i]);
+  }
+  nb::dict keywords;
+  const Py_ssize_t num_keywords = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < num_keywords; ++k) {
+    if (PyDict_SetItem(keywords.ptr(), PyTuple_GET_ITEM(kwnames, k), args[nargs + static_cast<size_t>(k)]) != 0) {
+      return nullptr;
+    }
+  }
+  return PyObject_CallFunctionObjArgs(g_deferred_hook, l->owner, l->grid, positional.ptr(), keywords.ptr(), nullptr);
+}
 
 PyObject* launcher_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* l = reinterpret_cast<LauncherObject*>(self);
@@ -431,6 +476,13 @@ PyObject* launcher_call(PyObject* self, PyObject* const* args, size_t nargsf, Py
       l->kernel->launch(nb::handle(l->grid), args, nargs, kwnames);
     }
   } catch (...) {
+    // A launch on JAX values under a trace (tracers, outputs not yet computed) fails to convert:
+    // the Python side turns it into an XLA custom call (triton_jit/_jax.py). Only failures pay.
+    if (!l->bind_only && g_deferred_hook != nullptr) {
+      PyObject* r = call_deferred_hook(l, args, PyVectorcall_NARGS(nargsf), kwnames);
+      if (r != Py_NotImplemented) return r;  // None, or nullptr with the hook's error set
+      Py_DECREF(r);
+    }
     set_python_error_from_current_exception();
     return nullptr;
   }
@@ -602,6 +654,57 @@ void register_kernel(nb::module_& m) {
         return "<triton_jit.Kernel " + k.name() + " of " + k.fn().path() + ">";
       });
 
+  m.def(
+      "_set_deferred_hook",
+      [](nb::object hook) {
+        Py_XDECREF(g_deferred_hook);
+        g_deferred_hook = hook.is_none() ? nullptr : hook.inc_ref().ptr();
+      },
+      "hook(kernel, grid, args, kwargs), called when a launch's arguments fail to convert: returns "
+      "NotImplemented when it has nothing to do (the launch's error is raised), else does the launch.");
+  m.def(
+      "_prepare_deferred",
+      [](nb::handle kernel, nb::handle grid, nb::args args, nb::kwargs kwargs) {
+        VectorArgs v(args, kwargs);
+        auto d = std::make_unique<DeferredLaunch>();
+        nb::inst_ptr<Kernel>(kernel)->prepare_deferred(grid, v.data(), v.nargs, v.names(), *d);
+        return register_deferred(std::move(d));
+      },
+      "Prepares k[grid](*args, **kwargs) for XLA to launch later: buffers are stand-ins from "
+      "_deferred_buffer_address(i), i their index among the custom call's operands then results. "
+      "Returns the launch's id, the custom call's `launch` attribute.");
+  m.def(
+      "_deferred_buffers",
+      [](int64_t id) {
+        const DeferredLaunch* d = find_deferred(id);
+        if (d == nullptr) throw nb::key_error(("no prepared launch has id " + std::to_string(id)).c_str());
+        nb::list slots;
+        for (const DeferredLaunch::Slot& s : d->buffers) {
+          slots.append(nb::make_tuple(s.value, s.buffer));
+        }
+        return slots;
+      },
+      "(argument index among the kernel's arg_names, buffer index) of each buffer of the prepared launch `id`, "
+      "for tests.");
+  m.def(
+      "_xla_ffi_host_test_handler",
+      []() -> nb::object {
+        void* handler = xla_ffi_host_test_handler();
+        if (handler == nullptr) return nb::none();
+        return nb::capsule(handler);
+      },
+      "The handler for XLA's CPU platform (no stream; launches fail without a GPU): for tests.");
+  m.def(
+      "_deferred_buffer_address", [](uint32_t index) { return deferred_buffer_address(index); },
+      "The stand-in address of buffer `index` in a deferred launch.");
+  m.def(
+      "_xla_ffi_handler",
+      []() -> nb::object {
+        void* handler = xla_ffi_handler();
+        if (handler == nullptr) return nb::none();
+        return nb::capsule(handler);
+      },
+      "The XLA FFI handler (a PyCapsule) of deferred launches; None when built without jax's FFI headers.");
   m.def(
       "get",
       [](const std::string& path, const std::string& name) { return make_kernel(TritonJitFunction::get(path, name)); },

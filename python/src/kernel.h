@@ -15,6 +15,7 @@
 namespace triton_jit::python {
 
 struct OptionsEntry;
+struct DeferredLaunch;
 
 class Kernel {
  public:
@@ -64,6 +65,11 @@ class Kernel {
   // A launch's work in Python and the extension without the launch: arguments converted, options,
   // stream. For benchmarks that split a launch's host time (bench/python/launch_bench.py).
   void bind(PyObject* const* args, size_t nargs, PyObject* kwnames);
+  // A launch to be made later by XLA (xla_ffi.h): the call's arguments converted, with stand-ins
+  // for the buffers XLA will hand over, its grid computed and its specialization checked now (no
+  // GPU), so that errors show where the call was written.
+  void prepare_deferred(nanobind::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames,
+                        DeferredLaunch& out);
 
  private:
   struct Call;

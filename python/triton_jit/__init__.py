@@ -13,6 +13,7 @@ from . import errors
 from . import _C
 from ._jit import jit, kernel
 from ._frameworks import empty, shape
+from ._jax import Output
 from .function import Function
 from ._C import CompileRequest, Kernel, KernelInfo, Specialization
 from ._C import (device_name, explicit_target, global_stats, offline, preload_modules, python_used, set_offline,
@@ -33,7 +34,7 @@ def cdiv(a, b):
 
 
 __all__ = [
-    "jit", "kernel", "cdiv", "Function", "shape", "empty", "ops", "Kernel", "KernelInfo", "Specialization", "CompileRequest", "set_target",
+    "jit", "kernel", "cdiv", "Function", "Output", "shape", "empty", "ops", "Kernel", "KernelInfo", "Specialization", "CompileRequest", "set_target",
     "explicit_target", "set_offline", "synchronize", "device_name", "offline", "preload_modules", "python_used", "triton_version", "global_stats",
     *errors.__all__,
 ]

@@ -66,12 +66,17 @@ def _dtype_name(dtype):
 
 def empty(shape_, dtype=None, like=None):
     """A new uninitialized array of `shape_` and `dtype` (any spelling; default: like's dtype) in
-    the framework and on the device of `like`."""
+    the framework and on the device of `like`. Beside a traced JAX value (under jax.jit), an
+    Output that a kernel launch writes (see triton_jit/_jax.py): its `.value` after the launch."""
     if like is None:
         raise TypeError("triton_jit.empty needs like=: an array of the framework and device to allocate in")
     shape_ = tuple(int(d) for d in shape_)
     fw = framework_of(like)
     name = _dtype_name(dtype if dtype is not None else like.dtype)
+    from . import _jax
+    if isinstance(like, _jax.Output) or (fw == "jax" and _jax.is_tracer(like)):
+        # Under a JAX trace: declared, written by a launch (an XLA custom call's result).
+        return _jax.Output(shape_, name)
     if fw == "torch":
         import torch
         return torch.empty(shape_, dtype=getattr(torch, name), device=like.device)

@@ -18,15 +18,20 @@ autograd, CuPy, as a plain call).
 
 `ctx.save_for_backward(*tensors)`, `ctx.saved_tensors` and plain attributes on ctx work as in
 torch.autograd.Function; backward returns one gradient per forward input (None for the others).
-With torch tensors the class becomes a torch.autograd.Function (made once per class); with JAX
-arrays a jax.custom_vjp (made once per class and set of non-array arguments, which are static),
-so jax.grad differentiates it; ctx attributes that are not arrays travel as static data. A kernel
-launch inside jax.jit (an XLA FFI call) is not supported yet: there the launch sees a tracer and
-raises ArgumentError.
+With torch tensors the class becomes a torch.autograd.Function (made once per class), or, when it
+has a static `fake(ctx, *args)` (forward's ctx bookkeeping, and an uninitialized output of the
+right shape and dtype, no kernels), a torch.library operator that torch.compile(fullgraph=True)
+traces and torch.library.opcheck tests. With JAX arrays a jax.custom_vjp (made once per class and
+set of non-array arguments, which are static), so jax.grad differentiates it; ctx attributes that
+are not arrays travel as static data. Under jax.jit its launches are XLA custom calls (_jax.py):
+forward may return the triton_jit.empty Output its kernel wrote.
 """
 import functools
+import itertools
+import re
 
 from ._frameworks import first_framework
+from ._jax import resolve
 
 
 class FunctionCtx:
@@ -62,6 +67,92 @@ def _torch_function(cls):
         })
         setattr(cls, "_torch_autograd_function", made)
     return made
+
+
+# bool before int (bool is an int); ints are SymInt so that torch.compile may pass symbolic sizes.
+_SCHEMA_TYPES = ((bool, "bool"), (int, "SymInt"), (float, "float"), (str, "str"))
+_op_numbers = itertools.count()
+_library = None
+
+
+def _schema_type(cls, position, value):
+    import torch
+    if isinstance(value, torch.Tensor):
+        return "Tensor"
+    if value is None:
+        return "Tensor?"
+    if isinstance(value, torch.SymInt):
+        return "SymInt"
+    for python_type, name in _SCHEMA_TYPES:
+        if isinstance(value, python_type):
+            return name
+    raise TypeError(f"{cls.__name__}.apply: argument {position} is a {type(value).__name__}; an operation registered "
+                    f"with torch (a Function with fake()) takes tensors, None, bool, int, float and str")
+
+
+def _torch_op(cls, args):
+    """The torch.library operator standing for `cls` with arguments of these types, made on first
+    use: its forward runs cls.forward, its fake (Meta) kernel cls.fake, its backward cls.backward
+    with a ctx that cls.fake set up, so torch.compile traces it and opcheck tests it."""
+    import torch
+    schema = tuple(_schema_type(cls, i, a) for i, a in enumerate(args))
+    op = _TORCH_OPS.get((cls, schema))
+    if op is None:
+        if torch.compiler.is_compiling():
+            # Registering an operator is not traceable by Dynamo.
+            raise RuntimeError(f"{cls.__name__}: its torch operator for arguments ({', '.join(schema)}) is made at "
+                               f"its first use outside torch.compile: call {cls.__name__}.apply once eagerly (or "
+                               f"{cls.__name__}.register_torch(*example_args)) before compiling")
+        op = _make_torch_op(cls, schema)
+    return op
+
+
+_TORCH_OPS = {}  # (Function class, schema types) -> its torch.library operator
+
+
+def _make_torch_op(cls, schema):
+    import torch
+    global _library
+    ops = cls.__dict__.get("_torch_ops")
+    if ops is None:
+        ops = {}
+        setattr(cls, "_torch_ops", ops)
+    op = ops.get(schema)
+    if op is not None:
+        return op
+    if _library is None:
+        _library = torch.library.Library("triton_jit", "FRAGMENT")
+    name = re.sub(r"\W", "_", cls.__qualname__) + f"_{next(_op_numbers)}"
+    qualname = f"triton_jit::{name}"
+    params = ", ".join(f"{t} a{i}" for i, t in enumerate(schema))
+    _library.define(f"{name}({params}) -> Tensor")
+
+    def forward(*a):
+        return cls.forward(FunctionCtx(), *a)
+
+    def fake(*a):
+        return cls.fake(FunctionCtx(), *a)
+
+    def setup_context(ctx, inputs, output):
+        # fake() does to ctx what forward does; what it saves of its own output is the real output.
+        shadow = FunctionCtx()
+        placeholder = cls.fake(shadow, *inputs)
+        for key, value in vars(shadow).items():
+            if key not in ("saved_tensors", "needs_input_grad"):
+                setattr(ctx, key, value)
+        ctx.save_for_backward(*(output if t is placeholder else t for t in shadow.saved_tensors))
+
+    def backward(ctx, *grads):
+        result = cls.backward(ctx, *grads)
+        return result if isinstance(result, tuple) else (result, )
+
+    _library.impl(name, forward, "CompositeExplicitAutograd")
+    torch.library.register_fake(qualname, fake, lib=_library)
+    torch.library.register_autograd(qualname, backward, setup_context=setup_context, lib=_library)
+    op = getattr(torch.ops.triton_jit, name).default
+    ops[schema] = op
+    _TORCH_OPS[(cls, schema)] = op
+    return op
 
 
 def _is_jax_array(x):
@@ -112,15 +203,16 @@ def _jax_function(cls, static_positions):
 
     @functools.partial(jax.custom_vjp, nondiff_argnums=static_positions)
     def call(*args):
-        return cls.forward(FunctionCtx(), *args)
+        return resolve(cls.forward(FunctionCtx(), *args))
 
     def call_fwd(*args):
         ctx = FunctionCtx()
-        out = cls.forward(ctx, *args)
+        out = resolve(cls.forward(ctx, *args))
         arrays, static = {}, []
         for name, value in vars(ctx).items():
             if name in ("saved_tensors", "needs_input_grad"):
                 continue
+            value = resolve(value)
             if _is_jax_array(value):
                 arrays[name] = value
             else:
@@ -130,7 +222,7 @@ def _jax_function(cls, static_positions):
         except TypeError as e:
             raise TypeError(f"{cls.__name__}.forward: ctx attributes that are not arrays must be hashable under "
                             f"JAX ({e}); use tuples rather than lists") from None
-        return out, (tuple(ctx.saved_tensors), arrays, _Static(tuple(static)))
+        return out, (tuple(resolve(tuple(ctx.saved_tensors))), arrays, _Static(tuple(static)))
 
     def call_bwd(*rest):
         # nondiff arguments first, then the residuals and the output's cotangent.
@@ -145,6 +237,7 @@ def _jax_function(cls, static_positions):
         grads = cls.backward(ctx, *cotangent) if isinstance(cotangent, tuple) else cls.backward(ctx, cotangent)
         if not isinstance(grads, tuple):
             grads = (grads, )
+        grads = resolve(grads)
         return tuple(g for i, g in enumerate(grads) if i not in static_positions)
 
     call.defvjp(call_fwd, call_bwd)
@@ -154,7 +247,12 @@ def _jax_function(cls, static_positions):
 
 class Function:
     """Base of a differentiable operation: subclass it with static `forward(ctx, *args)` and
-    `backward(ctx, *grads)`, and call `MyOp.apply(*args)`."""
+    `backward(ctx, *grads)`, and call `MyOp.apply(*args)`. An optional static `fake(ctx, *args)`
+    (forward without the kernels: the same ctx bookkeeping, and an uninitialized output of the
+    right shape and dtype) registers the operation with torch.library, so torch.compile traces it
+    and torch.library.opcheck tests it."""
+
+    fake = None
 
     @staticmethod
     def forward(ctx, *args):
@@ -165,9 +263,17 @@ class Function:
         raise NotImplementedError("a triton_jit.Function needs a static backward(ctx, *grads) to be differentiated")
 
     @classmethod
+    def register_torch(cls, *example_args):
+        """Makes (or finds) the torch operator for arguments of these types; apply() does it at
+        first use, which must come before torch.compile traces a call. Returns the OpOverload."""
+        return _torch_op(cls, example_args)
+
+    @classmethod
     def apply(cls, *args):
         framework = first_framework(args)
         if framework == "torch":
+            if cls.fake is not None:
+                return _torch_op(cls, args)(*args)
             return _torch_function(cls).apply(*args)
         if framework == "jax":
             static = tuple(i for i, a in enumerate(args) if not _is_jax_array(a))

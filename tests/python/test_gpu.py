@@ -210,3 +210,100 @@ def test_dot_with_cupy_arrays():
     out = triton_jit.ops.dot(a, b, False, True)
     cupy.cuda.get_current_stream().synchronize()
     cupy.testing.assert_allclose(out, a @ b.T, rtol=2e-2, atol=2e-2)
+
+
+def _jax_gpu():
+    jax = pytest.importorskip("jax", reason="jax is not installed")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX sees no GPU")
+    if not triton_jit._jax.available():
+        pytest.skip("the extension was built without jax's XLA FFI headers (jax not importable at build time)")
+    return jax
+
+
+def test_add_under_jax_jit_runs_through_the_ffi_custom_call():
+    jax = _jax_gpu()
+    import jax.numpy as jnp
+    import numpy as np
+
+    @jax.jit
+    def add(x, y):
+        out = triton_jit.empty(x.shape, like=x)
+        triton_jit.jit(py_kernels.add_kernel)[grid_for(x.size, 1024)](x, y, out, x.size, BLOCK=1024)
+        out2 = triton_jit.empty(x.shape, like=x)
+        triton_jit.jit(py_kernels.add_kernel)[grid_for(x.size, 1024)](out.value, y, out2, x.size, BLOCK=1024)
+        return out2.value * 2
+
+    n = 100003
+    x = jnp.arange(n, dtype=jnp.float32)
+    y = jnp.ones(n, dtype=jnp.float32)
+    np.testing.assert_allclose(np.asarray(add(x, y)), (np.arange(n, dtype=np.float32) + 2) * 2)
+    np.testing.assert_allclose(np.asarray(add(y, y)), np.full(n, 6.0, np.float32))  # the same compiled call
+
+
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, False), (False, True), (True, True)])
+def test_dot_grad_under_jax_jit_matches_jax(ta, tb):
+    jax = _jax_gpu()
+    import jax.numpy as jnp
+    import numpy as np
+    m, k, n = 96, 80, 72
+    rng = np.random.default_rng(0)
+    a = jnp.asarray(rng.standard_normal((k, m) if ta else (m, k)), jnp.float32)
+    b = jnp.asarray(rng.standard_normal((n, k) if tb else (k, n)), jnp.float32)
+    g = jnp.asarray(rng.standard_normal((m, n)), jnp.float32)
+
+    def op(x, t):
+        return x.T if t else x
+
+    def ours(x, y):
+        return (triton_jit.ops.dot(x, y, ta, tb) * g).sum()
+
+    def ref(x, y):
+        return ((op(x, ta) @ op(y, tb)) * g).sum()
+    np.testing.assert_allclose(jax.jit(lambda x, y: triton_jit.ops.dot(x, y, ta, tb))(a, b), op(a, ta) @ op(b, tb),
+                               rtol=2e-2, atol=2e-2)
+    da, db = jax.jit(jax.grad(ours, argnums=(0, 1)))(a, b)
+    ra, rb = jax.grad(ref, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(da, ra, rtol=2e-2, atol=5e-2)
+    np.testing.assert_allclose(db, rb, rtol=2e-2, atol=5e-2)
+
+
+def test_dot_trains_in_jax_under_jit():
+    jax = _jax_gpu()
+    import jax.numpy as jnp
+    x = jax.random.normal(jax.random.PRNGKey(0), (256, 64))
+    y = x @ jax.random.normal(jax.random.PRNGKey(1), (64, 32))
+
+    @jax.jit
+    def step(w):
+        loss, grad = jax.value_and_grad(lambda w: ((triton_jit.ops.dot(x, w) - y) ** 2).sum() / x.shape[0])(w)
+        return w - 0.1 * grad, loss
+    w = jnp.zeros((64, 32))
+    for _ in range(200):
+        w, loss = step(w)
+    assert float(loss) < 1e-2, float(loss)
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+@pytest.mark.parametrize("ta,tb", [(False, False), (True, True)])
+def test_dot_under_torch_compile_matches_torch(backend, ta, tb):
+    torch._dynamo.reset()
+    m, k, n = 96, 80, 72
+    a = torch.randn(*((k, m) if ta else (m, k)), device="cuda", requires_grad=True)
+    b = torch.randn(*((n, k) if tb else (k, n)), device="cuda", requires_grad=True)
+    g = torch.randn(m, n, device="cuda")
+
+    def op(x, t):
+        return x.T if t else x
+    triton_jit.ops.Dot.register_torch(a, b, ta, tb)
+    compiled = torch.compile(lambda x, y: triton_jit.ops.dot(x, y, ta, tb), fullgraph=True, backend=backend)
+    out = compiled(a, b)
+    ref = op(a, ta) @ op(b, tb)
+    torch.testing.assert_close(out, ref, rtol=2e-2, atol=2e-2)
+    da, db = torch.autograd.grad(out, (a, b), g)
+    ra, rb = torch.autograd.grad(ref, (a, b), g)
+    torch.testing.assert_close(da, ra, rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(db, rb, rtol=2e-2, atol=2e-2)
+    result = torch.library.opcheck(triton_jit.ops.Dot._torch_ops[("Tensor", "Tensor", "bool", "bool")],
+                                   (a, b, ta, tb), atol=2e-2, rtol=2e-2)
+    assert all(v == "SUCCESS" for v in result.values()), result

@@ -1,0 +1,131 @@
+// The XLA FFI handler of kernel launches inside jax.jit (built when jax's FFI headers are found,
+// TRITON_JIT_XLA_FFI). XLA calls it with its CUDA stream, the custom call's operands and results
+// (device buffers) and the `launch` attribute naming a DeferredLaunch; the launch goes through the
+// runtime as any other (its cache, its specialization), on XLA's stream.
+#include <dlfcn.h>
+#include <xla/ffi/api/ffi.h>
+
+#include <algorithm>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "deferred_launch.h"
+
+namespace ffi = xla::ffi;
+
+namespace triton_jit::python {
+namespace {
+
+constexpr size_t kInlineArgs = 64;
+
+// The runtime launches on the calling thread's current context (device 0's primary one when there
+// is none); XLA's thread may have none, or another device's. The handler makes the stream's own
+// context current for the launch, through the driver XLA has already loaded.
+struct CUctx_st;
+using GetCtx = int (*)(CUstream_st*, CUctx_st**);
+using CtxGet = int (*)(CUctx_st**);
+using CtxSet = int (*)(CUctx_st*);
+
+struct Driver {
+  GetCtx stream_get_ctx = nullptr;
+  CtxGet ctx_get_current = nullptr;
+  CtxSet ctx_set_current = nullptr;
+  Driver() {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (lib == nullptr) return;
+    stream_get_ctx = reinterpret_cast<GetCtx>(dlsym(lib, "cuStreamGetCtx"));
+    ctx_get_current = reinterpret_cast<CtxGet>(dlsym(lib, "cuCtxGetCurrent"));
+    ctx_set_current = reinterpret_cast<CtxSet>(dlsym(lib, "cuCtxSetCurrent"));
+    if (stream_get_ctx == nullptr || ctx_get_current == nullptr || ctx_set_current == nullptr) {
+      stream_get_ctx = nullptr;
+    }
+  }
+};
+
+// The stream's context current while it lives; the thread's previous one restored after.
+class StreamContext {
+ public:
+  explicit StreamContext(CUstream_st* stream) {
+    static const Driver driver;
+    if (driver.stream_get_ctx == nullptr) return;
+    CUctx_st* wanted = nullptr;
+    if (driver.stream_get_ctx(stream, &wanted) != 0 || wanted == nullptr) return;
+    if (driver.ctx_get_current(&previous_) != 0 || previous_ == wanted) return;
+    if (driver.ctx_set_current(wanted) == 0) set_ = driver.ctx_set_current;
+  }
+  ~StreamContext() {
+    if (set_ != nullptr) set_(previous_);
+  }
+  StreamContext(const StreamContext&) = delete;
+  StreamContext& operator=(const StreamContext&) = delete;
+
+ private:
+  CUctx_st* previous_ = nullptr;
+  CtxSet set_ = nullptr;
+};
+
+ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, ffi::RemainingRets results) {
+  const DeferredLaunch* d = find_deferred(id);
+  if (d == nullptr) {
+    return ffi::Error::InvalidArgument("triton_jit: no traced kernel launch has id " + std::to_string(id));
+  }
+  ArgValue inline_values[kInlineArgs];
+  std::vector<ArgValue> heap_values;
+  ArgValue* values = inline_values;
+  if (d->values.size() > kInlineArgs) {
+    heap_values.resize(d->values.size());
+    values = heap_values.data();
+  }
+  std::copy(d->values.begin(), d->values.end(), values);
+  const size_t num_operands = operands.size();
+  for (const DeferredLaunch::Slot& s : d->buffers) {
+    void* address = nullptr;
+    size_t bytes = 0;
+    if (s.buffer < num_operands) {
+      auto buffer = operands.get<ffi::AnyBuffer>(s.buffer);
+      if (buffer.has_error()) return buffer.error();
+      address = buffer->untyped_data();
+      bytes = buffer->size_bytes();
+    } else {
+      auto buffer = results.get<ffi::AnyBuffer>(s.buffer - num_operands);
+      if (buffer.has_error()) return buffer.error();
+      address = (*buffer)->untyped_data();
+      bytes = (*buffer)->size_bytes();
+    }
+    // The size too: an autotuner's reset_to_zero and restore_value write the buffer.
+    values[s.value] = ArgValue::pointer(address, values[s.value].dtype(), bytes);
+  }
+  LaunchConfig config = d->config;
+  config.stream = stream;
+  std::optional<StreamContext> context;
+  if (stream != nullptr) context.emplace(stream);
+  try {
+    d->fn->launch(config, ArgSpan{values, d->values.size()});
+  } catch (const std::exception& e) {
+    return ffi::Error::Internal(std::string("triton_jit: ") + e.what());
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER(
+    g_launch_handler, launch,
+    ffi::Ffi::Bind().Ctx<ffi::PlatformStream<CUstream_st*>>().Attr<int64_t>("launch").RemainingArgs().RemainingRets());
+
+// The same handler for XLA's CPU platform, which has no stream: the launch goes to the default
+// stream. Only for tests without a GPU, which see the custom call decoded, the launch found and
+// the runtime's error (no device) come back as XLA's error.
+ffi::Error launch_without_stream(int64_t id, ffi::RemainingArgs operands, ffi::RemainingRets results) {
+  return launch(nullptr, id, operands, results);
+}
+
+XLA_FFI_DEFINE_HANDLER(g_host_test_handler, launch_without_stream,
+                       ffi::Ffi::Bind().Attr<int64_t>("launch").RemainingArgs().RemainingRets());
+
+}  // namespace
+
+void* xla_ffi_handler() noexcept { return reinterpret_cast<void*>(g_launch_handler); }
+void* xla_ffi_host_test_handler() noexcept { return reinterpret_cast<void*>(g_host_test_handler); }
+
+}  // namespace triton_jit::python
