@@ -649,8 +649,8 @@ def _dependency_types():
 # ----------------------------------------------------------------------------------------------
 
 # A worker is `python -c _WORKER_BOOT`: it reads this bridge's source from stdin, runs it, then
-# serves compile jobs. Messages are pickles; the worker's own stdout is moved to stderr so that
-# anything Triton prints cannot corrupt the stream.
+# serves compile jobs until its stdin ends. Messages are pickles; the worker's own stdout is moved
+# to stderr so that anything Triton prints cannot corrupt the stream.
 _WORKER_BOOT = (
     "import os, pickle, sys\n"
     "out = os.fdopen(os.dup(1), 'wb'); os.dup2(2, 1)\n"
@@ -685,10 +685,27 @@ def _apply_context(context):
     set_preload(context["preload"])
 
 
+def _crash_hook(name, hook):
+    """Test hook (TRITON_JIT_TEST_WORKER_CRASH, passed in the job's context): "NAME" kills the
+    worker on every job of function NAME; "NAME@FILE" only on the job that first creates FILE."""
+    target, _, marker = hook.partition("@")
+    if target != name:
+        return
+    if marker:
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return
+    import signal
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _run_job(job):
     path, name, items, options, target, context = job
     fn = None
     try:
+        if context.get("crash"):
+            _crash_hook(name, context["crash"])
         _apply_context(context)
         fn = load_function(path, name)[0]
         return ("ok", compile(fn, specialization(items), options, target))
@@ -698,13 +715,166 @@ def _run_job(job):
         return ("error", describe_exception(e, fn))
 
 
-def compile_many(jobs, workers, python, source, on_done):
+class _Worker:
+    """One compile process and the sources it has imported (a job goes preferably to a worker
+    that imported its file already)."""
+
+    def __init__(self, python, source):
+        import pickle
+        import subprocess
+        self.proc = subprocess.Popen([python, "-c", _WORKER_BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.sources = set()
+        pickle.dump(source, self.proc.stdin)
+        self.proc.stdin.flush()
+
+    def run(self, job):
+        import pickle
+        pickle.dump(job, self.proc.stdin)
+        self.proc.stdin.flush()
+        reply = pickle.load(self.proc.stdout)
+        self.sources.add(job[0])
+        return reply
+
+    def stop(self, timeout):
+        """Ends the process: end of input, then SIGKILL after `timeout` seconds; always reaped."""
+        import subprocess
+        try:
+            self.proc.stdin.close()
+        except BaseException:  # noqa: BLE001 - the pipe is broken when the process died
+            pass
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        try:
+            self.proc.stdout.close()
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+class CompilePool:
+    """Compile worker processes started on demand and kept for the process's life, shared by
+    every thread: run(job) blocks the calling thread (not the interpreter: waits release the GIL)
+    until a worker has compiled the job. At most `limit` workers exist unless a caller allows
+    more (prepare's explicit jobs). A worker that dies is reaped and replaced, and its job run
+    once more on a fresh one. `track(pid, fd)` and `untrack(pid)` tell the C++ side which
+    processes to end at exit when Python itself never finalizes (an embedded interpreter)."""
+
+    def __init__(self, python, source, limit, track=None, untrack=None):
+        import atexit
+        import threading
+        self.python, self.source, self.limit = python, source, max(1, int(limit))
+        self._track, self._untrack = track, untrack
+        self._cond = threading.Condition()
+        self._idle = []   # workers waiting for a job, most recently used last
+        self._live = 0    # workers started and not yet ended (idle or busy)
+        self._closed = False
+        self.started = 0  # workers ever started
+        self.replaced = 0  # workers that died under a job
+        self.jobs = 0     # jobs run to a reply
+        atexit.register(self.shutdown)  # a Python host: before its interpreter finalizes
+
+    def _acquire(self, source, allowance):
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise RuntimeError("the compile worker pool is shut down (the process is exiting)")
+                if self._idle:
+                    for i in range(len(self._idle) - 1, -1, -1):
+                        if source in self._idle[i].sources:
+                            return self._idle.pop(i)
+                    return self._idle.pop()
+                if self._live < max(self.limit, allowance):
+                    self._live += 1
+                    break
+                self._cond.wait()
+        try:
+            worker = _Worker(self.python, self.source)
+        except BaseException:
+            with self._cond:
+                self._live -= 1
+                self._cond.notify()
+            raise
+        with self._cond:
+            self.started += 1
+        if self._track is not None:
+            self._track(worker.proc.pid, worker.proc.stdin.fileno())
+        return worker
+
+    def _release(self, worker):
+        with self._cond:
+            if not self._closed:
+                self._idle.append(worker)
+                self._cond.notify()
+                return
+        self._end(worker, 5.0)
+
+    def _end(self, worker, timeout):
+        if self._untrack is not None:
+            self._untrack(worker.proc.pid)
+        worker.stop(timeout)
+        with self._cond:
+            self._live -= 1
+            self._cond.notify()
+
+    def run(self, job, allowance=0):
+        """(status, result) of `job`, as a worker's _run_job returns it; ("error", description)
+        when the worker died on it twice."""
+        failures = []
+        for _ in range(2):
+            worker = self._acquire(job[0], allowance)
+            try:
+                reply = worker.run(job)
+            except BaseException as e:  # noqa: BLE001 - the process failed: replace it, retry once
+                code = worker.proc.poll()
+                failures.append(f"{type(e).__name__}: {e} (exit status {code})")
+                with self._cond:
+                    self.replaced += 1
+                self._end(worker, 0)
+                continue
+            with self._cond:
+                self.jobs += 1
+            self._release(worker)
+            return reply
+        return ("error", ("WorkerError", f"the compile worker process ({self.python}) died on this job twice: "
+                          + "; then ".join(failures), job[0], 0, ""))
+
+    def status(self):
+        with self._cond:
+            return {"limit": self.limit, "live": self._live, "idle": len(self._idle),
+                    "pids": [w.proc.pid for w in self._idle], "started": self.started,
+                    "replaced": self.replaced, "jobs": self.jobs}
+
+    def shutdown(self):
+        """Ends every idle worker now, and each busy one when its job returns."""
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._cond.notify_all()
+        for worker in idle:
+            self._end(worker, 5.0)
+
+
+_pool = None
+
+
+def compile_pool(python, source, limit, track=None, untrack=None):
+    """The process's compile pool, created on first use; later calls adjust its limit."""
+    global _pool
+    if _pool is None:
+        _pool = CompilePool(python, source, limit, track, untrack)
+    else:
+        _pool.limit = max(1, int(limit))
+    return _pool
+
+
+def compile_many(pool, jobs, concurrency, on_done):
     """Runs `jobs` ((source, name, specialization items, options, target, worker_context())
-    tuples, the source as load_function takes it, the items as `specialization` reads them) on `workers` processes of `python`, calling
-    on_done(index, status, result) in this thread as each finishes."""
-    import pickle
+    tuples, the source as load_function takes it, the items as `specialization` reads them) on
+    `pool`, at most `concurrency` at once, calling on_done(index, status, result) in this thread
+    as each finishes."""
     import queue
-    import subprocess
     import threading
 
     pending = queue.Queue()
@@ -712,46 +882,20 @@ def compile_many(jobs, workers, python, source, on_done):
         pending.put((i, job))
     done = queue.Queue()
 
-    def start():
-        proc = subprocess.Popen([python, "-c", _WORKER_BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        pickle.dump(source, proc.stdin)
-        proc.stdin.flush()
-        return proc
-
-    def stop(proc):
-        try:
-            pickle.dump(None, proc.stdin)
-            proc.stdin.close()
-        except BaseException:  # noqa: BLE001 - already gone
-            pass
-        proc.wait()
-
-    def worker():
-        # Every job taken is reported exactly once, whatever happens to the process.
-        proc = None
+    def submitter():
+        # Every job taken is reported exactly once, whatever happens to its worker.
         while True:
             try:
                 i, job = pending.get_nowait()
             except queue.Empty:
-                break
+                return
             try:
-                if proc is None:
-                    proc = start()
-                pickle.dump(job, proc.stdin)
-                proc.stdin.flush()
-                done.put((i,) + pickle.load(proc.stdout))
-            except BaseException as e:  # noqa: BLE001 - the process failed: report, start anew
-                code = proc.poll() if proc is not None else None
-                done.put((i, "error", ("WorkerError", f"the compile process ({python}) failed: "
-                                       f"{type(e).__name__}: {e} (exit code {code})", job[0], 0, "")))
-                if proc is not None:
-                    proc.kill()
-                    proc.wait()
-                    proc = None
-        if proc is not None:
-            stop(proc)
+                done.put((i,) + tuple(pool.run(job, concurrency)))
+            except BaseException as e:  # noqa: BLE001 - no worker could be started
+                done.put((i, "error", ("WorkerError", f"no compile worker process ({pool.python}) could run "
+                                       f"the job: {type(e).__name__}: {e}", job[0], 0, "")))
 
-    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, min(workers, len(jobs))))]
+    threads = [threading.Thread(target=submitter, daemon=True) for _ in range(max(1, min(concurrency, len(jobs))))]
     for t in threads:
         t.start()
     for _ in range(len(jobs)):

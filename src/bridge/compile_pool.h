@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bridge/bridge.h"
+
+// Compiles on the process's pool of compile worker processes (the bridge's CompilePool): Python
+// processes started on demand and kept for the process's life, at most compile_workers() of them
+// (settings.h), shared by every thread. A thread waiting for its job holds no lock and not the
+// GIL, so concurrent misses on different keys compile in parallel. A worker that dies is replaced
+// and its job run once more; at exit every worker is ended and reaped.
+namespace triton_jit::bridge {
+
+// One compile for the pool: the function by source and name, as a worker process loads it.
+struct CompileJob {
+  std::string source;                          // a file path or a module_source, as load_function takes it
+  std::string name;                            // the function's name there, as load_function takes it
+  const StaticSignature* signature = nullptr;  // for messages; outlives the call
+  Specialization spec;
+  std::string key;  // the whole kernel key's text, for errors
+  const CompileOptions* options = nullptr;
+  Target target;
+};
+
+// Runs `jobs` on the pool, at most `concurrency` at once (more than compile_workers() when asked:
+// the pool grows for this batch). `on_done(i, result, error)` is called on this thread as each
+// job ends, with the result or the error (a CompileError) of jobs[i]. Throws PythonError when
+// the pool cannot be used at all (no Python).
+void compile_many(const std::vector<CompileJob>& jobs, int concurrency,
+                  const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done);
+
+// One job on the pool, for a miss; waits for a free worker. Throws CompileError.
+CompileResult compile_in_pool(const CompileJob& job);
+
+// What the pool holds now, for tests and benchmarks.
+struct PoolStatus {
+  int limit = 0;              // compile_workers() when the pool last ran a job
+  int live = 0;               // worker processes running (idle or busy)
+  std::vector<int64_t> idle;  // process ids of the idle workers
+  int64_t started = 0;        // workers ever started
+  int64_t replaced = 0;       // workers that died under a job (each job retried once)
+  int64_t jobs = 0;           // jobs a worker answered
+};
+PoolStatus compile_pool_status();  // all zero before the pool's first use; starts no Python
+
+}  // namespace triton_jit::bridge
