@@ -180,8 +180,8 @@ PoolStatus compile_pool_status() {
   GilGuard gil;
   py::dict d = bridge().attr("_pool").attr("status")();
   s.limit = d["limit"].cast<int>();
-  s.live = d["live"].cast<int>();
-  s.idle = d["pids"].cast<std::vector<int64_t>>();
+  s.pids = d["pids"].cast<std::vector<int64_t>>();
+  s.idle = d["idle"].cast<int>();
   s.started = d["started"].cast<int64_t>();
   s.replaced = d["replaced"].cast<int64_t>();
   s.jobs = d["jobs"].cast<int64_t>();

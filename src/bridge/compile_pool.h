@@ -39,8 +39,8 @@ CompileResult compile_in_pool(const CompileJob& job);
 // What the pool holds now, for tests and benchmarks.
 struct PoolStatus {
   int limit = 0;              // compile_workers() when the pool last ran a job
-  int live = 0;               // worker processes running (idle or busy)
-  std::vector<int64_t> idle;  // process ids of the idle workers
+  std::vector<int64_t> pids;  // process ids of the workers running now (idle or busy)
+  int idle = 0;               // how many of them wait for a job
   int64_t started = 0;        // workers ever started
   int64_t replaced = 0;       // workers that died under a job (each job retried once)
   int64_t jobs = 0;           // jobs a worker answered

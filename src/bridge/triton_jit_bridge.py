@@ -650,13 +650,20 @@ def _dependency_types():
 
 # A worker is `python -c _WORKER_BOOT`: it reads this bridge's source from stdin, runs it, then
 # serves compile jobs until its stdin ends. Messages are pickles; the worker's own stdout is moved
-# to stderr so that anything Triton prints cannot corrupt the stream.
+# to stderr so that anything Triton prints cannot corrupt the stream. Its input ending at any
+# point (the parent exiting) ends it quietly: os._exit, as there is nothing to flush to a parent
+# that is gone.
 _WORKER_BOOT = (
     "import os, pickle, sys\n"
     "out = os.fdopen(os.dup(1), 'wb'); os.dup2(2, 1)\n"
+    "try:\n"
+    "    source = pickle.load(sys.stdin.buffer)\n"
+    "except Exception:\n"
+    "    os._exit(0)\n"
     "ns = {'__name__': 'triton_jit_bridge'}\n"
-    "exec(compile(pickle.load(sys.stdin.buffer), '<triton_jit_bridge>', 'exec'), ns)\n"
-    "ns['_serve'](sys.stdin.buffer, out)\n")
+    "exec(compile(source, '<triton_jit_bridge>', 'exec'), ns)\n"
+    "ns['_serve'](sys.stdin.buffer, out)\n"
+    "os._exit(0)\n")
 
 
 def _serve(inp, out):
@@ -664,12 +671,16 @@ def _serve(inp, out):
     while True:
         try:
             job = pickle.load(inp)
-        except EOFError:
+        except (EOFError, pickle.UnpicklingError):  # the parent closed the pipe, mid-message or not
             return
         if job is None:
             return
-        pickle.dump(_run_job(job), out)
-        out.flush()
+        reply = _run_job(job)
+        try:
+            pickle.dump(reply, out)
+            out.flush()
+        except BrokenPipeError:
+            return
 
 
 def worker_context():
@@ -768,7 +779,8 @@ class CompilePool:
         self._track, self._untrack = track, untrack
         self._cond = threading.Condition()
         self._idle = []   # workers waiting for a job, most recently used last
-        self._live = 0    # workers started and not yet ended (idle or busy)
+        self._live = 0    # workers starting, idle or busy
+        self._pids = set()  # processes started and not yet ended
         self._closed = False
         self.started = 0  # workers ever started
         self.replaced = 0  # workers that died under a job
@@ -798,6 +810,7 @@ class CompilePool:
             raise
         with self._cond:
             self.started += 1
+            self._pids.add(worker.proc.pid)
         if self._track is not None:
             self._track(worker.proc.pid, worker.proc.stdin.fileno())
         return worker
@@ -816,6 +829,7 @@ class CompilePool:
         worker.stop(timeout)
         with self._cond:
             self._live -= 1
+            self._pids.discard(worker.proc.pid)
             self._cond.notify()
 
     def run(self, job, allowance=0):
@@ -827,11 +841,10 @@ class CompilePool:
             try:
                 reply = worker.run(job)
             except BaseException as e:  # noqa: BLE001 - the process failed: replace it, retry once
-                code = worker.proc.poll()
-                failures.append(f"{type(e).__name__}: {e} (exit status {code})")
                 with self._cond:
                     self.replaced += 1
-                self._end(worker, 0)
+                self._end(worker, 1.0)
+                failures.append(f"{type(e).__name__}: {e} (exit status {worker.proc.returncode})")
                 continue
             with self._cond:
                 self.jobs += 1
@@ -842,8 +855,7 @@ class CompilePool:
 
     def status(self):
         with self._cond:
-            return {"limit": self.limit, "live": self._live, "idle": len(self._idle),
-                    "pids": [w.proc.pid for w in self._idle], "started": self.started,
+            return {"limit": self.limit, "idle": len(self._idle), "pids": sorted(self._pids), "started": self.started,
                     "replaced": self.replaced, "jobs": self.jobs}
 
     def shutdown(self):

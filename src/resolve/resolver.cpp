@@ -211,17 +211,15 @@ bridge::CompileResult compile_on_worker(const Job& job) {
   return compiled;
 }
 
-// Set while this process's interpreter compiles a miss (the GIL makes it one at a time).
-std::atomic<bool> g_compiling_here{false};
-
 // One kernel: in this process when its interpreter is free (a lone miss: no worker to start,
 // nothing to send, Triton warm), else on the worker pool, so that concurrent misses on
 // different keys compile in parallel instead of queueing for the GIL (docs/DESIGN.md).
 bridge::CompileResult compile_one(const Job& job) {
-  if (compile_workers() == 0 || !g_compiling_here.exchange(true)) {
-    struct Free {
-      ~Free() { g_compiling_here.store(false); }
-    } free_when_done;
+  if (compile_workers() == 0) return compile_here(*job.fn, job.spec, job.kernel_key, job.options, job.target);
+  if (InterpreterSlot::try_claim()) {
+    struct Release {
+      ~Release() { InterpreterSlot::release(); }
+    } release_when_done;
     return compile_here(*job.fn, job.spec, job.kernel_key, job.options, job.target);
   }
   return compile_on_worker(job);
@@ -294,6 +292,13 @@ void describe_job(Job& job, const LaunchConfig& config) {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> g_interpreter_busy{false};
+}  // namespace
+
+bool InterpreterSlot::try_claim() noexcept { return !g_interpreter_busy.exchange(true); }
+void InterpreterSlot::release() noexcept { g_interpreter_busy.store(false); }
 
 Target Resolver::default_target() {
   if (auto t = explicit_target()) return *t;

@@ -23,6 +23,15 @@ struct ResolvedKernel {
 // (in this process, or on parallel worker processes for a batch), whose result is stored in the
 // index and inserted into the table. Where nothing may compile (offline, no source, no Python,
 // graph capture) it throws the one MissingKernelError that names the kernel and its manifest line.
+// This process's interpreter compiles one miss at a time (Triton holds the GIL): a miss claims
+// it, and one that finds it taken compiles on the worker pool (bridge/compile_pool.h) instead.
+// Tests claim it to send misses to the pool.
+class InterpreterSlot {
+ public:
+  static bool try_claim() noexcept;
+  static void release() noexcept;
+};
+
 class Resolver {
  public:
   // A launch's or compile()'s miss: one kernel. Concurrent callers with the same key share one
