@@ -5,13 +5,15 @@
 //   compile_pool_bench prepare --jobs J [--count N]
 //       prepare() of N (32) specializations, then of N others in the same process: the first call
 //       starts the workers, the second finds them running. Prints first=S second=S workers=W.
-//   compile_pool_bench misses --threads T [--count N] --dir DIR
+//   compile_pool_bench misses --threads T [--count N] --dir DIR [--warm 1]
 //       N (16) functions (copies of the matmul under other names, written to DIR), each missed once
-//       by compile(): T threads at once, each its own function (T=1: one after another). Prints
-//       seconds=S compiles=C pool_jobs=P.
+//       by compile(): T threads at once, each its own function (T=1: one after another). With
+//       --warm 1 the workers are started (start_compile_workers) and booted before the clock
+//       starts, as in a server that started them at start-up. Prints seconds=S compiles=C pool_jobs=P.
 //   compile_pool_bench lone
 //       One miss compiled in this process (Triton warm), on a fresh worker, on a warm worker.
 //       Prints here_ms=... pool_cold_ms=... pool_warm_ms=...: the rule for a lone miss.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -48,8 +50,7 @@ const char* option(int argc, char** argv, const char* name, const char* fallback
 }
 
 // `count` distinct specializations (block shapes x num_warps) at `stages` pipeline stages.
-std::vector<triton_jit::KernelRequest> matmul_requests(const triton_jit::TritonJitFunction& fn, int count,
-                                                       int stages) {
+std::vector<triton_jit::KernelRequest> matmul_requests(const triton_jit::TritonJitFunction& fn, int count, int stages) {
   std::vector<triton_jit::KernelRequest> requests;
   for (int warps : {4, 8}) {
     for (int bm : {32, 64, 128}) {
@@ -100,11 +101,19 @@ std::string write_copies(const std::string& dir, int count) {
   return path;
 }
 
-int run_misses(int threads, int count, const std::string& dir) {
+int run_misses(int threads, int count, const std::string& dir, bool warm) {
   const std::string path = write_copies(dir, count);
   std::vector<const triton_jit::TritonJitFunction*> fns;
   for (int i = 0; i < count; ++i) {
     fns.push_back(&triton_jit::TritonJitFunction::get(path, "matmul_kernel_" + std::to_string(i)));
+  }
+  if (warm) {
+    // As a server does at start-up: the workers boot before the first miss.
+    triton_jit::start_compile_workers();
+    const int want = std::min(triton_jit::compile_workers(), count - 1);
+    for (int i = 0; i < 12000 && triton_jit::bridge::compile_pool_status().idle < want; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
   triton_jit::LaunchConfig config;
   config.num_warps = 4;
@@ -168,7 +177,8 @@ int main(int argc, char** argv) {
     }
     if (mode == "misses") {
       return run_misses(std::atoi(option(argc, argv, "--threads", "16")),
-                        std::atoi(option(argc, argv, "--count", "16")), option(argc, argv, "--dir", "."));
+                        std::atoi(option(argc, argv, "--count", "16")), option(argc, argv, "--dir", "."),
+                        std::strcmp(option(argc, argv, "--warm", "0"), "1") == 0);
     }
     if (mode == "lone") return run_lone();
   } catch (const std::exception& e) {

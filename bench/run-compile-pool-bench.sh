@@ -32,13 +32,16 @@ second=$(ratio "$(field second <<<"$serial")" "$(field second <<<"$pool")")
 echo "  first call:  ${first}x serial (target on 16 cores: >= 6x)"
 echo "  second call: ${second}x serial (target on 16 cores: >= 8x)"
 
-mkdir -p "$tmp/k1" "$tmp/k16"
+mkdir -p "$tmp/k1" "$tmp/kc" "$tmp/kw"
 one=$(run misses-serial misses --threads 1 --count "$threads" --dir "$tmp/k1")
-many=$(run misses-threads misses --threads "$threads" --count "$threads" --dir "$tmp/k16")
+cold=$(run misses-cold misses --threads "$threads" --count "$threads" --dir "$tmp/kc")
+warm=$(run misses-warm misses --threads "$threads" --count "$threads" --dir "$tmp/kw" --warm 1)
+s=$(field seconds <<<"$one")
 echo "$threads threads each missing a different kernel (seconds):"
-echo "  one after another: $one"
-echo "  $threads threads at once: $many"
-echo "  wall = 1/$(ratio "$(field seconds <<<"$one")" "$(field seconds <<<"$many")") of serial (target on 16 cores: <= 1/6)"
+echo "  one after another:                          $one"
+echo "  $threads threads at once, workers not started:   $cold"
+echo "  $threads threads at once, start_compile_workers: $warm"
+echo "  wall = 1/$(ratio "$s" "$(field seconds <<<"$cold")") of serial, 1/$(ratio "$s" "$(field seconds <<<"$warm")") with the workers started (target on 16 cores: <= 1/6)"
 
 lone=$(run lone lone)
 echo "a lone miss (ms): $lone"

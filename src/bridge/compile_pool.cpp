@@ -174,6 +174,17 @@ CompileResult compile_in_pool(const CompileJob& job) {
   return from_reply(job, reply[0].cast<std::string>(), reply[1]);
 }
 
+void start_workers(int count) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  try {
+    pool(b).attr("start")(count);
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("starting the compile workers failed: " + f.type + ": " + f.message, f.traceback);
+  }
+}
+
 PoolStatus compile_pool_status() {
   PoolStatus s;
   if (!g_pool_created.load()) return s;

@@ -36,6 +36,10 @@ void compile_many(const std::vector<CompileJob>& jobs, int concurrency,
 // One job on the pool, for a miss; waits for a free worker. Throws CompileError.
 CompileResult compile_in_pool(const CompileJob& job);
 
+// Starts workers until `count` run (at most compile_workers()), in the background; returns at
+// once. Throws PythonError when Python cannot be used.
+void start_workers(int count);
+
 // What the pool holds now, for tests and benchmarks.
 struct PoolStatus {
   int limit = 0;              // compile_workers() when the pool last ran a job

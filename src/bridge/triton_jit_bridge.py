@@ -668,6 +668,7 @@ _WORKER_BOOT = (
 
 def _serve(inp, out):
     import pickle
+    _warm_up()
     while True:
         try:
             job = pickle.load(inp)
@@ -675,12 +676,25 @@ def _serve(inp, out):
             return
         if job is None:
             return
-        reply = _run_job(job)
+        reply = ("ok", None) if job == "ping" else _run_job(job)
         try:
             pickle.dump(reply, out)
             out.flush()
         except BrokenPipeError:
             return
+
+
+def _warm_up():
+    """Imports what every first compile imports (the code generator, the backends' compilers),
+    while the parent still computes Triton's installation hash for the first job."""
+    try:
+        import triton.compiler.code_generator  # noqa: F401
+        import triton.compiler.compiler  # noqa: F401
+        from triton.backends import backends
+        for backend in backends.values():
+            backend.compiler  # noqa: B018 - the backend's compiler module, imported
+    except BaseException:  # noqa: BLE001 - only a head start: a job reports any real failure
+        pass
 
 
 def worker_context():
@@ -711,12 +725,45 @@ def _crash_hook(name, hook):
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+def _triton_key_module():
+    """The module whose triton_key() (the hash of the Triton installation, part of every compile's
+    cache key; reading and hashing libtriton takes most of a second) triton.compile calls:
+    triton.runtime.cache in Triton 3.5 and newer, triton.compiler.compiler in 3.4."""
+    import triton.runtime.cache as cache
+    if hasattr(cache, "triton_key"):
+        return cache
+    import triton.compiler.compiler as compiler
+    return compiler
+
+
+def _use_triton_key(key):
+    """Makes this worker's triton_key() return `key`, the parent's (the same Python and Triton
+    installation, so the same value), so that each worker does not hash Triton again."""
+    import functools
+    module = _triton_key_module()
+    original = module.triton_key
+    if getattr(original, "_triton_jit_key", None) == key:
+        return
+
+    @functools.lru_cache()
+    def triton_key():
+        return key
+    triton_key._triton_jit_key = key
+    for name, m in list(sys.modules.items()):
+        if name.startswith("triton") and getattr(m, "triton_key", None) is original:
+            m.triton_key = triton_key
+
+
 def _run_job(job):
     path, name, items, options, target, context = job
     fn = None
     try:
         if context.get("crash"):
             _crash_hook(name, context["crash"])
+        if context.get("triton_key"):
+            _use_triton_key(context["triton_key"])
+        if context.get("ping"):
+            return ("ok", None)
         _apply_context(context)
         fn = load_function(path, name)[0]
         return ("ok", compile(fn, specialization(items), options, target))
@@ -735,15 +782,24 @@ class _Worker:
         import subprocess
         self.proc = subprocess.Popen([python, "-c", _WORKER_BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.sources = set()
+        self.keyed = False  # whether it has been handed the parent's triton_key
         pickle.dump(source, self.proc.stdin)
         self.proc.stdin.flush()
 
-    def run(self, job):
+    def run(self, job, triton_key=None):
+        """The worker's reply to `job` (a compile job, or "ping")."""
         import pickle
+        if triton_key and not self.keyed:
+            if job == "ping":
+                job = ("", "", [], {}, None, {"triton_key": triton_key, "ping": True})
+            else:
+                job = job[:5] + (dict(job[5], triton_key=triton_key),)
+            self.keyed = True
         pickle.dump(job, self.proc.stdin)
         self.proc.stdin.flush()
         reply = pickle.load(self.proc.stdout)
-        self.sources.add(job[0])
+        if job != "ping" and job[0]:
+            self.sources.add(job[0])
         return reply
 
     def stop(self, timeout):
@@ -786,6 +842,19 @@ class CompilePool:
         self.replaced = 0  # workers that died under a job
         self.jobs = 0     # jobs run to a reply
         atexit.register(self.shutdown)  # a Python host: before its interpreter finalizes
+        # Triton's installation hash, computed here once while the first workers start, instead
+        # of by each of them before its first compile.
+        self._triton_key = None
+        self._key_done = threading.Event()
+        threading.Thread(target=self._compute_triton_key, daemon=True).start()
+
+    def _compute_triton_key(self):
+        try:
+            self._triton_key = _triton_key_module().triton_key()
+        except BaseException:  # noqa: BLE001 - the workers then compute their own
+            pass
+        finally:
+            self._key_done.set()
 
     def _acquire(self, source, allowance):
         with self._cond:
@@ -839,7 +908,9 @@ class CompilePool:
         for _ in range(2):
             worker = self._acquire(job[0], allowance)
             try:
-                reply = worker.run(job)
+                if not worker.keyed:
+                    self._key_done.wait(120)
+                reply = worker.run(job, self._triton_key)
             except BaseException as e:  # noqa: BLE001 - the process failed: replace it, retry once
                 with self._cond:
                     self.replaced += 1
@@ -852,6 +923,28 @@ class CompilePool:
             return reply
         return ("error", ("WorkerError", f"the compile worker process ({self.python}) died on this job twice: "
                           + "; then ".join(failures), job[0], 0, ""))
+
+    def start(self, count):
+        """Starts workers until `count` run (at most the limit), in the background: each is idle
+        once it has booted and answered a ping."""
+        import threading
+
+        def boot():
+            worker = None
+            try:
+                with self._cond:
+                    if self._live >= min(count, self.limit) or self._closed:
+                        return
+                worker = self._acquire(None, 0)
+                self._key_done.wait(120)
+                worker.run("ping", self._triton_key)
+                self._release(worker)
+            except BaseException:  # noqa: BLE001 - a worker that cannot start: the next job says why
+                if worker is not None:
+                    self._end(worker, 0)
+
+        for _ in range(max(0, min(count, self.limit) - self._live)):
+            threading.Thread(target=boot, daemon=True).start()
 
     def status(self):
         with self._cond:

@@ -121,6 +121,21 @@ TEST_F(CompilePoolTest, WorkersAreStartedOnceAndKeptAcrossBatches) {
   EXPECT_EQ(s2.jobs, s1.jobs + 3);
 }
 
+TEST_F(CompilePoolTest, StartCompileWorkersBootsThemAheadOfTheFirstBatch) {
+  triton_jit::start_compile_workers();  // returns at once
+  PoolStatus s = compile_pool_status();
+  for (int i = 0; i < 6000 && s.idle < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    s = compile_pool_status();
+  }
+  ASSERT_EQ(s.idle, 2) << "the workers did not boot within a minute";
+  ASSERT_EQ(s.pids.size(), 2u);
+  const triton_jit::PrepareReport r = prepare({4096, 8192}, 1);
+  EXPECT_EQ(r.compiled, 2u);
+  EXPECT_EQ(compile_pool_status().started, s.started);  // the batch started none
+  EXPECT_EQ(compile_pool_status().pids, s.pids);
+}
+
 TEST_F(CompilePoolTest, AMissWhileTheInterpreterIsBusyCompilesOnTheWorkers) {
   using triton_jit::detail::InterpreterSlot;
   const triton_jit::Stats before = add().stats();
