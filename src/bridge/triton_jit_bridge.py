@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import threading
 import traceback
 
 import triton
@@ -962,16 +963,18 @@ class CompilePool:
 
 
 _pool = None
+_pool_lock = threading.Lock()  # creating the pool releases the GIL (it starts a thread)
 
 
 def compile_pool(python, source, limit, track=None, untrack=None):
     """The process's compile pool, created on first use; later calls adjust its limit."""
     global _pool
-    if _pool is None:
-        _pool = CompilePool(python, source, limit, track, untrack)
-    else:
-        _pool.limit = max(1, int(limit))
-    return _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = CompilePool(python, source, limit, track, untrack)
+        else:
+            _pool.limit = max(1, int(limit))
+        return _pool
 
 
 def compile_many(pool, jobs, concurrency, on_done):
