@@ -833,6 +833,7 @@ class CompilePool:
         import atexit
         import threading
         self.python, self.source, self.limit = python, source, max(1, int(limit))
+        self.pid = os.getpid()
         self._track, self._untrack = track, untrack
         self._cond = threading.Condition()
         self._idle = []   # workers waiting for a job, most recently used last
@@ -954,6 +955,8 @@ class CompilePool:
 
     def shutdown(self):
         """Ends every idle worker now, and each busy one when its job returns."""
+        if self.pid != os.getpid():
+            return  # a forked child's copy: the workers are its parent's
         with self._cond:
             self._closed = True
             idle, self._idle = self._idle, []
@@ -970,7 +973,8 @@ def compile_pool(python, source, limit, track=None, untrack=None):
     """The process's compile pool, created on first use; later calls adjust its limit."""
     global _pool
     with _pool_lock:
-        if _pool is None:
+        # A forked child inherits the pool's pipes to its parent's workers: it starts its own.
+        if _pool is None or _pool.pid != os.getpid():
             _pool = CompilePool(python, source, limit, track, untrack)
         else:
             _pool.limit = max(1, int(limit))
