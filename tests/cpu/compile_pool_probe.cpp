@@ -1,6 +1,7 @@
 // A process of its own for compile_pool_test's exit cases: starts two compile workers, prints
 // `pids=P1,P2`, then exits, either returning from main with the workers idle ("idle") or calling
 // std::exit while they compile ("busy"). The test then checks that no worker outlived it.
+// "limit" prints compile_workers() as the environment sets it.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,10 @@ void prepare(std::initializer_list<int> blocks, int warps) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "limit") {  // the limit TRITON_JIT_COMPILE_WORKERS gives; starts no Python
+    std::printf("compile_workers=%d python_used=%d\n", triton_jit::compile_workers(), triton_jit::python_used());
+    return 0;
+  }
   triton_jit::set_compile_workers(2);
   try {
     if (mode == "idle") {
@@ -68,6 +73,6 @@ int main(int argc, char** argv) {
     std::printf("error=%s\n", e.what());
     return 3;
   }
-  std::fprintf(stderr, "usage: compile_pool_probe idle|busy\n");
+  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|limit\n");
   return 2;
 }

@@ -282,10 +282,11 @@ TEST_F(CompilePoolTest, NoWorkersMeansEveryCompileInThisProcess) {
   }
 }
 
-// Runs the probe; its stdout, and its wait status in *status.
-std::string run_probe(const std::string& mode, int* status) {
+// Runs the probe (with `env`, VAR=VALUE words, before it); its stdout and stderr, and its wait
+// status in *status.
+std::string run_probe(const std::string& mode, int* status, const std::string& env = "") {
   const std::string out = "/tmp/tj_pool_probe_" + std::to_string(::getpid()) + "_" + mode;
-  const std::string cmd = std::string(COMPILE_POOL_PROBE_PATH) + " " + mode + " >" + out;
+  const std::string cmd = env + " " + std::string(COMPILE_POOL_PROBE_PATH) + " " + mode + " >" + out + " 2>&1";
   *status = std::system(cmd.c_str());
   std::ifstream in(out);
   std::stringstream text;
@@ -337,6 +338,23 @@ TEST(CompilePoolExit, AProcessExitingWhileWorkersCompileEndsAndReapsThem) {
   ASSERT_EQ(pids.size(), 2u) << out;
   expect_gone(pids);
   EXPECT_LT(seconds, 60) << out;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CompilePoolLimit, TheEnvironmentSetsTheLimitAndABadValueIsIgnoredWithAWarning) {
+  int status = 0;
+  std::string out = run_probe("limit", &status, "TRITON_JIT_COMPILE_WORKERS=3");
+  EXPECT_NE(out.find("compile_workers=3 python_used=0"), std::string::npos) << out;
+  out = run_probe("limit", &status, "TRITON_JIT_COMPILE_WORKERS=0");
+  EXPECT_NE(out.find("compile_workers=0 "), std::string::npos) << out;
+  out = run_probe("limit", &status, "TRITON_JIT_COMPILE_WORKERS=many");
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int fallback = std::min(std::max(cores, 1), triton_jit::kMaxDefaultCompileWorkers);
+  EXPECT_NE(out.find("compile_workers=" + std::to_string(fallback) + " "), std::string::npos) << out;
+  EXPECT_NE(out.find("ignoring TRITON_JIT_COMPILE_WORKERS=many"), std::string::npos) << out;
 }
 
 }  // namespace
