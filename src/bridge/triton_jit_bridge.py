@@ -737,10 +737,13 @@ def _triton_key_module():
     return compiler
 
 
-def _use_triton_key(key):
-    """Makes this worker's triton_key() return `key`, the parent's (the same Python and Triton
-    installation, so the same value), so that each worker does not hash Triton again."""
+def _use_triton_key(triton_file, key):
+    """Makes this worker's triton_key() return `key`, the parent's, so that each worker does not
+    hash Triton again: when this worker's Triton is the parent's (`triton_file`, its __init__.py;
+    the same installation has the same key)."""
     import functools
+    if os.path.abspath(triton.__file__) != triton_file:
+        return
     module = _triton_key_module()
     original = module.triton_key
     if getattr(original, "_triton_jit_key", None) == key:
@@ -762,7 +765,7 @@ def _run_job(job):
         if context.get("crash"):
             _crash_hook(name, context["crash"])
         if context.get("triton_key"):
-            _use_triton_key(context["triton_key"])
+            _use_triton_key(*context["triton_key"])
         if context.get("ping"):
             return ("ok", None)
         _apply_context(context)
@@ -852,18 +855,22 @@ class CompilePool:
 
     def _compute_triton_key(self):
         try:
-            self._triton_key = _triton_key_module().triton_key()
+            self._triton_key = (os.path.abspath(triton.__file__), _triton_key_module().triton_key())
         except BaseException:  # noqa: BLE001 - the workers then compute their own
             pass
         finally:
             self._key_done.set()
 
-    def _acquire(self, source, allowance):
+    def _acquire(self, source, allowance, fresh=False):
+        """An idle worker (one that imported `source` if any), else a new one while fewer than
+        max(limit, allowance) run, else the next to be released. `fresh`: a new one or None."""
         with self._cond:
             while True:
                 if self._closed:
                     raise RuntimeError("the compile worker pool is shut down (the process is exiting)")
-                if self._idle:
+                if fresh and self._live >= self.limit:
+                    return None
+                if self._idle and not fresh:
                     for i in range(len(self._idle) - 1, -1, -1):
                         if source in self._idle[i].sources:
                             return self._idle.pop(i)
@@ -937,7 +944,9 @@ class CompilePool:
                 with self._cond:
                     if self._live >= min(count, self.limit) or self._closed:
                         return
-                worker = self._acquire(None, 0)
+                worker = self._acquire(None, 0, fresh=True)
+                if worker is None:
+                    return
                 self._key_done.wait(120)
                 worker.run("ping", self._triton_key)
                 self._release(worker)
@@ -947,6 +956,16 @@ class CompilePool:
 
         for _ in range(max(0, min(count, self.limit) - self._live)):
             threading.Thread(target=boot, daemon=True).start()
+
+    def trim(self):
+        """Ends idle workers beyond the limit (a batch that asked for more, a lowered limit)."""
+        with self._cond:
+            extra = min(len(self._idle), self._live - self.limit)
+            if extra <= 0:
+                return
+            ending, self._idle = self._idle[:extra], self._idle[extra:]  # the least recently used
+        for worker in ending:
+            self._end(worker, 5.0)
 
     def status(self):
         with self._cond:
@@ -978,7 +997,9 @@ def compile_pool(python, source, limit, track=None, untrack=None):
             _pool = CompilePool(python, source, limit, track, untrack)
         else:
             _pool.limit = max(1, int(limit))
-        return _pool
+        pool = _pool
+    pool.trim()
+    return pool
 
 
 def compile_many(pool, jobs, concurrency, on_done):
@@ -1015,6 +1036,7 @@ def compile_many(pool, jobs, concurrency, on_done):
         on_done(i, status, result)
     for t in threads:
         t.join()
+    pool.trim()
 
 
 # ----------------------------------------------------------------------------------------------

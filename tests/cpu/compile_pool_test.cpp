@@ -121,6 +121,21 @@ TEST_F(CompilePoolTest, WorkersAreStartedOnceAndKeptAcrossBatches) {
   EXPECT_EQ(s2.jobs, s1.jobs + 3);
 }
 
+TEST_F(CompilePoolTest, ABatchAskingForMoreJobsGrowsThePoolForItselfOnly) {
+  const triton_jit::PrepareReport r = prepare({16, 32, 64}, 32, 3);  // 3 jobs over a limit of 2
+  EXPECT_EQ(r.compiled, 3u);
+  EXPECT_EQ(r.workers, 3);
+  const PoolStatus s = compile_pool_status();
+  EXPECT_EQ(s.pids.size(), 2u);  // the third worker ended with the batch
+  EXPECT_EQ(s.idle, 2);
+  EXPECT_EQ(zombie_children(), std::vector<long>{});
+  // A lowered limit ends the idle workers beyond it at the pool's next use.
+  triton_jit::set_compile_workers(1);
+  EXPECT_EQ(prepare({128, 256}, 32, 2).compiled, 2u);
+  EXPECT_EQ(compile_pool_status().limit, 1);
+  EXPECT_EQ(compile_pool_status().pids.size(), 1u);
+}
+
 TEST_F(CompilePoolTest, StartCompileWorkersBootsThemAheadOfTheFirstBatch) {
   triton_jit::start_compile_workers();  // returns at once
   PoolStatus s = compile_pool_status();
