@@ -10,9 +10,10 @@
 //       by compile(): T threads at once, each its own function (T=1: one after another). With
 //       --warm 1 the workers are started (start_compile_workers) and booted before the clock
 //       starts, as in a server that started them at start-up. Prints seconds=S compiles=C pool_jobs=P.
-//   compile_pool_bench lone
-//       One miss compiled in this process (Triton warm), on a fresh worker, on a warm worker.
-//       Prints here_ms=... pool_cold_ms=... pool_warm_ms=...: the rule for a lone miss.
+//   compile_pool_bench lone --dir DIR
+//       One miss (each a copy of the same kernel, written to DIR) compiled in this process (Triton
+//       warm), on a fresh worker, on a running worker. Prints here_ms=... pool_cold_ms=...
+//       pool_warm_ms=...: the rule for a lone miss.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -147,21 +148,23 @@ int run_misses(int threads, int count, const std::string& dir, bool warm) {
   return failures == 0 && compiles == static_cast<uint64_t>(count) ? 0 : 1;
 }
 
-int run_lone() {
-  const auto& fn = triton_jit::TritonJitFunction::get(kMatmul, "matmul_kernel");
-  auto miss_ms = [&](int bm, int bn) {
+int run_lone(const std::string& dir) {
+  // Six copies of one kernel: each miss is the same compile.
+  const std::string path = write_copies(dir, 6);
+  auto miss_ms = [&](int i) {
+    const auto& fn = triton_jit::TritonJitFunction::get(path, "matmul_kernel_" + std::to_string(i));
     triton_jit::LaunchConfig config;
     config.num_warps = 4;
     const auto start = std::chrono::steady_clock::now();
-    fn.compile(config, kA, kB, kC, 1024, 1024, 1024, 1024, 1024, 1024, bm, bn, 32);
+    fn.compile(config, kA, kB, kC, 1024, 1024, 1024, 1024, 1024, 1024, 64, 64, 32);
     return seconds_since(start) * 1000;
   };
-  miss_ms(32, 32);  // Triton warm in this process
-  const double here = (miss_ms(64, 32) + miss_ms(32, 64)) / 2;
+  miss_ms(0);  // Triton warm in this process
+  const double here = (miss_ms(1) + miss_ms(2)) / 2;
   // Claiming the interpreter sends the next misses to the pool.
   if (!triton_jit::detail::InterpreterSlot::try_claim()) return 1;
-  const double cold = miss_ms(64, 64);
-  const double warm = (miss_ms(128, 64) + miss_ms(64, 128)) / 2;
+  const double cold = miss_ms(3);
+  const double warm = (miss_ms(4) + miss_ms(5)) / 2;
   triton_jit::detail::InterpreterSlot::release();
   std::printf("here_ms=%.1f pool_cold_ms=%.1f pool_warm_ms=%.1f\n", here, cold, warm);
   return 0;
@@ -180,7 +183,7 @@ int main(int argc, char** argv) {
                         std::atoi(option(argc, argv, "--count", "16")), option(argc, argv, "--dir", "."),
                         std::strcmp(option(argc, argv, "--warm", "0"), "1") == 0);
     }
-    if (mode == "lone") return run_lone();
+    if (mode == "lone") return run_lone(option(argc, argv, "--dir", "."));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "compile_pool_bench: %s\n", e.what());
     return 1;

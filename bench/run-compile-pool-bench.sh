@@ -43,5 +43,6 @@ echo "  $threads threads at once, workers not started:   $cold"
 echo "  $threads threads at once, start_compile_workers: $warm"
 echo "  wall = 1/$(ratio "$s" "$(field seconds <<<"$cold")") of serial, 1/$(ratio "$s" "$(field seconds <<<"$warm")") with the workers started (target on 16 cores: <= 1/6)"
 
-lone=$(run lone lone)
+mkdir -p "$tmp/kl"
+lone=$(run lone lone --dir "$tmp/kl")
 echo "a lone miss (ms): $lone"
