@@ -758,6 +758,9 @@ def _use_triton_key(triton_file, key):
             m.triton_key = triton_key
 
 
+_worker_functions = {}  # (source, name) -> JITFunction, in a worker
+
+
 def _run_job(job):
     path, name, items, options, target, context = job
     fn = None
@@ -769,7 +772,11 @@ def _run_job(job):
         if context.get("ping"):
             return ("ok", None)
         _apply_context(context)
-        fn = load_function(path, name)[0]
+        fn = _worker_functions.get((path, name))
+        if fn is None:
+            # Loaded once per worker, as the parent loads a function once per process; the
+            # descriptions load_function also builds are not needed again.
+            fn = _worker_functions[(path, name)] = load_function(path, name)[0]
         return ("ok", compile(fn, specialization(items), options, target))
     except KernelLookupFailure as e:
         return ("error", ("KernelLookupFailure", str(e), path, 0, e.tb or str(e)))
