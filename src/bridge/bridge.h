@@ -57,7 +57,24 @@ struct CompileResult {
 CompileResult compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
                       const std::string& key, const CompileOptions* options, const Target& target);
 
-// Compiles on worker processes (compile_many, compile_in_pool): bridge/compile_pool.h.
+// One compile for the compile worker pool (compile_many here, compile_in_pool in
+// bridge/compile_pool.h): the function by source and name, as a worker process loads it.
+struct CompileJob {
+  std::string source;                          // a file path or a module_source, as load_function takes it
+  std::string name;                            // the function's name there, as load_function takes it
+  const StaticSignature* signature = nullptr;  // for messages; outlives the call
+  Specialization spec;
+  std::string key;  // the whole kernel key's text, for errors
+  const CompileOptions* options = nullptr;
+  Target target;
+};
+
+// Runs `jobs` on the compile worker pool (bridge/compile_pool.h), `workers` at once (more than
+// compile_workers() when asked: the pool grows for this batch). `on_done(i, result, error)` is
+// called on this thread as each job ends, with the result or the error (a CompileError) of
+// jobs[i]. Throws PythonError when the pool cannot be used at all (no Python).
+void compile_many(const std::vector<CompileJob>& jobs, int workers,
+                  const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done);
 
 // The heuristic `name` of decorator layer `layer` (outermost 0) of a function's wrapper.
 PyHandle decorator_callable(PyHandle wrapper, size_t layer, const std::string& name);

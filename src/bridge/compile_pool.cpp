@@ -125,7 +125,7 @@ CompileResult from_reply(const CompileJob& j, const std::string& status, const p
 
 }  // namespace
 
-void compile_many(const std::vector<CompileJob>& jobs, int concurrency,
+void compile_many(const std::vector<CompileJob>& jobs, int workers,
                   const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done) {
   GilGuard gil;
   py::module_& b = bridge();
@@ -154,7 +154,7 @@ void compile_many(const std::vector<CompileJob>& jobs, int concurrency,
     }
   });
   try {
-    b.attr("compile_many")(p, py_jobs, std::max(1, concurrency), done);
+    b.attr("compile_many")(p, py_jobs, std::max(1, workers), done);
   } catch (py::error_already_set& e) {
     PythonFailure f = describe(e);
     throw PythonError("parallel compiles failed: " + f.type + ": " + f.message, f.traceback);

@@ -1,9 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <exception>
-#include <functional>
-#include <string>
 #include <vector>
 
 #include "bridge/bridge.h"
@@ -12,26 +9,9 @@
 // processes started on demand and kept for the process's life, at most compile_workers() of them
 // (settings.h), shared by every thread. A thread waiting for its job holds no lock and not the
 // GIL, so concurrent misses on different keys compile in parallel. A worker that dies is replaced
-// and its job run once more; at exit every worker is ended and reaped.
+// and its job run once more; at exit every worker is ended and reaped. compile_many (bridge.h)
+// runs a batch on it.
 namespace triton_jit::bridge {
-
-// One compile for the pool: the function by source and name, as a worker process loads it.
-struct CompileJob {
-  std::string source;                          // a file path or a module_source, as load_function takes it
-  std::string name;                            // the function's name there, as load_function takes it
-  const StaticSignature* signature = nullptr;  // for messages; outlives the call
-  Specialization spec;
-  std::string key;  // the whole kernel key's text, for errors
-  const CompileOptions* options = nullptr;
-  Target target;
-};
-
-// Runs `jobs` on the pool, at most `concurrency` at once (more than compile_workers() when asked:
-// the pool grows for this batch). `on_done(i, result, error)` is called on this thread as each
-// job ends, with the result or the error (a CompileError) of jobs[i]. Throws PythonError when
-// the pool cannot be used at all (no Python).
-void compile_many(const std::vector<CompileJob>& jobs, int concurrency,
-                  const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done);
 
 // One job on the pool, for a miss; waits for a free worker. Throws CompileError.
 CompileResult compile_in_pool(const CompileJob& job);
