@@ -291,10 +291,8 @@ void describe_job(Job& job, const LaunchConfig& config) {
   job.kernel_key = make_kernel_key(job.spec, job.options, job.target);
 }
 
-}  // namespace
+std::atomic<bool> g_interpreter_busy{false};  // InterpreterSlot
 
-namespace {
-std::atomic<bool> g_interpreter_busy{false};
 }  // namespace
 
 bool InterpreterSlot::try_claim() noexcept { return !g_interpreter_busy.exchange(true); }
