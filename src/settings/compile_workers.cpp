@@ -1,5 +1,5 @@
 // The compile-worker limit (settings.h): the setting, else TRITON_JIT_COMPILE_WORKERS, else one per
-// core up to a cap (each worker is a Python process holding Triton, a few hundred MB).
+// core up to a cap (each worker is a Python process holding Triton, about 130 MB resident).
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
