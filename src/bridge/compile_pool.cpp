@@ -161,6 +161,16 @@ void compile_many(const std::vector<CompileJob>& jobs, int workers,
   }
 }
 
+bool workers_may_load(const std::string& source) {
+  GilGuard gil;
+  try {
+    return bridge().attr("workers_may_load")(source).cast<bool>();
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("asking the bridge where to compile failed: " + f.type + ": " + f.message, f.traceback);
+  }
+}
+
 CompileResult compile_in_pool(const CompileJob& job) {
   GilGuard gil;
   py::module_& b = bridge();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bridge/bridge.h"
@@ -12,6 +13,11 @@
 // and its job run once more; at exit every worker is ended and reaped. compile_many (bridge.h)
 // runs a batch on it.
 namespace triton_jit::bridge {
+
+// Whether a worker may load a function of `source` (load_function's form) itself: not a file
+// whose module the host process handed over (the Python package's adopt_module), which compiles
+// in this process only. Throws PythonError when Python cannot be used.
+bool workers_may_load(const std::string& source);
 
 // One job on the pool, for a miss; waits for a free worker. Throws CompileError.
 CompileResult compile_in_pool(const CompileJob& job);

@@ -1794,6 +1794,17 @@ def adopt_module(path, module):
     file of a kernel given to triton_jit.jit), so that `path` is not imported a second time: the
     runtime then compiles the very function objects the host holds."""
     _modules.setdefault(os.path.realpath(path), module)
+    _adopted.add(os.path.realpath(path))
+
+
+_adopted = set()  # files whose module the host handed over: never imported by a compile worker
+
+
+def workers_may_load(source):
+    """Whether a compile worker may import `source` (a file, or MODULE_PREFIX and a module) itself:
+    not a file whose module the host handed over (adopt_module), which must not run twice (a
+    script, say) and whose functions are the host's own objects."""
+    return source.startswith(MODULE_PREFIX) or os.path.realpath(source) not in _adopted
 
 
 # ----------------------------------------------------------------------------------------------

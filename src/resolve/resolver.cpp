@@ -2,6 +2,7 @@
 // launch's single kernel and for prepare's and pack building's batches.
 #include "resolve/resolver.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -194,6 +195,18 @@ bridge::CompileJob pool_job(const Job& job) {
   return w;
 }
 
+// Whether a worker may compile `fn`: not when the host handed its module over (a Python host's
+// script, say, which must not run again in a worker); with no usable Python, the compile itself
+// reports that.
+bool workers_may_load(const FunctionState& fn) {
+  if (fn.source_sha256.empty() || offline()) return true;
+  try {
+    return bridge::workers_may_load(fn.source());
+  } catch (const PythonError&) {
+    return true;
+  }
+}
+
 // Compiles on a worker process of the pool.
 bridge::CompileResult compile_on_worker(const Job& job) {
   FunctionState& fn = *job.fn;
@@ -215,14 +228,17 @@ bridge::CompileResult compile_on_worker(const Job& job) {
 // nothing to send, Triton warm), else on the worker pool, so that concurrent misses on
 // different keys compile in parallel instead of queueing for the GIL (docs/DESIGN.md).
 bridge::CompileResult compile_one(const Job& job) {
-  if (compile_workers() == 0) return compile_here(*job.fn, job.spec, job.kernel_key, job.options, job.target);
-  if (InterpreterSlot::try_claim()) {
-    struct Release {
-      ~Release() { InterpreterSlot::release(); }
-    } release_when_done;
-    return compile_here(*job.fn, job.spec, job.kernel_key, job.options, job.target);
+  if (compile_workers() != 0 && !InterpreterSlot::try_claim()) {
+    if (workers_may_load(*job.fn)) return compile_on_worker(job);
+    return compile_here(*job.fn, job.spec, job.kernel_key, job.options, job.target);  // queues for the GIL
   }
-  return compile_on_worker(job);
+  struct Release {
+    bool held;
+    ~Release() {
+      if (held) InterpreterSlot::release();
+    }
+  } release_when_done{compile_workers() != 0};
+  return compile_here(*job.fn, job.spec, job.kernel_key, job.options, job.target);
 }
 
 // Stores a fresh compile in the index and inserts it into its function's table.
@@ -261,6 +277,25 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
     }
     try {
       fail_missing(*job->fn, job->kernel_key, CannotCompile::NoSource);
+    } catch (...) {
+      errors->push_back(std::current_exception());
+    }
+    advance(*job);
+  }
+  // Functions whose module the host handed over compile here, one after another, before the rest
+  // go to the pool.
+  std::vector<Job*> local;
+  runnable.erase(std::remove_if(runnable.begin(), runnable.end(),
+                                [&](Job* job) {
+                                  if (workers_may_load(*job->fn)) return false;
+                                  local.push_back(job);
+                                  return true;
+                                }),
+                 runnable.end());
+  for (Job* job : local) {
+    try {
+      bridge::CompileResult compiled = compile_here(*job->fn, job->spec, job->kernel_key, job->options, job->target);
+      finish(*job, compiled);
     } catch (...) {
       errors->push_back(std::current_exception());
     }

@@ -6,6 +6,7 @@
 // whole in one process too.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <pybind11/pybind11.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "bridge/compile_pool.h"
+#include "bridge/interpreter.h"
 #include "resolve/resolver.h"
 #include "test_util.h"
 #include "triton_jit/triton_jit.h"
@@ -280,6 +282,62 @@ TEST_F(CompilePoolTest, AJobThatKillsEveryWorkerFailsWithAClearErrorAndThePoolRe
   const triton_jit::PrepareReport r = prepare({16, 32}, 16);
   EXPECT_EQ(r.compiled, 2u);
   EXPECT_EQ(compile_pool_status().pids.size(), 2u);
+}
+
+TEST_F(CompilePoolTest, AFileWhoseModuleTheHostHandedOverNeverRunsInAWorker) {
+  namespace py = pybind11;
+  char dir[] = "/tmp/tj_adopt_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/adopted.py", runs = std::string(dir) + "/runs.log";
+  {
+    std::ifstream add(test::kernel("add.py"));
+    std::stringstream text;
+    text << add.rdbuf();
+    // Each execution of the file appends a line: a worker importing it would add one.
+    std::ofstream(path) << "import os\nwith open(" << '"' << runs << '"'
+                        << ", 'a') as f:\n    f.write(str(os.getpid()) + '\\n')\n"
+                        << text.str();
+  }
+  {
+    // What the Python package's jit() does: the host imports the file and hands the module over.
+    triton_jit::bridge::GilGuard gil;
+    py::module_& b = triton_jit::bridge::bridge();
+    py::module_ util = py::module_::import("importlib.util");
+    py::object spec = util.attr("spec_from_file_location")("adopted_by_host", path);
+    py::object module = util.attr("module_from_spec")(spec);
+    py::module_::import("sys").attr("modules")["adopted_by_host"] = module;
+    spec.attr("loader").attr("exec_module")(module);
+    b.attr("adopt_module")(path, module);
+  }
+  const auto& fn = triton_jit::TritonJitFunction::get(path, "add_kernel");
+  const int64_t jobs_before = compile_pool_status().jobs;
+  // A miss while the interpreter is busy, and a batch: both compile in this process.
+  ASSERT_TRUE(triton_jit::detail::InterpreterSlot::try_claim());
+  std::string error;
+  try {
+    fn.compile(config(4), kX, kY, kOut, 1000, 16);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  triton_jit::detail::InterpreterSlot::release();
+  EXPECT_EQ(error, "");
+  std::vector<triton_jit::KernelRequest> requests;
+  for (int b : {32, 64, 128}) requests.push_back(triton_jit::request(fn, config(4), kX, kY, kOut, 1000, b));
+  triton_jit::PrepareOptions options;
+  options.jobs = 2;
+  options.progress = triton_jit::Progress::Never;
+  EXPECT_EQ(triton_jit::prepare(requests, options).compiled, 3u);
+  EXPECT_EQ(fn.stats().compiles, 4u);
+  EXPECT_EQ(compile_pool_status().jobs, jobs_before);
+  std::ifstream log(runs);
+  std::string line, lines;
+  int count = 0;
+  while (std::getline(log, line)) lines += line + " ", ++count;
+  EXPECT_EQ(count, 1) << "the file ran in processes " << lines;
+  EXPECT_EQ(lines, std::to_string(::getpid()) + " ");
+  std::remove(runs.c_str());
+  std::remove(path.c_str());
+  ::rmdir(dir);
 }
 
 TEST_F(CompilePoolTest, NoWorkersMeansEveryCompileInThisProcess) {
