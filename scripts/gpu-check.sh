@@ -18,12 +18,14 @@
 # GPU_CHECK_BUDGET_S seconds (default 480): each phase gets what is left. GPU_CHECK_TEST_JOBS
 # tests run at once (default: the cores, at most 8).
 # GPU_CHECK_BENCH lists the benchmarks to run (default, also when empty:
-# "launch,decorated,torch,python,startup"; "none" runs none): launch (bench/run-gpu-bench.sh), decorated
+# "launch,decorated,torch,python,startup,pool"; "none" runs none): launch (bench/run-gpu-bench.sh), decorated
 # (bench/run-decorated-bench.sh: @triton.heuristics / @triton.autotune launches and tuning time,
 # OUT_DIR/decorated_bench.md), torch (bench/torch/run-torch-bench.sh: the launch overhead with
 # at::Tensor arguments, OUT_DIR/tensor_launch_bench.md, then the operators), python
 # (bench/python/launch_bench.py: launches from Python, OUT_DIR/python_launch_bench.md), startup (time to
-# first launch, bench/first_launch.py, and prepare's parallel speedup, bench/run-prepare-bench.sh).
+# first launch, bench/first_launch.py, and prepare's parallel speedup, bench/run-prepare-bench.sh),
+# pool (bench/run-compile-pool-bench.sh: the compile worker pool's ratios against serial,
+# OUT_DIR/compile_pool_bench.md; at most 180 s).
 #
 # Exit status: 0 when the build succeeded and no test failed; 1 otherwise; 2 for bad usage.
 set -uo pipefail
@@ -179,7 +181,7 @@ if [[ $CONFIGURE_STATUS == ok ]]; then
 fi
 
 # ---- benchmarks -----------------------------------------------------------------------------
-BENCHES=",${GPU_CHECK_BENCH:-launch,decorated,torch,python,startup},"
+BENCHES=",${GPU_CHECK_BENCH:-launch,decorated,torch,python,startup,pool},"
 BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist or launch is not in GPU_CHECK_BENCH"
 : >"$BENCH_LOG"
 if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,launch,* ]]; then
@@ -245,6 +247,24 @@ if [[ $CONFIGURE_STATUS == ok && $BENCHES == *,startup,* ]]; then
   rm -f "$OUT/first_launch.part"
   tee -a "$BENCH_LOG" <"$OUT/startup_bench.md"
   BENCH_STATUS="$BENCH_STATUS; startup: ran"
+fi
+
+# The compile worker pool: prepare's first and second call, 16 threads missing different kernels,
+# a lone miss, each against compiling one after another (about 40 s on 16 cores), into
+# OUT/compile_pool_bench.md. Capped at 180 s.
+if [[ -f "$ROOT/bench/run-compile-pool-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,pool,* ]]; then
+  T=$(left 10)
+  (( T > 180 )) && T=180
+  log "compile pool benchmark: bench/run-compile-pool-bench.sh $BUILD 32 16 (at most ${T}s)"
+  {
+    echo "### The compile worker pool against serial compiles"; echo; echo '```'
+    timeout --kill-after=10 "$T" bash "$ROOT/bench/run-compile-pool-bench.sh" "$BUILD" 32 16
+    rc=$?
+    echo '```'
+  } >"$OUT/compile_pool_bench.md" 2>>"$BENCH_LOG"
+  tee -a "$BENCH_LOG" <"$OUT/compile_pool_bench.md"
+  BENCH_STATUS="$BENCH_STATUS; pool: $(status_of "$rc" ran "$T" exit)"
+  log "compile pool benchmark: $(status_of "$rc" ran "$T" exit)"
 fi
 
 # ---- summary (scripts/gpu_check_summary.py) -------------------------------------------------

@@ -58,4 +58,11 @@ KernelRequest request(const TritonJitFunction& fn, const LaunchConfig& config, c
 // first failure and counts the rest.
 TRITON_JIT_API PrepareReport prepare(const std::vector<KernelRequest>& requests, const PrepareOptions& options = {});
 
+// Starts the compile worker processes (compile_workers() of them, settings.h) now, in the
+// background, and returns at once: the first prepare() and concurrent misses then find them
+// running instead of paying their start (about a second). For a server, at start-up. Starts
+// Python in this process; does nothing offline or when compile_workers() is 0. Throws
+// PythonError when Python cannot be used.
+TRITON_JIT_API void start_compile_workers();
+
 }  // namespace triton_jit

@@ -9,8 +9,10 @@ namespace triton_jit {
 enum class Progress { Auto, Always, Never };
 
 struct PrepareOptions {
-  // Parallel compiles, each in its own Python process (Triton's compile holds the GIL).
-  // 0: one per core; 1: compile in this process, one after another.
+  // Parallel compiles on the compile worker processes (Triton's compile holds the GIL), kept
+  // for the process's life and shared with other batches and misses (compile_workers(),
+  // settings.h). 0: up to compile_workers() at once; 1: compile in this process, one after
+  // another; n: up to n at once (the pool grows past its limit for this batch when n is larger).
   int jobs = 0;
   Progress progress = Progress::Auto;
   // Also load the kernels into the current CUDA context when a device is present, so that a
@@ -25,7 +27,7 @@ struct PrepareReport {
   size_t from_index = 0;  // taken from the persistent index
   size_t compiled = 0;    // compiled now
   size_t tuned = 0;       // autotuned calls timed now (a choice read from the index is not counted)
-  int workers = 0;        // compile processes used (0: none needed, 1: in this process)
+  int workers = 0;        // compiles run at once (0: none needed, 1: in this process or one worker)
   double seconds = 0;
 };
 

@@ -50,6 +50,16 @@ TRITON_JIT_API bool offline();
 // kernel import, and every later one until it imports, throw PreloadError naming it.
 TRITON_JIT_API void preload_modules(const std::vector<std::string>& modules);
 
+// Compile worker processes: Python processes started on demand and kept for the process's life,
+// shared by prepare(), pack builds, autotuning and concurrent misses (a lone miss compiles in
+// this process). At most this many run at once (a prepare() asking for more jobs gets them).
+// workers >= 1: that limit; 0: no worker processes, every compile in this process, one at a
+// time; negative: the default, TRITON_JIT_COMPILE_WORKERS when set (same meanings), else one
+// per core, at most kMaxDefaultCompileWorkers. compile_workers() is the limit in force.
+inline constexpr int kMaxDefaultCompileWorkers = 32;
+TRITON_JIT_API void set_compile_workers(int workers);
+TRITON_JIT_API int compile_workers();
+
 // True once the runtime has started (or joined) a Python interpreter in this process. A process
 // whose kernels all come from packs or the persistent index never does.
 TRITON_JIT_API bool python_used() noexcept;

@@ -4,13 +4,11 @@
 
 #include <algorithm>
 
+#include "bridge/compile_codec.h"
 #include "bridge/interpreter.h"
 #include "key/repr.h"
 #include "settings/settings.h"
 #include "triton_jit/errors.h"
-
-// Generated at build time from triton_jit_bridge.py: workers run the same source.
-extern const char* const kTritonJitBridgeSource;
 
 namespace py = pybind11;
 
@@ -150,14 +148,13 @@ py::object option_value(const CompileOptions::Value& v) {
 
 }  // namespace
 
-namespace {
-
-// Hands the bridge the modules to import before the next kernel import (it skips those done).
 void pass_preloads(py::module_& b) {
   py::list modules;
   for (const std::string& m : detail::preload_list()) modules.append(m);
   b.attr("set_preload")(modules);
 }
+
+namespace {
 
 // The KernelLookupFailure (or any other exception) `e` as the runtime's error about `name` in
 // `source`.
@@ -209,10 +206,6 @@ std::string module_file(const std::string& module, const std::string& function) 
   }
 }
 
-namespace {
-
-// (type, text) per parameter, as the bridge's `specialization` reads them back into Triton's
-// list (literals, and the dtype objects their reprs name).
 py::list specialization_items(const Specialization& spec) {
   py::list params;
   for (const ParamSpecialization& p : spec.params) params.append(py::make_tuple(p.type, hint_literal(p)));
@@ -229,6 +222,8 @@ py::dict options_dict(const Specialization& spec, const CompileOptions* options)
   }
   return opts;
 }
+
+namespace {
 
 // Reading the fields of TRITON_JIT_KERNEL_FIELDS from the bridge's result dict, one per kind.
 void take(const py::handle& v, std::string& out) { out = v.cast<std::string>(); }
@@ -259,9 +254,10 @@ void take(const py::handle& v, Target& out) {
   out.warp_size = t[2].cast<int>();
 }
 
-// `spec_text`: the specialization's signature text; `key`: the whole kernel key's text.
-CompileResult to_compiled(const py::dict& r, const StaticSignature& signature, const std::string& spec_text,
-                          const std::string& key) {
+}  // namespace
+
+CompileResult to_compiled(const py::dict& r, const StaticSignature& /*signature*/, const std::string& /*spec_text*/,
+                          const std::string& /*key*/) {
   CompileResult c;
   detail::CompiledKernel& k = c.kernel;
 #define TRITON_JIT_TAKE_FIELD(P, field, kind)                                                                  \
@@ -278,7 +274,6 @@ CompileResult to_compiled(const py::dict& r, const StaticSignature& signature, c
   return c;
 }
 
-// (type, message, file, line, traceback), as describe_exception returns it.
 CompileError to_compile_error(const py::tuple& d, const StaticSignature& signature, const std::string& spec_text,
                               const std::string& key, const Target& target) {
   std::string type = d[0].cast<std::string>();
@@ -290,8 +285,6 @@ CompileError to_compile_error(const py::tuple& d, const StaticSignature& signatu
                           file + ":" + std::to_string(line) + ": " + type + ": " + message,
                       signature.function, spec_text, key, file, line, type, tb);
 }
-
-}  // namespace
 
 CompileResult compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
                       const std::string& key, const CompileOptions* options, const Target& target) {
@@ -306,49 +299,6 @@ CompileResult compile(PyHandle function, const StaticSignature& signature, const
     return to_compiled(r, signature, spec_text, key);
   } catch (py::error_already_set& e) {
     throw to_compile_error(b.attr("describe_exception")(e.value(), fn), signature, spec_text, key, target);
-  }
-}
-
-void compile_many(const std::vector<CompileJob>& jobs, int workers,
-                  const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done) {
-  GilGuard gil;
-  py::module_& b = bridge();
-  py::list py_jobs;
-  // Workers import as this process does: its sys.path and its preloads.
-  pass_preloads(b);
-  py::object context = b.attr("worker_context")();
-  for (const CompileJob& j : jobs) {
-    py_jobs.append(py::make_tuple(j.source, j.name, specialization_items(j.spec), options_dict(j.spec, j.options),
-                                  py::make_tuple(j.target.backend, j.target.arch, j.target.warp_size), context));
-  }
-  py::module_ sys = py::module_::import("sys");
-  std::string python = py::str(sys.attr("executable")).cast<std::string>();
-  if (python.empty()) python = "python3";
-  auto done = py::cpp_function([&](size_t i, const std::string& status, py::object result) {
-    const CompileJob& j = jobs.at(i);
-    const std::string spec_text = j.spec.signature();
-    std::exception_ptr error;
-    CompileResult compiled;
-    try {
-      if (status == "ok") {
-        compiled = to_compiled(result.cast<py::dict>(), *j.signature, spec_text, j.key);
-      } else {
-        throw to_compile_error(result.cast<py::tuple>(), *j.signature, spec_text, j.key, j.target);
-      }
-    } catch (...) {
-      error = std::current_exception();
-    }
-    // The callback must not throw into Python: the pool would stop reporting.
-    try {
-      on_done(i, error ? nullptr : &compiled, error);
-    } catch (...) {
-    }
-  });
-  try {
-    b.attr("compile_many")(py_jobs, workers, python, std::string(kTritonJitBridgeSource), done);
-  } catch (py::error_already_set& e) {
-    PythonFailure f = describe(e);
-    throw PythonError("parallel compiles failed: " + f.type + ": " + f.message, f.traceback);
   }
 }
 

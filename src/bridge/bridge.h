@@ -57,7 +57,8 @@ struct CompileResult {
 CompileResult compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
                       const std::string& key, const CompileOptions* options, const Target& target);
 
-// One compile for compile_many: the function by source and name, as a worker process loads it.
+// One compile for the compile worker pool (compile_many here, compile_in_pool in
+// bridge/compile_pool.h): the function by source and name, as a worker process loads it.
 struct CompileJob {
   std::string source;                          // a file path or a module_source, as load_function takes it
   std::string name;                            // the function's name there, as load_function takes it
@@ -68,8 +69,10 @@ struct CompileJob {
   Target target;
 };
 
-// Runs `jobs` on `workers` Python processes at once. `on_done(i, result, error)` is called on
-// this thread as each job ends, with the result or the error (a CompileError) of jobs[i].
+// Runs `jobs` on the compile worker pool (bridge/compile_pool.h), `workers` at once (more than
+// compile_workers() when asked: the pool grows for this batch). `on_done(i, result, error)` is
+// called on this thread as each job ends, with the result or the error (a CompileError) of
+// jobs[i]. Throws PythonError when the pool cannot be used at all (no Python).
 void compile_many(const std::vector<CompileJob>& jobs, int workers,
                   const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done);
 

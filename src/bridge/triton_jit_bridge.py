@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import threading
 import traceback
 
 import triton
@@ -649,27 +650,52 @@ def _dependency_types():
 # ----------------------------------------------------------------------------------------------
 
 # A worker is `python -c _WORKER_BOOT`: it reads this bridge's source from stdin, runs it, then
-# serves compile jobs. Messages are pickles; the worker's own stdout is moved to stderr so that
-# anything Triton prints cannot corrupt the stream.
+# serves compile jobs until its stdin ends. Messages are pickles; the worker's own stdout is moved
+# to stderr so that anything Triton prints cannot corrupt the stream. Its input ending at any
+# point (the parent exiting) ends it quietly: os._exit, as there is nothing to flush to a parent
+# that is gone.
 _WORKER_BOOT = (
     "import os, pickle, sys\n"
     "out = os.fdopen(os.dup(1), 'wb'); os.dup2(2, 1)\n"
+    "try:\n"
+    "    source = pickle.load(sys.stdin.buffer)\n"
+    "except Exception:\n"
+    "    os._exit(0)\n"
     "ns = {'__name__': 'triton_jit_bridge'}\n"
-    "exec(compile(pickle.load(sys.stdin.buffer), '<triton_jit_bridge>', 'exec'), ns)\n"
-    "ns['_serve'](sys.stdin.buffer, out)\n")
+    "exec(compile(source, '<triton_jit_bridge>', 'exec'), ns)\n"
+    "ns['_serve'](sys.stdin.buffer, out)\n"
+    "os._exit(0)\n")
 
 
 def _serve(inp, out):
     import pickle
+    _warm_up()
     while True:
         try:
             job = pickle.load(inp)
-        except EOFError:
+        except (EOFError, pickle.UnpicklingError):  # the parent closed the pipe, mid-message or not
             return
         if job is None:
             return
-        pickle.dump(_run_job(job), out)
-        out.flush()
+        reply = ("ok", None) if job == "ping" else _run_job(job)
+        try:
+            pickle.dump(reply, out)
+            out.flush()
+        except BrokenPipeError:
+            return
+
+
+def _warm_up():
+    """Imports what every first compile imports (the code generator, the backends' compilers),
+    while the parent still computes Triton's installation hash for the first job."""
+    try:
+        import triton.compiler.code_generator  # noqa: F401
+        import triton.compiler.compiler  # noqa: F401
+        from triton.backends import backends
+        for backend in backends.values():
+            backend.compiler  # noqa: B018 - the backend's compiler module, imported
+    except BaseException:  # noqa: BLE001 - only a head start: a job reports any real failure
+        pass
 
 
 def worker_context():
@@ -685,12 +711,72 @@ def _apply_context(context):
     set_preload(context["preload"])
 
 
+def _crash_hook(name, hook):
+    """Test hook (TRITON_JIT_TEST_WORKER_CRASH, passed in the job's context): "NAME" kills the
+    worker on every job of function NAME; "NAME@FILE" only on the job that first creates FILE."""
+    target, _, marker = hook.partition("@")
+    if target != name:
+        return
+    if marker:
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return
+    import signal
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _triton_key_module():
+    """The module whose triton_key() (the hash of the Triton installation, part of every compile's
+    cache key; reading and hashing libtriton takes most of a second) triton.compile calls:
+    triton.runtime.cache in Triton 3.5 and newer, triton.compiler.compiler in 3.4."""
+    import triton.runtime.cache as cache
+    if hasattr(cache, "triton_key"):
+        return cache
+    import triton.compiler.compiler as compiler
+    return compiler
+
+
+def _use_triton_key(triton_file, key):
+    """Makes this worker's triton_key() return `key`, the parent's, so that each worker does not
+    hash Triton again: when this worker's Triton is the parent's (`triton_file`, its __init__.py;
+    the same installation has the same key)."""
+    import functools
+    if os.path.abspath(triton.__file__) != triton_file:
+        return
+    module = _triton_key_module()
+    original = module.triton_key
+    if getattr(original, "_triton_jit_key", None) == key:
+        return
+
+    @functools.lru_cache()
+    def triton_key():
+        return key
+    triton_key._triton_jit_key = key
+    for name, m in list(sys.modules.items()):
+        if name.startswith("triton") and getattr(m, "triton_key", None) is original:
+            m.triton_key = triton_key
+
+
+_worker_functions = {}  # (source, name) -> JITFunction, in a worker
+
+
 def _run_job(job):
     path, name, items, options, target, context = job
     fn = None
     try:
+        if context.get("crash"):
+            _crash_hook(name, context["crash"])
+        if context.get("triton_key"):
+            _use_triton_key(*context["triton_key"])
+        if context.get("ping"):
+            return ("ok", None)
         _apply_context(context)
-        fn = load_function(path, name)[0]
+        fn = _worker_functions.get((path, name))
+        if fn is None:
+            # Loaded once per worker, as the parent loads a function once per process; the
+            # descriptions load_function also builds are not needed again.
+            fn = _worker_functions[(path, name)] = load_function(path, name)[0]
         return ("ok", compile(fn, specialization(items), options, target))
     except KernelLookupFailure as e:
         return ("error", ("KernelLookupFailure", str(e), path, 0, e.tb or str(e)))
@@ -698,13 +784,237 @@ def _run_job(job):
         return ("error", describe_exception(e, fn))
 
 
-def compile_many(jobs, workers, python, source, on_done):
+class _Worker:
+    """One compile process and the sources it has imported (a job goes preferably to a worker
+    that imported its file already)."""
+
+    def __init__(self, python, source):
+        import pickle
+        import subprocess
+        self.proc = subprocess.Popen([python, "-c", _WORKER_BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.sources = set()
+        self.keyed = False  # whether it has been handed the parent's triton_key
+        pickle.dump(source, self.proc.stdin)
+        self.proc.stdin.flush()
+
+    def run(self, job, triton_key=None):
+        """The worker's reply to `job` (a compile job, or "ping")."""
+        import pickle
+        if triton_key and not self.keyed:
+            if job == "ping":
+                job = ("", "", [], {}, None, {"triton_key": triton_key, "ping": True})
+            else:
+                job = job[:5] + (dict(job[5], triton_key=triton_key),)
+            self.keyed = True
+        pickle.dump(job, self.proc.stdin)
+        self.proc.stdin.flush()
+        reply = pickle.load(self.proc.stdout)
+        if job != "ping" and job[0]:
+            self.sources.add(job[0])
+        return reply
+
+    def stop(self, timeout):
+        """Ends the process: end of input, then SIGKILL after `timeout` seconds; always reaped."""
+        import subprocess
+        try:
+            self.proc.stdin.close()
+        except BaseException:  # noqa: BLE001 - the pipe is broken when the process died
+            pass
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        try:
+            self.proc.stdout.close()
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+class CompilePool:
+    """Compile worker processes started on demand and kept for the process's life, shared by
+    every thread: run(job) blocks the calling thread (not the interpreter: waits release the GIL)
+    until a worker has compiled the job. At most `limit` workers exist unless a caller allows
+    more (prepare's explicit jobs). A worker that dies is reaped and replaced, and its job run
+    once more on a fresh one. `track(pid, fd)` and `untrack(pid)` tell the C++ side which
+    processes to end at exit when Python itself never finalizes (an embedded interpreter)."""
+
+    def __init__(self, python, source, limit, track=None, untrack=None):
+        import atexit
+        import threading
+        self.python, self.source, self.limit = python, source, max(1, int(limit))
+        self.pid = os.getpid()
+        self._track, self._untrack = track, untrack
+        self._cond = threading.Condition()
+        self._idle = []   # workers waiting for a job, most recently used last
+        self._live = 0    # workers starting, idle or busy
+        self._pids = set()  # processes started and not yet ended
+        self._closed = False
+        self.started = 0  # workers ever started
+        self.replaced = 0  # workers that died under a job
+        self.jobs = 0     # jobs run to a reply
+        atexit.register(self.shutdown)  # a Python host: before its interpreter finalizes
+        # Triton's installation hash, computed here once while the first workers start, instead
+        # of by each of them before its first compile.
+        self._triton_key = None
+        self._key_done = threading.Event()
+        threading.Thread(target=self._compute_triton_key, daemon=True).start()
+
+    def _compute_triton_key(self):
+        try:
+            self._triton_key = (os.path.abspath(triton.__file__), _triton_key_module().triton_key())
+        except BaseException:  # noqa: BLE001 - the workers then compute their own
+            pass
+        finally:
+            self._key_done.set()
+
+    def _acquire(self, source, allowance, fresh=False):
+        """An idle worker (one that imported `source` if any), else a new one while fewer than
+        max(limit, allowance) run, else the next to be released. `fresh`: a new one or None."""
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise RuntimeError("the compile worker pool is shut down (the process is exiting)")
+                if fresh and self._live >= self.limit:
+                    return None
+                if self._idle and not fresh:
+                    for i in range(len(self._idle) - 1, -1, -1):
+                        if source in self._idle[i].sources:
+                            return self._idle.pop(i)
+                    return self._idle.pop()
+                if self._live < max(self.limit, allowance):
+                    self._live += 1
+                    break
+                self._cond.wait()
+        try:
+            worker = _Worker(self.python, self.source)
+        except BaseException:
+            with self._cond:
+                self._live -= 1
+                self._cond.notify()
+            raise
+        with self._cond:
+            self.started += 1
+            self._pids.add(worker.proc.pid)
+        if self._track is not None:
+            self._track(worker.proc.pid, worker.proc.stdin.fileno())
+        return worker
+
+    def _release(self, worker):
+        with self._cond:
+            if not self._closed:
+                self._idle.append(worker)
+                self._cond.notify()
+                return
+        self._end(worker, 5.0)
+
+    def _end(self, worker, timeout):
+        if self._untrack is not None:
+            self._untrack(worker.proc.pid)
+        worker.stop(timeout)
+        with self._cond:
+            self._live -= 1
+            self._pids.discard(worker.proc.pid)
+            self._cond.notify()
+
+    def run(self, job, allowance=0):
+        """(status, result) of `job`, as a worker's _run_job returns it; ("error", description)
+        when the worker died on it twice."""
+        failures = []
+        for _ in range(2):
+            worker = self._acquire(job[0], allowance)
+            try:
+                if not worker.keyed:
+                    self._key_done.wait(120)
+                reply = worker.run(job, self._triton_key)
+            except BaseException as e:  # noqa: BLE001 - the process failed: replace it, retry once
+                with self._cond:
+                    self.replaced += 1
+                self._end(worker, 1.0)
+                failures.append(f"{type(e).__name__}: {e} (exit status {worker.proc.returncode})")
+                continue
+            with self._cond:
+                self.jobs += 1
+            self._release(worker)
+            return reply
+        return ("error", ("WorkerError", f"the compile worker process ({self.python}) died on this job twice: "
+                          + "; then ".join(failures), job[0], 0, ""))
+
+    def start(self, count):
+        """Starts workers until `count` run (at most the limit), in the background: each is idle
+        once it has booted and answered a ping."""
+        import threading
+
+        def boot():
+            worker = None
+            try:
+                with self._cond:
+                    if self._live >= min(count, self.limit) or self._closed:
+                        return
+                worker = self._acquire(None, 0, fresh=True)
+                if worker is None:
+                    return
+                self._key_done.wait(120)
+                worker.run("ping", self._triton_key)
+                self._release(worker)
+            except BaseException:  # noqa: BLE001 - a worker that cannot start: the next job says why
+                if worker is not None:
+                    self._end(worker, 0)
+
+        for _ in range(max(0, min(count, self.limit) - self._live)):
+            threading.Thread(target=boot, daemon=True).start()
+
+    def trim(self):
+        """Ends idle workers beyond the limit (a batch that asked for more, a lowered limit)."""
+        with self._cond:
+            extra = min(len(self._idle), self._live - self.limit)
+            if extra <= 0:
+                return
+            ending, self._idle = self._idle[:extra], self._idle[extra:]  # the least recently used
+        for worker in ending:
+            self._end(worker, 5.0)
+
+    def status(self):
+        with self._cond:
+            return {"limit": self.limit, "idle": len(self._idle), "pids": sorted(self._pids), "started": self.started,
+                    "replaced": self.replaced, "jobs": self.jobs}
+
+    def shutdown(self):
+        """Ends every idle worker now, and each busy one when its job returns."""
+        if self.pid != os.getpid():
+            return  # a forked child's copy: the workers are its parent's
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._cond.notify_all()
+        for worker in idle:
+            self._end(worker, 5.0)
+
+
+_pool = None
+_pool_lock = threading.Lock()  # creating the pool releases the GIL (it starts a thread)
+
+
+def compile_pool(python, source, limit, track=None, untrack=None):
+    """The process's compile pool, created on first use; later calls adjust its limit."""
+    global _pool
+    with _pool_lock:
+        # A forked child inherits the pool's pipes to its parent's workers: it starts its own.
+        if _pool is None or _pool.pid != os.getpid():
+            _pool = CompilePool(python, source, limit, track, untrack)
+        else:
+            _pool.limit = max(1, int(limit))
+        pool = _pool
+    pool.trim()
+    return pool
+
+
+def compile_many(pool, jobs, concurrency, on_done):
     """Runs `jobs` ((source, name, specialization items, options, target, worker_context())
-    tuples, the source as load_function takes it, the items as `specialization` reads them) on `workers` processes of `python`, calling
-    on_done(index, status, result) in this thread as each finishes."""
-    import pickle
+    tuples, the source as load_function takes it, the items as `specialization` reads them) on
+    `pool`, at most `concurrency` at once, calling on_done(index, status, result) in this thread
+    as each finishes."""
     import queue
-    import subprocess
     import threading
 
     pending = queue.Queue()
@@ -712,46 +1022,20 @@ def compile_many(jobs, workers, python, source, on_done):
         pending.put((i, job))
     done = queue.Queue()
 
-    def start():
-        proc = subprocess.Popen([python, "-c", _WORKER_BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        pickle.dump(source, proc.stdin)
-        proc.stdin.flush()
-        return proc
-
-    def stop(proc):
-        try:
-            pickle.dump(None, proc.stdin)
-            proc.stdin.close()
-        except BaseException:  # noqa: BLE001 - already gone
-            pass
-        proc.wait()
-
-    def worker():
-        # Every job taken is reported exactly once, whatever happens to the process.
-        proc = None
+    def submitter():
+        # Every job taken is reported exactly once, whatever happens to its worker.
         while True:
             try:
                 i, job = pending.get_nowait()
             except queue.Empty:
-                break
+                return
             try:
-                if proc is None:
-                    proc = start()
-                pickle.dump(job, proc.stdin)
-                proc.stdin.flush()
-                done.put((i,) + pickle.load(proc.stdout))
-            except BaseException as e:  # noqa: BLE001 - the process failed: report, start anew
-                code = proc.poll() if proc is not None else None
-                done.put((i, "error", ("WorkerError", f"the compile process ({python}) failed: "
-                                       f"{type(e).__name__}: {e} (exit code {code})", job[0], 0, "")))
-                if proc is not None:
-                    proc.kill()
-                    proc.wait()
-                    proc = None
-        if proc is not None:
-            stop(proc)
+                done.put((i,) + tuple(pool.run(job, concurrency)))
+            except BaseException as e:  # noqa: BLE001 - no worker could be started
+                done.put((i, "error", ("WorkerError", f"no compile worker process ({pool.python}) could run "
+                                       f"the job: {type(e).__name__}: {e}", job[0], 0, "")))
 
-    threads = [threading.Thread(target=worker, daemon=True) for _ in range(max(1, min(workers, len(jobs))))]
+    threads = [threading.Thread(target=submitter, daemon=True) for _ in range(max(1, min(concurrency, len(jobs))))]
     for t in threads:
         t.start()
     for _ in range(len(jobs)):
@@ -759,6 +1043,7 @@ def compile_many(jobs, workers, python, source, on_done):
         on_done(i, status, result)
     for t in threads:
         t.join()
+    pool.trim()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1509,6 +1794,17 @@ def adopt_module(path, module):
     file of a kernel given to triton_jit.jit), so that `path` is not imported a second time: the
     runtime then compiles the very function objects the host holds."""
     _modules.setdefault(os.path.realpath(path), module)
+    _adopted.add(os.path.realpath(path))
+
+
+_adopted = set()  # files whose module the host handed over: never imported by a compile worker
+
+
+def workers_may_load(source):
+    """Whether a compile worker may import `source` (a file, or MODULE_PREFIX and a module) itself:
+    not a file whose module the host handed over (adopt_module), which must not run twice (a
+    script, say) and whose functions are the host's own objects."""
+    return source.startswith(MODULE_PREFIX) or os.path.realpath(source) not in _adopted
 
 
 # ----------------------------------------------------------------------------------------------

@@ -5,7 +5,9 @@
 
 #include <deque>
 
+#include "bridge/compile_pool.h"
 #include "resolve/resolver.h"
+#include "triton_jit/settings.h"
 #include "triton_jit/tensor_descriptor.h"
 
 namespace triton_jit {
@@ -113,6 +115,11 @@ PrepareReport prepare(const std::vector<KernelRequest>& requests, const PrepareO
   PrepareReport report = detail::Resolver::resolve_batch(completed, options, "prepare", nullptr);
   report.tuned = tuned;
   return report;
+}
+
+void start_compile_workers() {
+  if (offline() || compile_workers() == 0) return;
+  bridge::start_workers(compile_workers());
 }
 
 }  // namespace triton_jit

@@ -2,12 +2,14 @@
 // launch's single kernel and for prepare's and pack building's batches.
 #include "resolve/resolver.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <map>
-#include <thread>
 
+#include "bridge/compile_pool.h"
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
 #include "key/signature_parser.h"
@@ -150,6 +152,18 @@ bridge::PyHandle python_function(FunctionState& fn) {
   return fn.py_function;
 }
 
+// The log line of a compile that started at `start`; `where` names a worker's compile.
+void log_compiled(const FunctionState& fn, const Specialization& spec, const Target& target,
+                  std::chrono::steady_clock::time_point start, const char* where) {
+  if (!log_enabled(LogLevel::Info)) return;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", ms);
+  log_line("compiled " + fn.signature.function + " [" + spec.signature() +
+           "] num_warps=" + std::to_string(spec.num_warps) + " num_stages=" + std::to_string(spec.num_stages) +
+           " num_ctas=" + std::to_string(spec.num_ctas) + " for " + target.str() + " in " + buf + " ms" + where);
+}
+
 // Compiles in this process, through Python.
 bridge::CompileResult compile_here(FunctionState& fn, const Specialization& spec, const KernelKey& key,
                                    const CompileOptions* options, const Target& target) {
@@ -164,26 +178,81 @@ bridge::CompileResult compile_here(FunctionState& fn, const Specialization& spec
   const auto start = std::chrono::steady_clock::now();
   bridge::CompileResult compiled = bridge::compile(py, fn.signature, spec, key.text(), options, target);
   fn.compiles.fetch_add(1, std::memory_order_relaxed);
-  if (log_enabled(LogLevel::Info)) {
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", ms);
-    log_line("compiled " + fn.signature.function + " [" + spec.signature() +
-             "] num_warps=" + std::to_string(spec.num_warps) + " num_stages=" + std::to_string(spec.num_stages) +
-             " num_ctas=" + std::to_string(spec.num_ctas) + " for " + target.str() + " in " + buf + " ms");
-  }
+  log_compiled(fn, spec, target, start, "");
   return compiled;
 }
 
-// Compiles the jobs that were nowhere: in this process with one worker, else on worker processes.
-// Each compiled kernel is stored in the index and inserted into its function's table. Errors are
-// collected, one per failed job, in job order for one worker and completion order for several.
+// A job as a worker process takes it.
+bridge::CompileJob pool_job(const Job& job) {
+  bridge::CompileJob w;
+  w.source = job.fn->source();
+  w.name = job.fn->name;
+  w.signature = &job.fn->signature;
+  w.spec = job.spec;
+  w.key = job.kernel_key.text();
+  w.options = job.options;
+  w.target = job.target;
+  return w;
+}
+
+// Whether a worker may compile `fn`: not when the host handed its module over (a Python host's
+// script, say, which must not run again in a worker); with no usable Python, the compile itself
+// reports that.
+bool workers_may_load(const FunctionState& fn) {
+  if (fn.source_sha256.empty() || offline()) return true;
+  try {
+    return bridge::workers_may_load(fn.source());
+  } catch (const PythonError&) {
+    return true;
+  }
+}
+
+// Compiles on a worker process of the pool.
+bridge::CompileResult compile_on_worker(const Job& job) {
+  FunctionState& fn = *job.fn;
+  if (offline()) fail_missing(fn, job.kernel_key, CannotCompile::Offline);
+  if (fn.source_sha256.empty()) fail_missing(fn, job.kernel_key, CannotCompile::NoSource);
+  const auto start = std::chrono::steady_clock::now();
+  bridge::CompileResult compiled;
+  try {
+    compiled = bridge::compile_in_pool(pool_job(job));
+  } catch (const PythonError& e) {
+    fail_missing(fn, job.kernel_key, CannotCompile::NoPython, e.what());
+  }
+  fn.compiles.fetch_add(1, std::memory_order_relaxed);
+  log_compiled(fn, job.spec, job.target, start, " on a worker process");
+  return compiled;
+}
+
+// One kernel: in this process when its interpreter is free (a lone miss: no worker to start,
+// nothing to send, Triton warm), else on the worker pool, so that concurrent misses on
+// different keys compile in parallel instead of queueing for the GIL (docs/DESIGN.md).
+bridge::CompileResult compile_one(const Job& job) {
+  if (compile_workers() != 0 && !InterpreterSlot::try_claim()) {
+    if (workers_may_load(*job.fn)) return compile_on_worker(job);
+    return compile_here(*job.fn, job.spec, job.kernel_key, job.options, job.target);  // queues for the GIL
+  }
+  struct Release {
+    bool held;
+    ~Release() {
+      if (held) InterpreterSlot::release();
+    }
+  } release_when_done{compile_workers() != 0};
+  return compile_here(*job.fn, job.spec, job.kernel_key, job.options, job.target);
+}
+
+// Stores a fresh compile in the index and inserts it into its function's table.
+void finish(Job& job, bridge::CompileResult& compiled) {
+  store_in_index(*job.fn, job.kernel_key, compiled);
+  job.entry = insert(*job.fn, job.key, job.args, compiled.kernel);
+}
+
+// Compiles the jobs that were nowhere: one after another in this process with one worker, else
+// on the worker pool, `workers` at once. Each compiled kernel is stored in the index and
+// inserted into its function's table. Errors are collected, one per failed job, in job order for
+// one worker and completion order for several.
 void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
                   std::vector<std::exception_ptr>* errors) {
-  auto finish = [](Job& job, bridge::CompileResult& compiled) {
-    store_in_index(*job.fn, job.kernel_key, compiled);
-    job.entry = insert(*job.fn, job.key, job.args, compiled.kernel);
-  };
   auto advance = [&](const Job& job) {
     if (bar != nullptr) bar->advance(job.fn->signature.function);
   };
@@ -213,19 +282,28 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
     }
     advance(*job);
   }
+  // Functions whose module the host handed over compile here, one after another, before the rest
+  // go to the pool.
+  std::vector<Job*> local;
+  runnable.erase(std::remove_if(runnable.begin(), runnable.end(),
+                                [&](Job* job) {
+                                  if (workers_may_load(*job->fn)) return false;
+                                  local.push_back(job);
+                                  return true;
+                                }),
+                 runnable.end());
+  for (Job* job : local) {
+    try {
+      bridge::CompileResult compiled = compile_here(*job->fn, job->spec, job->kernel_key, job->options, job->target);
+      finish(*job, compiled);
+    } catch (...) {
+      errors->push_back(std::current_exception());
+    }
+    advance(*job);
+  }
   if (runnable.empty()) return;
   std::vector<bridge::CompileJob> work;
-  for (const Job* job : runnable) {
-    bridge::CompileJob w;
-    w.source = job->fn->source();
-    w.name = job->fn->name;
-    w.signature = &job->fn->signature;
-    w.spec = job->spec;
-    w.key = job->kernel_key.text();
-    w.options = job->options;
-    w.target = job->target;
-    work.push_back(std::move(w));
-  }
+  for (const Job* job : runnable) work.push_back(pool_job(*job));
   try {
     bridge::compile_many(work, workers, [&](size_t i, bridge::CompileResult* compiled, std::exception_ptr error) {
       Job& job = *runnable[i];
@@ -248,12 +326,12 @@ void describe_job(Job& job, const LaunchConfig& config) {
   job.kernel_key = make_kernel_key(job.spec, job.options, job.target);
 }
 
-int default_jobs() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
-}
+std::atomic<bool> g_interpreter_busy{false};  // InterpreterSlot
 
 }  // namespace
+
+bool InterpreterSlot::try_claim() noexcept { return !g_interpreter_busy.exchange(true); }
+void InterpreterSlot::release() noexcept { g_interpreter_busy.store(false); }
 
 Target Resolver::default_target() {
   if (auto t = explicit_target()) return *t;
@@ -311,9 +389,8 @@ const KernelEntry* Resolver::resolve(FunctionState& fn, const SpecKey& key, cons
       if (check_capture && cuda::stream_is_capturing(capture_stream)) {
         fail_missing(fn, job.kernel_key, CannotCompile::Capturing);
       }
-      std::vector<std::exception_ptr> errors;
-      compile_jobs({&job}, 1, nullptr, &errors);
-      if (!errors.empty()) std::rethrow_exception(errors.front());
+      bridge::CompileResult compiled = compile_one(job);
+      finish(job, compiled);
     }
     forget_pending();
     mine->promise.set_value(job.entry);
@@ -410,10 +487,23 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
 
   std::vector<std::exception_ptr> errors;
   if (!to_compile.empty()) {
-    const int jobs = options.jobs > 0 ? options.jobs : default_jobs();
-    report.workers = std::min<int>(jobs, static_cast<int>(to_compile.size()));
+    // A batch takes up to one worker per kernel, at most the pool's limit or the jobs asked for.
+    const int jobs = options.jobs > 0 ? options.jobs : compile_workers();
+    report.workers = std::max(1, std::min<int>(jobs, static_cast<int>(to_compile.size())));
     ProgressBar bar(label, to_compile.size(), options.progress);
-    compile_jobs(to_compile, report.workers, &bar, &errors);
+    if (to_compile.size() == 1 && options.jobs != 1) {
+      // One kernel is a miss like a launch's: in this process unless it is busy compiling.
+      Job& job = *to_compile.front();
+      try {
+        bridge::CompileResult compiled = compile_one(job);
+        finish(job, compiled);
+      } catch (...) {
+        errors.push_back(std::current_exception());
+      }
+      bar.advance(job.fn->signature.function);
+    } else {
+      compile_jobs(to_compile, report.workers, &bar, &errors);
+    }
     for (const Job* job : to_compile) report.compiled += job->entry != nullptr;
   }
 

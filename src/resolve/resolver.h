@@ -18,11 +18,21 @@ struct ResolvedKernel {
   std::string source_sha256;  // of the function's file when it was loaded
 };
 
+// This process's interpreter compiles one miss at a time (Triton holds the GIL): a miss claims
+// it, and one that finds it taken compiles on the worker pool (bridge/compile_pool.h) instead.
+// Tests claim it to send misses to the pool.
+class InterpreterSlot {
+ public:
+  static bool try_claim() noexcept;
+  static void release() noexcept;
+};
+
 // The miss path: the one component that turns a key into a kernel. In this order: the
 // function's in-memory table, the loaded packs, the persistent index, and only then a compile
-// (in this process, or on parallel worker processes for a batch), whose result is stored in the
-// index and inserted into the table. Where nothing may compile (offline, no source, no Python,
-// graph capture) it throws the one MissingKernelError that names the kernel and its manifest line.
+// (in this process, or on the compile worker pool: a batch, or a miss while this process
+// compiles another), whose result is stored in the index and inserted into the table. Where
+// nothing may compile (offline, no source, no Python, graph capture) it throws the one
+// MissingKernelError that names the kernel and its manifest line.
 class Resolver {
  public:
   // A launch's or compile()'s miss: one kernel. Concurrent callers with the same key share one

@@ -1,6 +1,9 @@
 // A Python extension that calls the runtime from inside a Python process: the runtime must join
 // the running interpreter instead of starting one.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <vector>
 
 #include "triton_jit/triton_jit.h"
 
@@ -31,5 +34,17 @@ PYBIND11_MODULE(triton_jit_host_test, m) {
                                          triton_jit::to_arg(int64_t{4096}), triton_jit::to_arg(block)};
     fn.compile(triton_jit::LaunchConfig{}, triton_jit::ArgSpan{args, 5});
     return fn.stats().compiles;
+  });
+  // prepare() on the compile worker pool, called with the GIL held: the pool's threads need it.
+  m.def("prepare_blocks", [](const std::string& path, const std::string& name, const std::vector<int>& blocks) {
+    auto& fn = triton_jit::TritonJitFunction::get(path, name);
+    const float* p = reinterpret_cast<const float*>(uintptr_t{4096});
+    std::vector<triton_jit::KernelRequest> requests;
+    for (int block : blocks)
+      requests.push_back(triton_jit::request(fn, triton_jit::LaunchConfig{}, p, p, p, 4096, block));
+    triton_jit::PrepareOptions options;
+    options.jobs = 2;
+    options.progress = triton_jit::Progress::Never;
+    return triton_jit::prepare(requests, options).compiled;
   });
 }

@@ -57,8 +57,46 @@ def main():
         print("threads waiting on one compile deadlocked", flush=True)
         os._exit(1)
     assert host.compile_block(KERNEL, "add_kernel", 256) == before + 1
+    check_compile_pool()
     print("1 passed, 0 failed")
 
 
+def use_compile_pool():
+    """prepare() on the compile workers, then misses on different keys from Python threads at
+    once (one compiles in this interpreter, the others on the workers). Returns the workers' pids."""
+    assert host.prepare_blocks(KERNEL, "add_kernel", [32, 64, 128]) == 3
+    pool = sys.modules["triton_jit_bridge"]._pool
+    started = pool.status()["started"]
+    assert 1 <= started <= 2, pool.status()
+    threads = [threading.Thread(target=host.compile_block, args=(KERNEL, "add_kernel", b)) for b in (16, 2048, 4096)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    if any(t.is_alive() for t in threads):
+        print("concurrent misses on the compile pool deadlocked", flush=True)
+        os._exit(1)
+    assert pool.status()["jobs"] >= 3, pool.status()
+    return pool.status()["pids"]
+
+
+def check_compile_pool():
+    """The compile workers of a Python host end with it: Python's atexit shuts the pool down."""
+    import subprocess
+    child = subprocess.run([sys.executable, __file__, "--pool-child"], capture_output=True, text=True, timeout=600)
+    assert child.returncode == 0, (child.returncode, child.stdout, child.stderr)
+    pids = [int(p) for p in child.stdout.split("pids=")[1].split()[0].split(",") if p]
+    assert pids, child.stdout
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        raise AssertionError(f"compile worker {pid} outlived its Python host")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--pool-child"]:
+        print("pids=" + ",".join(str(p) for p in use_compile_pool()), flush=True)
+    else:
+        main()

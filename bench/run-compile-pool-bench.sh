@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The compile worker pool against compiling one after another in this process
+# (bench/compile_pool_bench.cpp). Each run is a fresh process with empty caches (Triton's and the
+# index), so every kernel really compiles. Prints the ratios against the targets of
+# docs/BENCHMARKS.md (set for a 16-core machine).
+# Usage: bench/run-compile-pool-bench.sh BUILD_DIR [PREPARE_COUNT] [MISS_THREADS]
+set -euo pipefail
+build=$(cd "${1:?usage: run-compile-pool-bench.sh BUILD_DIR [PREPARE_COUNT] [MISS_THREADS]}" && pwd)
+count=${2:-32}
+threads=${3:-16}
+bench="$build/bench/compile_pool_bench"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+run() {  # run NAME ARGS...: the output line of a fresh process with empty caches
+  local dir="$tmp/$1"
+  shift
+  mkdir -p "$dir/triton" "$dir/index"
+  TRITON_CACHE_DIR="$dir/triton" TRITON_JIT_CACHE_DIR="$dir/index" "$bench" "$@"
+}
+field() { sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p"; }
+ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.2f}')" "$@"; }
+
+echo "compile pool on $(nproc) cores, $(date +%F), $(uname -m)"
+serial=$(run prepare-serial prepare --jobs 1 --count "$count")
+pool=$(run prepare-pool prepare --jobs 0 --count "$count")
+echo "prepare of $count specializations, then $count others (seconds):"
+echo "  serial (jobs=1, in process): $serial"
+echo "  pool   (jobs=0):             $pool"
+first=$(ratio "$(field first <<<"$serial")" "$(field first <<<"$pool")")
+second=$(ratio "$(field second <<<"$serial")" "$(field second <<<"$pool")")
+echo "  first call:  ${first}x serial (target on 16 cores: >= 6x)"
+echo "  second call: ${second}x serial (target on 16 cores: >= 8x)"
+
+mkdir -p "$tmp/k1" "$tmp/kc" "$tmp/kw"
+one=$(run misses-serial misses --threads 1 --count "$threads" --dir "$tmp/k1")
+cold=$(run misses-cold misses --threads "$threads" --count "$threads" --dir "$tmp/kc")
+warm=$(run misses-warm misses --threads "$threads" --count "$threads" --dir "$tmp/kw" --warm 1)
+s=$(field seconds <<<"$one")
+echo "$threads threads each missing a different kernel (seconds):"
+echo "  one after another:                          $one"
+echo "  $threads threads at once, workers not started:   $cold"
+echo "  $threads threads at once, start_compile_workers: $warm"
+echo "  wall = 1/$(ratio "$s" "$(field seconds <<<"$cold")") of serial, 1/$(ratio "$s" "$(field seconds <<<"$warm")") with the workers started (target on 16 cores: <= 1/6)"
+
+mkdir -p "$tmp/kl"
+lone=$(run lone lone --dir "$tmp/kl")
+echo "a lone miss (ms): $lone"

@@ -1,0 +1,212 @@
+// The C++ side of the bridge's CompilePool: jobs in, results out, and the exit handler that ends
+// the workers of an embedded interpreter (which never finalizes, so Python's atexit never runs).
+#include "bridge/compile_pool.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "bridge/compile_codec.h"
+#include "bridge/interpreter.h"
+#include "triton_jit/errors.h"
+#include "triton_jit/settings.h"
+
+// Generated at build time from triton_jit_bridge.py: workers run the same source.
+extern const char* const kTritonJitBridgeSource;
+
+namespace py = pybind11;
+
+namespace triton_jit::bridge {
+namespace {
+
+// ---- the workers to end at exit --------------------------------------------------------------
+
+struct Tracked {
+  pid_t pid;
+  int fd;  // the worker's stdin, written by this process
+};
+
+std::mutex& tracked_mutex() {
+  static auto* m = new std::mutex;  // leaked: used by the exit handler, after static destructors may run
+  return *m;
+}
+std::vector<Tracked>& tracked() {
+  static auto* v = new std::vector<Tracked>;
+  return *v;
+}
+
+// At exit: each worker's input is closed (it finishes its job, if any, reads the end and exits),
+// then it is reaped; one still running after the grace period is killed and reaped. No Python:
+// the interpreter may be held by a thread that exit() stopped nowhere in particular.
+void end_workers_at_exit() {
+  std::vector<Tracked> workers;
+  {
+    std::lock_guard<std::mutex> lock(tracked_mutex());
+    workers.swap(tracked());
+  }
+  for (const Tracked& w : workers) ::close(w.fd);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (!workers.empty()) {
+    workers.erase(std::remove_if(workers.begin(), workers.end(),
+                                 [](const Tracked& w) {
+                                   int status = 0;
+                                   const pid_t r = ::waitpid(w.pid, &status, WNOHANG);
+                                   return r == w.pid || (r < 0 && errno != EINTR);  // reaped, or not ours
+                                 }),
+                  workers.end());
+    if (workers.empty() || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (const Tracked& w : workers) {
+    ::kill(w.pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+void track(int64_t pid, int fd) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { std::atexit(end_workers_at_exit); });
+  std::lock_guard<std::mutex> lock(tracked_mutex());
+  tracked().push_back(Tracked{static_cast<pid_t>(pid), fd});
+}
+
+void untrack(int64_t pid) {
+  std::lock_guard<std::mutex> lock(tracked_mutex());
+  auto& v = tracked();
+  v.erase(std::remove_if(v.begin(), v.end(), [&](const Tracked& w) { return w.pid == pid; }), v.end());
+}
+
+// ---- jobs ------------------------------------------------------------------------------------
+
+std::atomic<bool> g_pool_created{false};
+
+// The bridge's pool (created on first use), its limit set to the current setting. Needs the GIL.
+py::object pool(py::module_& b) {
+  const std::string python = py::str(py::module_::import("sys").attr("executable")).cast<std::string>();
+  py::object p = b.attr("compile_pool")(python.empty() ? std::string("python3") : python,
+                                        std::string(kTritonJitBridgeSource), compile_workers(),
+                                        py::cpp_function(&track), py::cpp_function(&untrack));
+  g_pool_created.store(true);
+  return p;
+}
+
+// What a worker needs besides the job: this process's sys.path and preloads, and the test hook
+// TRITON_JIT_TEST_WORKER_CRASH (read here, per job, so a test can set it after workers started).
+py::dict job_context(py::module_& b) {
+  pass_preloads(b);
+  py::dict context = b.attr("worker_context")();
+  if (const char* hook = std::getenv("TRITON_JIT_TEST_WORKER_CRASH"); hook && *hook) context["crash"] = hook;
+  return context;
+}
+
+py::tuple job_tuple(const CompileJob& j, const py::dict& context) {
+  return py::make_tuple(j.source, j.name, specialization_items(j.spec), options_dict(j.spec, j.options),
+                        py::make_tuple(j.target.backend, j.target.arch, j.target.warp_size), context);
+}
+
+// A worker's reply as a result, or the CompileError it carries.
+CompileResult from_reply(const CompileJob& j, const std::string& status, const py::object& result) {
+  const std::string spec_text = j.spec.signature();
+  if (status == "ok") return to_compiled(result.cast<py::dict>(), *j.signature, spec_text, j.key);
+  throw to_compile_error(result.cast<py::tuple>(), *j.signature, spec_text, j.key, j.target);
+}
+
+}  // namespace
+
+void compile_many(const std::vector<CompileJob>& jobs, int workers,
+                  const std::function<void(size_t, CompileResult*, std::exception_ptr)>& on_done) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::list py_jobs;
+  py::object p;
+  try {
+    p = pool(b);
+    const py::dict context = job_context(b);
+    for (const CompileJob& j : jobs) py_jobs.append(job_tuple(j, context));
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("parallel compiles failed: " + f.type + ": " + f.message, f.traceback);
+  }
+  auto done = py::cpp_function([&](size_t i, const std::string& status, py::object result) {
+    std::exception_ptr error;
+    CompileResult compiled;
+    try {
+      compiled = from_reply(jobs.at(i), status, result);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    // The callback must not throw into Python: the batch would stop reporting.
+    try {
+      on_done(i, error ? nullptr : &compiled, error);
+    } catch (...) {
+    }
+  });
+  try {
+    b.attr("compile_many")(p, py_jobs, std::max(1, workers), done);
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("parallel compiles failed: " + f.type + ": " + f.message, f.traceback);
+  }
+}
+
+bool workers_may_load(const std::string& source) {
+  GilGuard gil;
+  try {
+    return bridge().attr("workers_may_load")(source).cast<bool>();
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("asking the bridge where to compile failed: " + f.type + ": " + f.message, f.traceback);
+  }
+}
+
+CompileResult compile_in_pool(const CompileJob& job) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::tuple reply;
+  try {
+    reply = pool(b).attr("run")(job_tuple(job, job_context(b)));
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("a compile on the worker pool failed: " + f.type + ": " + f.message, f.traceback);
+  }
+  return from_reply(job, reply[0].cast<std::string>(), reply[1]);
+}
+
+void start_workers(int count) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  try {
+    pool(b).attr("start")(count);
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("starting the compile workers failed: " + f.type + ": " + f.message, f.traceback);
+  }
+}
+
+PoolStatus compile_pool_status() {
+  PoolStatus s;
+  if (!g_pool_created.load()) return s;
+  GilGuard gil;
+  py::dict d = bridge().attr("_pool").attr("status")();
+  s.limit = d["limit"].cast<int>();
+  s.pids = d["pids"].cast<std::vector<int64_t>>();
+  s.idle = d["idle"].cast<int>();
+  s.started = d["started"].cast<int64_t>();
+  s.replaced = d["replaced"].cast<int64_t>();
+  s.jobs = d["jobs"].cast<int64_t>();
+  return s;
+}
+
+}  // namespace triton_jit::bridge

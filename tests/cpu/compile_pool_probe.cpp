@@ -1,0 +1,78 @@
+// A process of its own for compile_pool_test's exit cases: starts two compile workers, prints
+// `pids=P1,P2`, then exits, either returning from main with the workers idle ("idle") or calling
+// std::exit while they compile ("busy"). The test then checks that no worker outlived it.
+// "limit" prints compile_workers() as the environment sets it.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "bridge/compile_pool.h"
+#include "test_util.h"
+#include "triton_jit/triton_jit.h"
+
+namespace {
+
+void print_pids() {
+  std::string line = "pids=";
+  const auto s = triton_jit::bridge::compile_pool_status();
+  for (size_t i = 0; i < s.pids.size(); ++i) line += (i ? "," : "") + std::to_string(s.pids[i]);
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+void prepare(std::initializer_list<int> blocks, int warps) {
+  const auto& fn = triton_jit::TritonJitFunction::get(test::kernel("add.py"), "add_kernel");
+  std::vector<triton_jit::KernelRequest> requests;
+  triton_jit::LaunchConfig config{triton_jit::Grid(1)};
+  config.num_warps = warps;
+  for (int b : blocks) {
+    requests.push_back(triton_jit::request(fn, config, reinterpret_cast<const float*>(0x10000),
+                                           reinterpret_cast<const float*>(0x20000), reinterpret_cast<float*>(0x30000),
+                                           1000, b));
+  }
+  triton_jit::PrepareOptions options;
+  options.jobs = 2;
+  options.load = false;
+  options.progress = triton_jit::Progress::Never;
+  triton_jit::prepare(requests, options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "limit") {  // the limit TRITON_JIT_COMPILE_WORKERS gives; starts no Python
+    std::printf("compile_workers=%d python_used=%d\n", triton_jit::compile_workers(), triton_jit::python_used());
+    return 0;
+  }
+  triton_jit::set_compile_workers(2);
+  try {
+    if (mode == "idle") {
+      prepare({16, 32}, 1);
+      print_pids();
+      return 0;
+    }
+    if (mode == "busy") {
+      std::thread([] {
+        try {
+          prepare({16, 32, 64, 128, 256, 512, 1024, 2048}, 2);
+        } catch (...) {
+        }
+      }).detach();
+      // Until both workers run, then exit in the middle of the batch.
+      for (int i = 0; i < 6000 && triton_jit::bridge::compile_pool_status().pids.size() < 2; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      print_pids();
+      std::exit(0);
+    }
+  } catch (const std::exception& e) {
+    std::printf("error=%s\n", e.what());
+    return 3;
+  }
+  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|limit\n");
+  return 2;
+}
