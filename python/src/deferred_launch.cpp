@@ -59,6 +59,7 @@ const DeferredLaunch* find_deferred(int64_t id) noexcept {
 #ifndef TRITON_JIT_XLA_FFI
 void* xla_ffi_handler() noexcept { return nullptr; }
 void* xla_ffi_host_test_handler() noexcept { return nullptr; }
+void set_xla_host_test_emulator(nanobind::handle) {}
 #endif
 
 }  // namespace triton_jit::python

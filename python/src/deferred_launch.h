@@ -46,5 +46,8 @@ const DeferredLaunch* find_deferred(int64_t id) noexcept;
 void* xla_ffi_handler() noexcept;
 // The same for XLA's CPU platform, launching on the default stream: for tests without a GPU.
 void* xla_ffi_host_test_handler() noexcept;
+// For tests without a GPU: the host handler calls emulator(id, [(argument index, buffer index,
+// address, bytes) of each buffer]) instead of launching; None to launch again.
+void set_xla_host_test_emulator(nanobind::handle emulator);
 
 }  // namespace triton_jit::python

@@ -695,6 +695,11 @@ void register_kernel(nb::module_& m) {
       },
       "The handler for XLA's CPU platform (no stream; launches fail without a GPU): for tests.");
   m.def(
+      "_set_xla_host_test_emulator", [](nb::handle emulator) { set_xla_host_test_emulator(emulator); },
+      nb::arg("emulator").none(),
+      "emulator(id, [(argument index, buffer index, address, bytes)]) called by the CPU test handler "
+      "instead of a launch (None: launch again): for tests without a GPU.");
+  m.def(
       "_deferred_buffer_address", [](uint32_t index) { return deferred_buffer_address(index); },
       "The stand-in address of buffer `index` in a deferred launch.");
   m.def(

@@ -6,6 +6,7 @@
 #include <xla/ffi/api/ffi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <optional>
 #include <string>
@@ -66,7 +67,30 @@ class StreamContext {
   CtxSet set_ = nullptr;
 };
 
-ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, ffi::RemainingRets results) {
+// The emulator of the host test handler (a Python callable, owned), set under the GIL; read by
+// XLA's threads, which hold a reference of their own while they call it.
+std::atomic<PyObject*> g_host_test_emulator{nullptr};
+
+// Calls the emulator with the launch's id and the buffers it was given, under the GIL (XLA runs
+// the call with the GIL released, as it does jax.pure_callback's).
+ffi::Error emulate(int64_t id, const DeferredLaunch& d, const ArgValue* values) {
+  nanobind::gil_scoped_acquire gil;
+  try {
+    nanobind::list buffers;
+    for (const DeferredLaunch::Slot& s : d.buffers) {
+      buffers.append(nanobind::make_tuple(s.value, s.buffer, values[s.value].address(), values[s.value].extent()));
+    }
+    nanobind::object emulator = nanobind::borrow(g_host_test_emulator.load());
+    if (!emulator.is_valid()) return ffi::Error::Internal("triton_jit: the host test emulator was unset");
+    emulator(id, buffers);
+  } catch (const std::exception& e) {
+    return ffi::Error::Internal(std::string("triton_jit: the host test emulator failed: ") + e.what());
+  }
+  return ffi::Error::Success();
+}
+
+ffi::Error run(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, ffi::RemainingRets results,
+               bool host_test) {
   const DeferredLaunch* d = find_deferred(id);
   if (d == nullptr) {
     return ffi::Error::InvalidArgument("triton_jit: no traced kernel launch has id " + std::to_string(id));
@@ -97,6 +121,7 @@ ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, 
     // The size too: an autotuner's reset_to_zero and restore_value write the buffer.
     values[s.value] = ArgValue::pointer(address, values[s.value].dtype(), bytes);
   }
+  if (host_test && g_host_test_emulator.load() != nullptr) return emulate(id, *d, values);
   LaunchConfig config = d->config;
   config.stream = stream;
   std::optional<StreamContext> context;
@@ -109,15 +134,20 @@ ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, 
   return ffi::Error::Success();
 }
 
+ffi::Error launch(CUstream_st* stream, int64_t id, ffi::RemainingArgs operands, ffi::RemainingRets results) {
+  return run(stream, id, operands, results, false);
+}
+
 XLA_FFI_DEFINE_HANDLER(
     g_launch_handler, launch,
     ffi::Ffi::Bind().Ctx<ffi::PlatformStream<CUstream_st*>>().Attr<int64_t>("launch").RemainingArgs().RemainingRets());
 
 // The same handler for XLA's CPU platform, which has no stream: the launch goes to the default
 // stream. Only for tests without a GPU, which see the custom call decoded, the launch found and
-// the runtime's error (no device) come back as XLA's error.
+// the runtime's error (no device) come back as XLA's error; or, with an emulator set, the
+// buffers each launch was given, handed to it instead of a launch.
 ffi::Error launch_without_stream(int64_t id, ffi::RemainingArgs operands, ffi::RemainingRets results) {
-  return launch(nullptr, id, operands, results);
+  return run(nullptr, id, operands, results, true);
 }
 
 XLA_FFI_DEFINE_HANDLER(g_host_test_handler, launch_without_stream,
@@ -127,5 +157,10 @@ XLA_FFI_DEFINE_HANDLER(g_host_test_handler, launch_without_stream,
 
 void* xla_ffi_handler() noexcept { return reinterpret_cast<void*>(g_launch_handler); }
 void* xla_ffi_host_test_handler() noexcept { return reinterpret_cast<void*>(g_host_test_handler); }
+
+void set_xla_host_test_emulator(nanobind::handle emulator) {
+  PyObject* previous = g_host_test_emulator.exchange(emulator.is_none() ? nullptr : emulator.inc_ref().ptr());
+  Py_XDECREF(previous);
+}
 
 }  // namespace triton_jit::python

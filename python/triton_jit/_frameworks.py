@@ -66,7 +66,7 @@ def _dtype_name(dtype):
 
 def empty(shape_, dtype=None, like=None):
     """A new uninitialized array of `shape_` and `dtype` (any spelling; default: like's dtype) in
-    the framework and on the device of `like`. Beside a traced JAX value (under jax.jit), an
+    the framework and on the device of `like`. Under a JAX trace (jax.jit; like= traced or not), an
     Output that a kernel launch writes (see triton_jit/_jax.py): its `.value` after the launch."""
     if like is None:
         raise TypeError("triton_jit.empty needs like=: an array of the framework and device to allocate in")
@@ -87,8 +87,13 @@ def empty(shape_, dtype=None, like=None):
     if fw == "jax":
         import jax
         import jax.numpy as jnp
-        devices = like.devices() if hasattr(like, "devices") else None
         out = jnp.empty(shape_, dtype=name)
+        if _jax.is_tracer(out):
+            # Under a trace beside a concrete array (a closed-over constant, a custom_vjp residual):
+            # an array made here is a traced constant that a launch could only read, never write,
+            # so the kernel's result would be lost and the zeros returned. Declared instead.
+            return _jax.Output(shape_, name)
+        devices = like.devices() if hasattr(like, "devices") else None
         return jax.device_put(out, next(iter(devices))) if devices else out
     if fw == "numpy":
         import numpy

@@ -147,6 +147,14 @@ def deferred_launch(kernel, grid, args, kwargs):
         return place
 
     places = [classify(v) if _is_jax_value(v) else None for v in values]
+    if not results:
+        # A custom call without results has no effect XLA keeps (it is dropped as dead code), and
+        # whatever the kernel writes into an operand is lost: an error, not a silent no-op.
+        raise ArgumentError(
+            f"{kernel.name}: this launch under a JAX trace (jax.jit, or a Function's backward under jax.jit) writes "
+            f"no array JAX can see: JAX arrays are immutable, so a kernel under a trace writes only arrays declared "
+            f"with triton_jit.empty(shape, like=x) (an Output), read after the launch as out.value; none of its "
+            f"arguments is one")
     stand_ins = []
     for v, place in zip(values, places):
         if place is None:

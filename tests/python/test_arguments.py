@@ -150,7 +150,8 @@ def test_decorated_parameters_cannot_be_passed():
 def test_jax_arrays_without_a_gpu(add):
     jax = pytest.importorskip("jax")
     import jax.numpy as jnp
-    x = jnp.zeros(16, jnp.float32)  # a CPU array: host memory
+    # Host memory: on the CPU device explicitly (where JAX has a GPU, jnp.zeros would put it there).
+    x = jax.device_put(jnp.zeros(16, jnp.float32), jax.devices("cpu")[0])
     with pytest.raises(triton_jit.ArgumentError, match="host") as info:
         add.specialize(x, CudaArray(4096), CudaArray(4096), 16)
     assert info.value.parameter == "x_ptr"

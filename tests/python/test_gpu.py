@@ -266,6 +266,9 @@ def test_dot_grad_under_jax_jit_matches_jax(ta, tb):
     ra, rb = jax.grad(ref, argnums=(0, 1))(a, b)
     np.testing.assert_allclose(da, ra, rtol=2e-2, atol=5e-2)
     np.testing.assert_allclose(db, rb, rtol=2e-2, atol=5e-2)
+    # The other operand closed over (a concrete array inside the trace, and a concrete residual).
+    np.testing.assert_allclose(jax.jit(jax.grad(lambda x: ours(x, b)))(a), ra, rtol=2e-2, atol=5e-2)
+    np.testing.assert_allclose(jax.jit(jax.grad(lambda y: ours(a, y)))(b), rb, rtol=2e-2, atol=5e-2)
 
 
 def test_dot_trains_in_jax_under_jit():
