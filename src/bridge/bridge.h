@@ -148,6 +148,9 @@ void release(PyHandle object) noexcept;
 // by it, so a process never takes a kernel compiled by another Triton installation.
 std::string python_environment();
 
+// True once this process has started or joined a Python interpreter through the runtime.
+bool interpreter_used() noexcept;
+
 // Releases the GIL for its lifetime when the calling thread holds it (a host Python thread
 // calling into the runtime), so that a thread it waits for can run Python (a compile) meanwhile.
 class ScopedGilRelease {
