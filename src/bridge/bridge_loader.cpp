@@ -95,6 +95,22 @@ struct Opened {
 
 Opened open_bridge() {
   Opened o;
+  // The file first: where it is absent, nothing of Python is touched.
+  fs::path file;
+  std::string looked;
+  for (const fs::path& candidate : bridge_candidates()) {
+    looked += (looked.empty() ? "" : ", ") + candidate.string();
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) {
+      file = candidate;
+      break;
+    }
+  }
+  if (file.empty()) {
+    o.error = std::string("the Python bridge library ") + kBridgeLibraryName + " is not installed (looked for " +
+              looked + "). " + kNeeds;
+    return o;
+  }
   const HostPython* host = host_python();
   if (host != nullptr && host->is_initialized()) {
     // Joining the host's interpreter: it must be the Python the bridge was built against.
@@ -115,30 +131,16 @@ Opened open_bridge() {
     }
     load_libpython_of(choice);
   }
-  const std::vector<fs::path> candidates = bridge_candidates();
-  void* handle = nullptr;
-  std::string looked;
-  for (const fs::path& file : candidates) {
-    looked += (looked.empty() ? "" : ", ") + file.string();
-    std::error_code ec;
-    if (!fs::exists(file, ec)) continue;
-    // Global: Python's extension modules (triton's own among them) find libpython's symbols in
-    // the global scope, not through a dependency of their own.
-    handle = dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
-    if (handle == nullptr) {
-      const char* why = dlerror();
-      o.error = "the Python bridge library " + file.string() + " could not be loaded (" + (why ? why : "unknown") +
-                "). It needs " TRITON_JIT_PYTHON_SONAME " (Python " TRITON_JIT_PYTHON_VERSION
-                "): install it, or set TRITON_JIT_PYTHON to a Python " TRITON_JIT_PYTHON_VERSION
-                " whose lib folder has it. " +
-                kNeeds;
-      return o;
-    }
-    break;
-  }
+  // Global: Python's extension modules (triton's own among them) find libpython's symbols in the
+  // global scope, not through a dependency of their own.
+  void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
   if (handle == nullptr) {
-    o.error = std::string("the Python bridge library ") + kBridgeLibraryName + " is not installed (looked for " +
-              looked + "). " + kNeeds;
+    const char* why = dlerror();
+    o.error = "the Python bridge library " + file.string() + " could not be loaded (" + (why ? why : "unknown") +
+              "). It needs " TRITON_JIT_PYTHON_SONAME " (Python " TRITON_JIT_PYTHON_VERSION
+              "): install it, or set TRITON_JIT_PYTHON to a Python " TRITON_JIT_PYTHON_VERSION
+              " whose lib folder has it. " +
+              kNeeds;
     return o;
   }
   auto entry = reinterpret_cast<BridgeEntry>(dlsym(handle, kBridgeEntryName));

@@ -63,9 +63,12 @@ PythonFailure describe(py::error_already_set& e) {
   f.message = py::str(e.value());
   try {
     py::module_ tb = py::module_::import("traceback");
-    py::list lines = tb.attr("format_exception")(e.type(), e.value(), e.trace());
+    // An exception raised before any frame ran (a failed import at the top) has no traceback:
+    // None, which pybind11 cannot make of a null handle.
+    py::object trace = e.trace() ? py::reinterpret_borrow<py::object>(e.trace()) : py::none();
+    py::list lines = tb.attr("format_exception")(e.type(), e.value(), trace);
     for (auto line : lines) f.traceback += py::str(line).cast<std::string>();
-  } catch (const py::error_already_set&) {
+  } catch (const std::exception&) {  // error_already_set, cast_error: the traceback is only a detail
     f.traceback = f.type + ": " + f.message;
   }
   return f;
