@@ -1,9 +1,9 @@
 // The bridge library's side of the seam (bridge_api.h): its one exported entry, and the core
 // internals the bridge's code calls, forwarded to the core that opened it. Only in
 // libtriton_jit_python: static builds link the bridge's objects beside the real internals.
-#include "bridge/bridge_api.h"
-
 #include <type_traits>
+
+#include "bridge/bridge_api.h"
 #include "bridge/python_select.h"
 #include "key/repr.h"
 #include "settings/settings.h"
@@ -38,11 +38,21 @@ extern "C" __attribute__((visibility("default"))) const triton_jit::bridge::Brid
   if (core == nullptr || abi_version != b::kBridgeAbiVersion) return nullptr;
   triton_jit::g_core = core;
   static const b::BridgeApi api = {
-      b::kBridgeAbiVersion,     sizeof(b::BridgeApi),      TRITON_JIT_BRIDGE_BUILD_ID,
-      &b::load_function,        &b::module_file,           &b::compile,
-      &b::compile_many,         &b::decorator_callable,    &b::autotune_cache_lookup,
-      &b::autotune_cache_store, &b::prune_autotune_configs, &b::triton_version,
-      &b::translate_heuristic,  &b::call_heuristic,        &b::python_environment,
+      b::kBridgeAbiVersion,
+      sizeof(b::BridgeApi),
+      TRITON_JIT_BRIDGE_BUILD_ID,
+      &b::load_function,
+      &b::module_file,
+      &b::compile,
+      &b::compile_many,
+      &b::decorator_callable,
+      &b::autotune_cache_lookup,
+      &b::autotune_cache_store,
+      &b::prune_autotune_configs,
+      &b::triton_version,
+      &b::translate_heuristic,
+      &b::call_heuristic,
+      &b::python_environment,
       &b::interpreter_used,
   };
   return &api;

@@ -70,7 +70,8 @@ std::string check_python(const PythonChoice& choice) {
   }
   const fs::path prefix = real.parent_path().parent_path();
   const std::string stdlib = std::string("python") + TRITON_JIT_PYTHON_VERSION;
-  if (fs::exists(prefix / "lib" / stdlib / "os.py", ec) || fs::exists(prefix / "lib64" / stdlib / "os.py", ec)) return "";
+  if (fs::exists(prefix / "lib" / stdlib / "os.py", ec) || fs::exists(prefix / "lib64" / stdlib / "os.py", ec))
+    return "";
   return "the python to compile with, " + choice.path + " (from " + choice.origin + "), is not a Python " +
          TRITON_JIT_PYTHON_VERSION + " (no " + (prefix / "lib" / stdlib).string() +
          "), the version this build's Python bridge was made for. Set TRITON_JIT_PYTHON to a Python " +
@@ -161,8 +162,8 @@ const Opened& opened() {
     Opened result = open_bridge();
     if (result.api != nullptr) {
       g_api.store(result.api, std::memory_order_release);
-      if (detail::log_enabled(LogLevel::Info)) detail::log_line("loaded the Python bridge library");
-    } else if (detail::log_enabled(LogLevel::Info)) {
+      if (detail::log_enabled(LogLevel::Debug)) detail::log_line("loaded the Python bridge library");
+    } else if (detail::log_enabled(LogLevel::Debug)) {
       detail::log_line("no Python bridge: " + result.error);
     }
     return result;

@@ -26,8 +26,7 @@ const HostPython* host_python() noexcept {
                   find("PyEval_SaveThread", &py.save_thread) && find("PyEval_RestoreThread", &py.restore_thread) &&
                   find("PyGILState_Ensure", &py.gil_ensure) && find("PyGILState_Release", &py.gil_release) &&
                   find("PySys_GetObject", &py.sys_get_object) && find("PyUnicode_AsUTF8", &py.unicode_as_utf8) &&
-                  find("PyErr_Clear", &py.err_clear) &&
-                  find("Py_GetVersion", &py.version);
+                  find("PyErr_Clear", &py.err_clear) && find("Py_GetVersion", &py.version);
   if (!ok) return nullptr;
   // Kept for the process's life: a loaded libpython is never unloaded.
   static const HostPython kept = py;

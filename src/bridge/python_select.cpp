@@ -65,7 +65,7 @@ PythonChoice choose() {
 
 PythonChoice select_python() {
   PythonChoice choice = choose();
-  if (detail::log_enabled(LogLevel::Info)) {
+  if (detail::log_enabled(LogLevel::Debug)) {
     static std::mutex mutex;
     static std::string logged;
     std::lock_guard<std::mutex> lock(mutex);

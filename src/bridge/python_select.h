@@ -16,7 +16,7 @@ struct PythonChoice {
 // In order: TRITON_JIT_PYTHON; in the build tree only, the python the build was configured with;
 // the active virtualenv's (VIRTUAL_ENV); python3 on PATH. An installed library is thereby never
 // tied to the machine that built it. Read on every call (cold paths only; tests change the
-// variables between calls); each new choice is logged once (TRITON_JIT_LOG=info).
+// variables between calls); each new choice is logged once (TRITON_JIT_LOG=debug).
 PythonChoice select_python();
 std::string python_executable();  // select_python().path
 

@@ -101,13 +101,13 @@ probe("offline miss, bridge installed" 512 RC 3 ENV TRITON_JIT_OFFLINE=1
              "manifest_line=[^\n]*/add.py:add_kernel \\*fp32:16,\\*fp32:16,\\*fp32:16,i32,512" "${no_python}")
 
 # A miss compiles through the installed bridge, with the python found as a user expects it.
-probe("miss, TRITON_JIT_PYTHON" 512 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}" TRITON_JIT_LOG=info
+probe("miss, TRITON_JIT_PYTHON" 512 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}" TRITON_JIT_LOG=debug
       EXPECT "python: [^\n]* \\(from TRITON_JIT_PYTHON\\)" "loaded the Python bridge library"
              "result=ok kernels_from_pack=0 compiles=1" "python_used=1 bridge_loaded=1 libpython_loaded=1")
 get_filename_component(python_bin "${Python3_EXECUTABLE}" DIRECTORY)
 get_filename_component(python_env "${python_bin}" DIRECTORY)
 if(EXISTS "${python_env}/pyvenv.cfg")
-  probe("miss, VIRTUAL_ENV" 512 ENV "VIRTUAL_ENV=${python_env}" TRITON_JIT_LOG=info
+  probe("miss, VIRTUAL_ENV" 512 ENV "VIRTUAL_ENV=${python_env}" TRITON_JIT_LOG=debug
         EXPECT "python: ${python_env}/bin/python[^\n]* \\(from the active virtualenv \\(VIRTUAL_ENV\\)\\)"
                "result=ok kernels_from_pack=0 compiles=1")
 else()
@@ -116,7 +116,7 @@ endif()
 # Installed, the build's python is never the default: with neither variable, python3 on PATH.
 file(MAKE_DIRECTORY "${WORK}/path-bin")
 file(CREATE_LINK "${Python3_EXECUTABLE}" "${WORK}/path-bin/python3" SYMBOLIC)
-probe("miss, python3 on PATH" 512 ENV "PATH=${WORK}/path-bin:/usr/bin:/bin" TRITON_JIT_LOG=info
+probe("miss, python3 on PATH" 512 ENV "PATH=${WORK}/path-bin:/usr/bin:/bin" TRITON_JIT_LOG=debug
       EXPECT "python: ${WORK}/path-bin/python3 \\(from python3 on PATH\\)"
       REJECT "configured with" RC ANY)
 

@@ -56,8 +56,8 @@ int run_on_gpu(triton_jit::TritonJitFunction& fn, int block) {
   htod(dy.address(), y.data(), n * sizeof(float));
   triton_jit::LaunchConfig config;
   config.grid = {static_cast<unsigned>((n + block - 1) / block), 1, 1};
-  fn(config, static_cast<const float*>(dx.data()), static_cast<const float*>(dy.data()), static_cast<float*>(dout.data()),
-     n, block);
+  fn(config, static_cast<const float*>(dx.data()), static_cast<const float*>(dy.data()),
+     static_cast<float*>(dout.data()), n, block);
   triton_jit::synchronize();
   dtoh(out.data(), dout.address(), n * sizeof(float));
   for (int i = 0; i < n; ++i) {
