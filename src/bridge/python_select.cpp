@@ -47,7 +47,11 @@ std::string find_on_path(const std::string& name) {
 }
 
 PythonChoice choose() {
-  if (const char* env = std::getenv("TRITON_JIT_PYTHON"); env && *env) return {absolute(env), "TRITON_JIT_PYTHON"};
+  if (const char* env = std::getenv("TRITON_JIT_PYTHON"); env && *env) {
+    // A bare name ("python3.11") is looked up on PATH, as a shell would.
+    const std::string found = std::string(env).find('/') == std::string::npos ? find_on_path(env) : "";
+    return {found.empty() ? absolute(env) : found, "TRITON_JIT_PYTHON"};
+  }
   if (library_in_build_tree() && *TRITON_JIT_BUILD_PYTHON) {
     return {absolute(TRITON_JIT_BUILD_PYTHON), "the python this build was configured with"};
   }

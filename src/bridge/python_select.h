@@ -9,7 +9,7 @@ namespace triton_jit::bridge {
 // The python whose Triton compiles: the embedded interpreter's program, the compile workers'
 // executable, and the name the kernel index keys its entries by.
 struct PythonChoice {
-  std::string path;    // absolute when it holds a '/' or was found on PATH
+  std::string path;    // absolute, unless a bare name that PATH does not have
   std::string origin;  // where it came from, for the log and messages
 };
 

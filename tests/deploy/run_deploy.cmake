@@ -104,6 +104,11 @@ probe("offline miss, bridge installed" 512 RC 3 ENV TRITON_JIT_OFFLINE=1
 probe("miss, TRITON_JIT_PYTHON" 512 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}" TRITON_JIT_LOG=debug
       EXPECT "python: [^\n]* \\(from TRITON_JIT_PYTHON\\)" "loaded the Python bridge library"
              "result=ok kernels_from_pack=0 compiles=1" "python_used=1 bridge_loaded=1 libpython_loaded=1")
+# The index, filled by a compile, serves the next process without Python.
+probe("miss, compiled into the index" 1024 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}" "TRITON_JIT_CACHE_DIR=${WORK}/index"
+      EXPECT "result=ok kernels_from_pack=0 compiles=1 index_hits=0")
+probe("index hit" 1024 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}" "TRITON_JIT_CACHE_DIR=${WORK}/index"
+      EXPECT "result=ok kernels_from_pack=0 compiles=0 index_hits=1" "${no_python}")
 get_filename_component(python_bin "${Python3_EXECUTABLE}" DIRECTORY)
 get_filename_component(python_env "${python_bin}" DIRECTORY)
 if(EXISTS "${python_env}/pyvenv.cfg")

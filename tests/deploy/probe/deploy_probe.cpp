@@ -3,7 +3,7 @@
 //   deploy_probe PACK FILE.py FUNCTION BLOCK
 // With a GPU it launches on 1000 floats and checks out == x + y; without one it prepares the
 // kernel for cuda:90 (found in the pack, or the error). It prints
-//   result=ok kernels_from_pack=N compiles=N          or   error=TYPE: message / manifest_line=...
+//   result=ok kernels_from_pack=N compiles=N index_hits=N   or   error=TYPE: message / manifest_line=...
 //   python_used=0|1 bridge_loaded=0|1 libpython_loaded=0|1   (read from /proc/self/maps)
 #include <dlfcn.h>
 
@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
     }
     if (rc == 0) {
       const triton_jit::Stats s = fn.stats();
-      std::cout << "result=ok kernels_from_pack=" << s.pack_hits << " compiles=" << s.compiles << std::endl;
+      std::cout << "result=ok kernels_from_pack=" << s.pack_hits << " compiles=" << s.compiles
+                << " index_hits=" << s.index_hits << std::endl;
     }
   } catch (const triton_jit::MissingKernelError& e) {
     std::cout << "error=MissingKernelError: " << e.what() << "\nmanifest_line=" << e.manifest_line() << std::endl;
