@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <system_error>
@@ -59,16 +60,37 @@ std::vector<fs::path> bridge_candidates() {
 const std::string kNeeds = std::string("Compiling needs the bridge library and Python ") + TRITON_JIT_PYTHON_VERSION +
                            " with triton; packs and the kernel index work without them";
 
+// The installation a python runs from: its prefix (bin/..), or for a virtualenv the one its
+// pyvenv.cfg names as home (a virtualenv made with --copies has no symlink to follow); "" when
+// the python does not exist.
+fs::path base_prefix(const std::string& python) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(python, ec);
+  if (ec) return {};
+  const fs::path prefix = real.parent_path().parent_path();
+  std::ifstream cfg(prefix / "pyvenv.cfg");
+  std::string line;
+  while (std::getline(cfg, line)) {
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos || line.compare(0, 4, "home") != 0 || line.find_first_not_of(" \t", 4) != eq) continue;
+    const size_t start = line.find_first_not_of(" \t", eq + 1);
+    if (start == std::string::npos) break;
+    const size_t end = line.find_last_not_of(" \t\r");
+    const fs::path home = fs::canonical(line.substr(start, end + 1 - start), ec);  // the base python's bin folder
+    return ec ? prefix : home.parent_path();
+  }
+  return prefix;
+}
+
 // A python the bridge can start: of the version it was built for (its standard library folder is
 // there). The interpreter would otherwise fail to start, or start against the wrong library.
 std::string check_python(const PythonChoice& choice) {
   std::error_code ec;
-  const fs::path real = fs::canonical(choice.path, ec);
-  if (ec) {
+  const fs::path prefix = base_prefix(choice.path);
+  if (prefix.empty()) {
     return "the python to compile with, " + choice.path + " (from " + choice.origin +
            "), does not exist. Set TRITON_JIT_PYTHON to a Python " TRITON_JIT_PYTHON_VERSION " that has triton";
   }
-  const fs::path prefix = real.parent_path().parent_path();
   const std::string stdlib = std::string("python") + TRITON_JIT_PYTHON_VERSION;
   if (fs::exists(prefix / "lib" / stdlib / "os.py", ec) || fs::exists(prefix / "lib64" / stdlib / "os.py", ec))
     return "";
@@ -82,10 +104,10 @@ std::string check_python(const PythonChoice& choice) {
 // uv): loaded globally before the bridge, whose dependency on that soname it then satisfies.
 // Elsewhere (Debian's /usr/lib/<triple>) the loader's search finds it.
 void load_libpython_of(const PythonChoice& choice) {
+  const fs::path prefix = base_prefix(choice.path);
+  if (prefix.empty()) return;
   std::error_code ec;
-  const fs::path real = fs::canonical(choice.path, ec);
-  if (ec) return;
-  const fs::path lib = real.parent_path().parent_path() / "lib" / TRITON_JIT_PYTHON_SONAME;
+  const fs::path lib = prefix / "lib" / TRITON_JIT_PYTHON_SONAME;
   if (fs::exists(lib, ec)) dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL);
 }
 

@@ -118,6 +118,13 @@ if(EXISTS "${python_env}/pyvenv.cfg")
 else()
   message("---- miss, VIRTUAL_ENV: skipped (${Python3_EXECUTABLE} is not in a virtualenv)")
 endif()
+# A virtualenv made with --copies (no symlink to its base python): its pyvenv.cfg says where the
+# base is, so it is taken for the Python it is (it has no triton: that is the error).
+step("making a --copies virtualenv" "${Python3_EXECUTABLE}" -m venv --copies --without-pip "${WORK}/copies-venv")
+probe("miss, --copies virtualenv" 512 RC 3 ENV "TRITON_JIT_PYTHON=${WORK}/copies-venv/bin/python" TRITON_JIT_LOG=debug
+      EXPECT "python: ${WORK}/copies-venv/bin/python \\(from TRITON_JIT_PYTHON\\)" "loaded the Python bridge library"
+             "error=MissingKernelError: [^\n]*cannot import triton"
+      REJECT "is not a Python")
 # Installed, the build's python is never the default: with neither variable, python3 on PATH.
 file(MAKE_DIRECTORY "${WORK}/path-bin")
 file(CREATE_LINK "${Python3_EXECUTABLE}" "${WORK}/path-bin/python3" SYMBOLIC)
