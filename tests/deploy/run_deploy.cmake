@@ -125,6 +125,14 @@ probe("miss, --copies virtualenv" 512 RC 3 ENV "TRITON_JIT_PYTHON=${WORK}/copies
       EXPECT "python: ${WORK}/copies-venv/bin/python \\(from TRITON_JIT_PYTHON\\)" "loaded the Python bridge library"
              "error=MissingKernelError: [^\n]*cannot import triton"
       REJECT "is not a Python")
+# A python of another version than the bridge's is refused before anything is loaded.
+file(MAKE_DIRECTORY "${WORK}/other-python/bin" "${WORK}/other-python/lib/python3.99")
+file(WRITE "${WORK}/other-python/lib/python3.99/os.py" "")
+file(WRITE "${WORK}/other-python/bin/python3.99" "#!/bin/sh\nexit 1\n")
+file(CHMOD "${WORK}/other-python/bin/python3.99" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+probe("miss, another Python version" 512 RC 3 ENV "TRITON_JIT_PYTHON=${WORK}/other-python/bin/python3.99"
+      EXPECT "error=MissingKernelError: [^\n]*other-python/bin/python3.99 \\(from TRITON_JIT_PYTHON\\), is not a Python "
+             "manifest_line=[^\n]*/add.py:add_kernel " "${no_python}")
 # Installed, the build's python is never the default: with neither variable, python3 on PATH.
 file(MAKE_DIRECTORY "${WORK}/path-bin")
 file(CREATE_LINK "${Python3_EXECUTABLE}" "${WORK}/path-bin/python3" SYMBOLIC)
@@ -148,6 +156,13 @@ else()
         EXPECT "error=MissingKernelError: no kernel for add_kernel" "could not be loaded \\([^\n]*${PYTHON_SONAME}"
                "manifest_line=[^\n]*/add.py:add_kernel " "python_used=0 bridge_loaded=0")
 endif()
+
+# A bridge that the loader refuses (here: not an ELF file; elsewhere: no libpython) is the same
+# MissingKernelError, with the loader's reason.
+file(WRITE "${bridge}" "not a shared library\n")
+probe("miss, bridge unloadable" 512 RC 3 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}"
+      EXPECT "error=MissingKernelError: no kernel for add_kernel [^\n]*libtriton_jit_python.so could not be loaded \\("
+             "manifest_line=[^\n]*/add.py:add_kernel " "python_used=0 bridge_loaded=0")
 
 # The bridge library deleted, as a deployment without Python ships: hits run, a miss is the
 # MissingKernelError with the manifest line, not a loader error.
