@@ -52,6 +52,9 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::triton_version) triton_version;
   decltype(&triton_jit::bridge::translate_heuristic) translate_heuristic;
   decltype(&triton_jit::bridge::call_heuristic) call_heuristic;
+  decltype(&triton_jit::bridge::autotune_hook_args) autotune_hook_args;
+  decltype(&triton_jit::bridge::call_autotune_hook) call_autotune_hook;
+  decltype(&triton_jit::bridge::release) release;
   decltype(&triton_jit::bridge::python_environment) python_environment;
   bool (*interpreter_used)() noexcept;
 };

@@ -52,6 +52,9 @@ extern "C" __attribute__((visibility("default"))) const triton_jit::bridge::Brid
       &b::triton_version,
       &b::translate_heuristic,
       &b::call_heuristic,
+      &b::autotune_hook_args,
+      &b::call_autotune_hook,
+      &b::release,
       &b::python_environment,
       &b::interpreter_used,
   };

@@ -260,6 +260,22 @@ HeuristicCall call_heuristic(PyHandle func, const StaticSignature& sig, std::str
   return api().call_heuristic(func, sig, heuristic_name, args, n);
 }
 
+PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const StaticSignature& sig,
+                            const ArgValue* args, const std::vector<uint32_t>& params, size_t num_passed,
+                            const Grid& grid) {
+  return api().autotune_hook_args(wrapper, layer, config, sig, args, params, num_passed, grid);
+}
+
+void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneHook hook, PyHandle hook_args,
+                        const StaticSignature& sig, void* stream, bool reset_only, const std::string* exception) {
+  api().call_autotune_hook(wrapper, layer, config, hook, hook_args, sig, stream, reset_only, exception);
+}
+
+void release(PyHandle object) noexcept {
+  // A handle came from the bridge, so it is loaded.
+  if (const BridgeApi* loaded = g_api.load(std::memory_order_acquire); loaded && object.object) loaded->release(object);
+}
+
 std::string python_environment() {
   // The bridge knows whether the interpreter is the host's or its own.
   if (const BridgeApi* loaded = g_api.load(std::memory_order_acquire)) return loaded->python_environment();
