@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bridge/bridge.h"
+#include "bridge/compile_pool.h"
 #include "triton_jit/dtype.h"
 
 namespace triton_jit::bridge {
@@ -35,7 +36,7 @@ struct CoreServices {
   std::string (*python_executable)();
 };
 
-// bridge.h's functions, one pointer each (ScopedGilRelease needs none: the core finds the GIL
+// bridge.h's and compile_pool.h's functions, one pointer each (ScopedGilRelease needs none: the core finds the GIL
 // functions of the process's Python itself, host_python.h).
 struct BridgeApi {
   uint32_t abi_version;  // kBridgeAbiVersion of the bridge
@@ -55,6 +56,10 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::autotune_hook_args) autotune_hook_args;
   decltype(&triton_jit::bridge::call_autotune_hook) call_autotune_hook;
   decltype(&triton_jit::bridge::release) release;
+  decltype(&triton_jit::bridge::workers_may_load) workers_may_load;
+  decltype(&triton_jit::bridge::compile_in_pool) compile_in_pool;
+  decltype(&triton_jit::bridge::start_workers) start_workers;
+  decltype(&triton_jit::bridge::compile_pool_status) compile_pool_status;
   decltype(&triton_jit::bridge::python_environment) python_environment;
   bool (*interpreter_used)() noexcept;
 };

@@ -55,6 +55,10 @@ extern "C" __attribute__((visibility("default"))) const triton_jit::bridge::Brid
       &b::autotune_hook_args,
       &b::call_autotune_hook,
       &b::release,
+      &b::workers_may_load,
+      &b::compile_in_pool,
+      &b::start_workers,
+      &b::compile_pool_status,
       &b::python_environment,
       &b::interpreter_used,
   };

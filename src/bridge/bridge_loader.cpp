@@ -1,5 +1,5 @@
 // The shared library's side of the seam (bridge_api.h): finds libtriton_jit_python, opens it on
-// the first need of Python, and forwards bridge.h's functions to it. A process whose kernels all
+// the first need of Python, and forwards bridge.h's and compile_pool.h's functions to it. A process whose kernels all
 // come from packs or the index never gets here, so it never loads the bridge nor libpython.
 #include <dlfcn.h>
 
@@ -274,6 +274,18 @@ void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneH
 void release(PyHandle object) noexcept {
   // A handle came from the bridge, so it is loaded.
   if (const BridgeApi* loaded = g_api.load(std::memory_order_acquire); loaded && object.object) loaded->release(object);
+}
+
+bool workers_may_load(const std::string& source) { return api().workers_may_load(source); }
+
+CompileResult compile_in_pool(const CompileJob& job) { return api().compile_in_pool(job); }
+
+void start_workers(int count) { api().start_workers(count); }
+
+PoolStatus compile_pool_status() {
+  // Starts no Python: a pool exists only once the bridge is loaded.
+  const BridgeApi* loaded = g_api.load(std::memory_order_acquire);
+  return loaded != nullptr ? loaded->compile_pool_status() : PoolStatus{};
 }
 
 std::string python_environment() {
