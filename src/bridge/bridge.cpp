@@ -473,14 +473,6 @@ std::vector<size_t> prune_autotune_configs(PyHandle wrapper, size_t layer, const
   }
 }
 
-const char* hook_name(AutotuneHook hook) noexcept {
-  switch (hook) {
-    case AutotuneHook::ConfigPreHook: return "Config.pre_hook";
-    case AutotuneHook::PreHook: return "pre_hook";
-    default: return "post_hook";
-  }
-}
-
 PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const StaticSignature& sig,
                             const ArgValue* args, const std::vector<uint32_t>& params, size_t num_passed,
                             const Grid& grid) {

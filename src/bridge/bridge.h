@@ -121,7 +121,14 @@ HeuristicCall call_heuristic(PyHandle func, const StaticSignature& sig, std::str
 // ---- autotune hooks (src/decorators/autotune_hooks.h) ----
 
 enum class AutotuneHook { ConfigPreHook, PreHook, PostHook };
-const char* hook_name(AutotuneHook hook) noexcept;  // "Config.pre_hook", "pre_hook", "post_hook"
+// "Config.pre_hook", "pre_hook", "post_hook". Inline: the core names hooks without the bridge.
+inline const char* hook_name(AutotuneHook hook) noexcept {
+  switch (hook) {
+    case AutotuneHook::ConfigPreHook: return "Config.pre_hook";
+    case AutotuneHook::PreHook: return "pre_hook";
+    default: return "post_hook";
+  }
+}
 
 // The dict autotuner `layer` of `wrapper` passes its hooks for config `config`, in Triton's
 // order: the first `num_passed` of `params` (the caller's arguments, args[p] each), `grid` and
@@ -143,10 +150,13 @@ void release(PyHandle object) noexcept;
 
 // The Python environment whose Triton this process compiles with, known without starting Python:
 // the host's sys.executable when the process runs Python itself (the runtime joins it), else the
-// python the runtime would start (TRITON_JIT_PYTHON, else the build's), as an absolute path with
+// python the runtime would start (python_select.h), as an absolute path with
 // its symlinks kept (virtualenvs link to one base python). The persistent index keys its entries
 // by it, so a process never takes a kernel compiled by another Triton installation.
 std::string python_environment();
+
+// True once this process has started or joined a Python interpreter through the runtime.
+bool interpreter_used() noexcept;
 
 // Releases the GIL for its lifetime when the calling thread holds it (a host Python thread
 // calling into the runtime), so that a thread it waits for can run Python (a compile) meanwhile.

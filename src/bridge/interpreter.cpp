@@ -4,19 +4,15 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <filesystem>
 #include <mutex>
 #include <string>
 
 #include "bridge/bridge.h"
+#include "bridge/python_select.h"
 #include "triton_jit/errors.h"
 
 // Generated at build time from triton_jit_bridge.py.
 extern const char* const kTritonJitBridgeSource;
-
-#ifndef TRITON_JIT_DEFAULT_PYTHON
-#define TRITON_JIT_DEFAULT_PYTHON ""
-#endif
 
 namespace py = pybind11;
 
@@ -27,20 +23,14 @@ std::atomic<bool> g_used{false};
 std::atomic<bool> g_starting_own{false};  // set before this runtime starts its own interpreter
 std::once_flag g_init_once;
 
-// The Python whose packages (triton) the interpreter should see: TRITON_JIT_PYTHON, else the
-// interpreter the library was configured with. Naming a virtualenv's python makes its
-// site-packages visible, as running that python would.
-std::string python_executable() {
-  if (const char* env = std::getenv("TRITON_JIT_PYTHON"); env && *env) return env;
-  return TRITON_JIT_DEFAULT_PYTHON;
-}
-
 void start_interpreter() {
   if (Py_IsInitialized()) return;  // the host program runs Python already: join it
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
   config.install_signal_handlers = 0;  // SIGINT belongs to the host program
   config.parse_argv = 0;
+  // The python whose packages (triton) the interpreter should see (python_select.h). Naming a
+  // virtualenv's python makes its site-packages visible, as running that python would.
   std::string exe = python_executable();
   PyStatus status = PyStatus_Ok();
   g_starting_own.store(true);
@@ -73,9 +63,12 @@ PythonFailure describe(py::error_already_set& e) {
   f.message = py::str(e.value());
   try {
     py::module_ tb = py::module_::import("traceback");
-    py::list lines = tb.attr("format_exception")(e.type(), e.value(), e.trace());
+    // An exception raised before any frame ran (a failed import at the top) has no traceback:
+    // None, which pybind11 cannot make of a null handle.
+    py::object trace = e.trace() ? py::reinterpret_borrow<py::object>(e.trace()) : py::none();
+    py::list lines = tb.attr("format_exception")(e.type(), e.value(), trace);
     for (auto line : lines) f.traceback += py::str(line).cast<std::string>();
-  } catch (const py::error_already_set&) {
+  } catch (const std::exception&) {  // error_already_set, cast_error: the traceback is only a detail
     f.traceback = f.type + ": " + f.message;
   }
   return f;
@@ -134,11 +127,7 @@ std::string python_environment() {
     }
     return host;
   }
-  std::string exe = python_executable();
-  if (exe.empty() || exe.find('/') == std::string::npos) return exe;  // found on PATH by Python, as given
-  std::error_code ec;
-  const std::filesystem::path absolute = std::filesystem::absolute(exe, ec);
-  return ec ? exe : absolute.lexically_normal().string();
+  return python_executable();
 }
 
 }  // namespace triton_jit::bridge

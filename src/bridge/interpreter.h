@@ -31,7 +31,4 @@ struct PythonFailure {
 };
 PythonFailure describe(pybind11::error_already_set& e);
 
-// True once this process has started or joined a Python interpreter through the runtime.
-bool interpreter_used() noexcept;
-
 }  // namespace triton_jit::bridge

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "bridge/bridge.h"
-#include "bridge/interpreter.h"
 #include "cuda/driver_api.h"
 #include "settings/settings.h"
 #include "triton_jit/errors.h"

@@ -61,6 +61,7 @@ def test_pip_install_into_a_fresh_virtualenv():
         assert triton_jit.__file__.startswith({venv!r}), triton_jit.__file__
         folder = os.path.dirname(triton_jit.__file__)
         assert os.path.isfile(os.path.join(folder, "libtriton_jit.so")), os.listdir(folder)
+        assert os.path.isfile(os.path.join(folder, "libtriton_jit_python.so")), os.listdir(folder)
 
         class Array:
             __cuda_array_interface__ = {{"data": (4096, False), "typestr": "<f4", "shape": (4,), "version": 3}}

@@ -39,6 +39,13 @@ def main():
     # The bridge module lives in this interpreter's sys.modules: no second interpreter was started.
     assert "triton_jit_bridge" in sys.modules, sorted(sys.modules)[:20]
     assert host.compile_name(KERNEL, "add_kernel") == "add_kernel"
+    # The compile went through the Python bridge library, opened into this process, which uses
+    # this interpreter's libpython: one libpython file is mapped, not two.
+    with open("/proc/self/maps") as f:
+        maps = [line.split()[-1] for line in f if len(line.split()) >= 6]
+    assert any(os.path.basename(m) == "libtriton_jit_python.so" for m in maps), "the bridge library is not loaded"
+    libpythons = {m for m in maps if os.path.basename(m).startswith("libpython")}
+    assert len(libpythons) <= 1, libpythons
     # From a second Python thread while the main thread waits in Python.
     result = []
     t = threading.Thread(target=lambda: result.append(host.specialize(KERNEL, "add_kernel", 32)))
