@@ -100,15 +100,24 @@ std::string check_python(const PythonChoice& choice) {
          TRITON_JIT_PYTHON_VERSION + " that has triton";
 }
 
-// The chosen python's own libpython, when it has one in its prefix's lib folder (pyenv, conda,
-// uv): loaded globally before the bridge, whose dependency on that soname it then satisfies.
-// Elsewhere (Debian's /usr/lib/<triple>) the loader's search finds it.
-void load_libpython_of(const PythonChoice& choice) {
+// The chosen python's libpython, loaded globally before the bridge, which does not link it (its
+// Python symbols come from the process, as an extension module's do): the one in the python's
+// prefix (pyenv, conda, uv) when there is one, else the soname through the loader's search
+// (Debian's /usr/lib/<triple>). Returns why it could not be loaded, or "".
+std::string load_libpython_of(const PythonChoice& choice) {
   const fs::path prefix = base_prefix(choice.path);
-  if (prefix.empty()) return;
   std::error_code ec;
-  const fs::path lib = prefix / "lib" / TRITON_JIT_PYTHON_SONAME;
-  if (fs::exists(lib, ec)) dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!prefix.empty()) {
+    const fs::path lib = prefix / "lib" / TRITON_JIT_PYTHON_SONAME;
+    if (fs::exists(lib, ec) && dlopen(lib.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr) return "";
+  }
+  if (dlopen(TRITON_JIT_PYTHON_SONAME, RTLD_NOW | RTLD_GLOBAL) != nullptr) return "";
+  const char* why = dlerror();
+  return std::string("the shared library of Python " TRITON_JIT_PYTHON_VERSION ", " TRITON_JIT_PYTHON_SONAME
+                     ", could not be loaded (") +
+         (why ? why : "not found") + "), so no interpreter can be started for " + choice.path +
+         " (a python linked statically needs its distribution's libpython package, e.g. libpython" +
+         TRITON_JIT_PYTHON_VERSION + " on Debian). " + kNeeds;
 }
 
 struct Opened {
@@ -152,7 +161,10 @@ Opened open_bridge() {
       o.error = bad;
       return o;
     }
-    load_libpython_of(choice);
+    if (std::string missing = load_libpython_of(choice); !missing.empty()) {
+      o.error = missing;
+      return o;
+    }
   }
   // Global: Python's extension modules (triton's own among them) find libpython's symbols in the
   // global scope, not through a dependency of their own.

@@ -1,6 +1,8 @@
-# The core library needs no libpython; the Python bridge does (so that this check can fail: if
-# readelf's output changed, the second condition would catch it). Run with cmake -P:
-#   READELF, CORE (libtriton_jit), BRIDGE (libtriton_jit_python)
+# Neither the core library nor the Python bridge needs libpython (the bridge takes Python's
+# symbols from the process, as an extension module does); a program that embeds Python does, so
+# that this check can fail: if readelf's output changed, the control would catch it. Run with
+# cmake -P: READELF, CORE (libtriton_jit), BRIDGE (libtriton_jit_python), CONTROL (a program
+# linking libpython)
 function(needed library out)
   execute_process(COMMAND "${READELF}" -d "${library}" RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -12,13 +14,17 @@ endfunction()
 
 needed("${CORE}" core)
 needed("${BRIDGE}" bridge)
-message("core needs: ${core}\nbridge needs: ${bridge}")
+needed("${CONTROL}" control)
+message("core needs: ${core}\nbridge needs: ${bridge}\ncontrol needs: ${control}")
 if(NOT core)
   message(FATAL_ERROR "no DT_NEEDED entries read from ${CORE}")
 endif()
 if(core MATCHES "libpython")
   message(FATAL_ERROR "${CORE} depends on libpython: ${core}")
 endif()
-if(NOT bridge MATCHES "libpython")
-  message(FATAL_ERROR "${BRIDGE} does not depend on libpython: ${bridge}")
+if(bridge MATCHES "libpython")
+  message(FATAL_ERROR "${BRIDGE} depends on libpython (a Python host linked statically would get a second one): ${bridge}")
+endif()
+if(NOT control MATCHES "libpython")
+  message(FATAL_ERROR "${CONTROL} does not depend on libpython: ${control}")
 endif()
