@@ -8,7 +8,7 @@
 
 namespace {
 
-using gpu_test::kernel_path;
+using gpu_test::fresh_kernel_copy;
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJitFunction;
 
