@@ -34,8 +34,9 @@ TJ_CMAKE_ARGS+=("-DCMAKE_CXX_COMPILER=$CLANGXX" -DTRITON_JIT_BUILD_FUZZERS=ON -D
   -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF -DTRITON_JIT_BUILD_EXAMPLES=OFF
   -DTRITON_JIT_BUILD_TOOLS=OFF)
 tj_log "cmake ${TJ_CMAKE_ARGS[*]}"
-cmake "${TJ_CMAKE_ARGS[@]}" >"$DIR.configure.log" 2>&1 || {
-  cat "$DIR.configure.log"
+mkdir -p "$DIR"
+cmake "${TJ_CMAKE_ARGS[@]}" >"$DIR/configure.log" 2>&1 || {
+  cat "$DIR/configure.log"
   tj_die "configure of $DIR failed"
 }
 tj_build_args "$DIR" fuzzers

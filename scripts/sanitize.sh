@@ -46,8 +46,9 @@ configure_and_build() {
   tj_configure_args "$dir" || exit 1
   TJ_CMAKE_ARGS+=("-DTRITON_JIT_SANITIZE=$sanitizers" -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF)
   tj_log "cmake ${TJ_CMAKE_ARGS[*]}"
-  cmake "${TJ_CMAKE_ARGS[@]}" >"$dir.configure.log" 2>&1 || {
-    cat "$dir.configure.log"
+  mkdir -p "$dir"
+  cmake "${TJ_CMAKE_ARGS[@]}" >"$dir/configure.log" 2>&1 || {
+    cat "$dir/configure.log"
     tj_die "configure of $dir failed"
   }
   tj_build_args "$dir" triton_jit_cpu_tests
