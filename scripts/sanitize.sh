@@ -41,11 +41,12 @@ tj_lock
 tj_select_python
 tj_ensure_system_packages
 
-# configure_and_build DIR SANITIZERS: a build folder with TRITON_JIT_SANITIZE, the CPU test
-# executables only (no torch layer, benchmarks or GPU tests: they would run uninstrumented or not
-# at all here).
+# configure_and_build DIR SANITIZERS TARGET...: a build folder with TRITON_JIT_SANITIZE, and the
+# given CPU test executables only (no torch layer, benchmarks or GPU tests: they would run
+# uninstrumented or not at all here).
 configure_and_build() {
   local dir=$1 sanitizers=$2
+  shift 2
   tj_configure_args "$dir" || exit 1
   TJ_CMAKE_ARGS+=("-DTRITON_JIT_SANITIZE=$sanitizers" -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF)
   tj_log "cmake ${TJ_CMAKE_ARGS[*]}"
@@ -54,7 +55,7 @@ configure_and_build() {
     cat "$dir/configure.log"
     tj_die "configure of $dir failed"
   }
-  tj_build_args "$dir" triton_jit_cpu_tests
+  tj_build_args "$dir" "$@"
   tj_log "cmake ${TJ_BUILD_ARGS[*]}"
   cmake "${TJ_BUILD_ARGS[@]}" || tj_die "build of $dir failed (see above)"
 }
@@ -64,7 +65,7 @@ for p in "${parts[@]}"; do
   start=$SECONDS
   if [ "$p" = asan ]; then
     dir="$ROOT/build-asan"
-    configure_and_build "$dir" "address;undefined"
+    configure_and_build "$dir" "address;undefined" triton_jit_cpu_tests
     tj_log "ASan+UBSan: ctest -L cpu in $dir"
     # --repeat until-pass:2: LeakSanitizer's stop-the-world tracer at exit now and then crashes
     # ("Tracer caught signal 11") while a process's threads (torch's) start or end; seen once in
@@ -78,7 +79,8 @@ for p in "${parts[@]}"; do
       --timeout 1800 --repeat until-pass:2 || rc=$?
   else
     dir="$ROOT/build-tsan"
-    configure_and_build "$dir" thread
+    # Only the executables of the tests it runs (their helper processes come as dependencies).
+    configure_and_build "$dir" thread cpu_kernel_cache_test cpu_launcher_test cpu_store_test cpu_compile_pool_test
     tj_log "TSan: the concurrency tests in $dir"
     rc=0
     env TSAN_OPTIONS="suppressions=$SUPP/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0" \
