@@ -27,7 +27,13 @@
 # pool (bench/run-compile-pool-bench.sh: the compile worker pool's ratios against serial,
 # OUT_DIR/compile_pool_bench.md; at most 180 s).
 #
-# Exit status: 0 when the build succeeded and no test failed; 1 otherwise; 2 for bad usage.
+# After ctest, compute-sanitizer (memcheck, racecheck, synccheck: GPU_CHECK_SANITIZE, a comma list,
+# "none" skips) runs the GPU test binary whole on a subset of its tests (GPU_CHECK_SANITIZER_FILTER,
+# a gtest filter), each tool for at most GPU_CHECK_SANITIZER_S seconds (default 90), into
+# OUT_DIR/sanitizer-TOOL.log; the summary has a line per tool.
+#
+# Exit status: 0 when the build succeeded, no test failed and compute-sanitizer found nothing (a
+# tool that ran out of time is reported, not failed); 1 otherwise; 2 for bad usage.
 set -uo pipefail
 
 if [[ $# -ne 1 || "$1" == -h || "$1" == --help ]]; then
@@ -180,6 +186,51 @@ if [[ $CONFIGURE_STATUS == ok ]]; then
   log "ctest: $CTEST_STATUS"
 fi
 
+# ---- compute-sanitizer ----------------------------------------------------------------------
+# The GPU test binary run whole, in one process, under each tool on a subset of its tests (the
+# kernels, vector adds, launch arguments and decorated kernels), each tool capped at
+# GPU_CHECK_SANITIZER_S seconds (and at what the budget leaves): OUT/sanitizer-TOOL.log, and a
+# line per tool in the summary. Triton's cache is warm from ctest, so no kernel compiles again.
+SANITIZER_TOOLS=${GPU_CHECK_SANITIZE:-memcheck,racecheck,synccheck}
+SANITIZER_FILTER=${GPU_CHECK_SANITIZER_FILTER:-'GpuVectorAdd*:GpuKernels*:GpuLaunchArgs*:GpuDecorators*'}
+SANITIZER_STATUS="not run"
+GPU_TESTS_BIN="$BUILD/tests/gpu/triton_jit_gpu_tests"
+CSAN=$(command -v compute-sanitizer || true)
+for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+  [[ -z $CSAN && -x $c ]] && CSAN=$c
+done
+if [[ $SANITIZER_TOOLS == none ]]; then
+  SANITIZER_STATUS="not run (GPU_CHECK_SANITIZE=none)"
+elif [[ -z $CSAN ]]; then
+  SANITIZER_STATUS="not run: compute-sanitizer not found (PATH, /usr/local/cuda/bin)"
+elif [[ ! -x $GPU_TESTS_BIN ]]; then
+  SANITIZER_STATUS="not run: $GPU_TESTS_BIN was not built"
+else
+  SANITIZER_STATUS=""
+  IFS=, read -r -a tools <<<"$SANITIZER_TOOLS"
+  for tool in "${tools[@]}"; do
+    T=$(left 120)
+    (( T > ${GPU_CHECK_SANITIZER_S:-90} )) && T=${GPU_CHECK_SANITIZER_S:-90}
+    log "compute-sanitizer --tool $tool: $SANITIZER_FILTER (at most ${T}s)"
+    # --error-exitcode: a finding fails the run even when every test passed.
+    # application-only: Triton's ptxas and other helpers run unchecked.
+    timeout --kill-after=15 "$T" "$CSAN" --tool "$tool" --error-exitcode 99 --target-processes application-only \
+      "$GPU_TESTS_BIN" --gtest_filter="$SANITIZER_FILTER" >"$OUT/sanitizer-$tool.log" 2>&1
+    rc=$?
+    errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$OUT/sanitizer-$tool.log" | tail -1)
+    passed=$(sed -n 's/.*\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$OUT/sanitizer-$tool.log" | tail -1)
+    failed=$(sed -n 's/.*\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$OUT/sanitizer-$tool.log" | tail -1)
+    case $rc in
+      0) result="clean (${errors:-0} errors, ${passed:-?} tests passed)" ;;
+      99) result="${errors:-?} errors (${passed:-0} tests passed${failed:+, $failed failed})" ;;
+      124|137) result="timed out after ${T}s (${errors:-no} errors reported so far)" ;;
+      *) result="exit status $rc (${errors:-?} errors, ${passed:-0} tests passed${failed:+, $failed failed})" ;;
+    esac
+    log "compute-sanitizer $tool: $result"
+    SANITIZER_STATUS+="${SANITIZER_STATUS:+; }$tool: $result"
+  done
+fi
+
 # ---- benchmarks -----------------------------------------------------------------------------
 BENCHES=",${GPU_CHECK_BENCH:-launch,decorated,torch,python,startup,pool},"
 BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist or launch is not in GPU_CHECK_BENCH"
@@ -273,13 +324,16 @@ fi
   --date "$DATE" --gpu-list "$GPU_LIST" --gpu-info "$GPU_INFO" --cuda-driver "${CUDA_DRIVER:-?}" \
   --python-versions "$PY_VERSIONS" --tool-versions "$TOOL_VERSIONS" --tools "$TOOLS_NOTE" \
   --bench-note "$BENCH_NOTE" --configure "$CONFIGURE_STATUS" --build "$BUILD_STATUS" \
-  --ctest "$CTEST_STATUS" --bench "$BENCH_STATUS" --elapsed "$(( SECONDS - START_S ))" ||
+  --ctest "$CTEST_STATUS" --sanitizer "$SANITIZER_STATUS" --bench "$BENCH_STATUS" \
+  --elapsed "$(( SECONDS - START_S ))" ||
   log "summary: scripts/gpu_check_summary.py failed"
 
 echo
 cat "$SUMMARY"
 log "done; files in $OUT: $(cd "$OUT" && printf '%s ' *)"
-if [[ $CONFIGURE_STATUS == ok && $BUILD_STATUS == ok && $CTEST_STATUS == passed ]]; then
+# A compute-sanitizer finding or failure fails the check; a tool that ran out of time does not.
+if [[ $CONFIGURE_STATUS == ok && $BUILD_STATUS == ok && $CTEST_STATUS == passed &&
+      ! $SANITIZER_STATUS =~ (errors \(|exit status) ]]; then
   exit 0
 fi
 exit 1

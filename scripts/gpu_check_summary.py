@@ -124,6 +124,17 @@ def print_summary(a: argparse.Namespace) -> None:
         for n in notes:
             print(f"- {n}")
 
+    print("\n## compute-sanitizer\n")
+    print(f"{a.sanitizer}\n")
+    # The first findings of each tool, as compute-sanitizer words them ("Invalid __global__ read ...").
+    for log in sorted(glob.glob(os.path.join(out, "sanitizer-*.log"))):
+        findings = [l.rstrip() for l in open(log, errors="replace") if l.startswith("========= ") and
+                    re.search(r"(Invalid|Race|Barrier|Uninitialized|Leaked|error)", l, re.I) and "ERROR SUMMARY" not in l]
+        if findings:
+            print(f"{os.path.basename(log)}:\n\n```")
+            print("\n".join(findings[:10]))
+            print("```\n")
+
     print("\n## Benchmark\n")
     print(f"{a.bench}\n")
     summary_name = os.path.basename(a.summary)
@@ -166,6 +177,7 @@ def main(argv=None) -> int:
     w.add_argument("--configure", default="?", help="configure result")
     w.add_argument("--build", default="?", help="build result: ok, failed or skipped")
     w.add_argument("--ctest", default="?", help="ctest result")
+    w.add_argument("--sanitizer", default="not run", help="compute-sanitizer's result per tool")
     w.add_argument("--bench", default="?", help="what the benchmarks did")
     w.add_argument("--elapsed", default="?", help="seconds gpu-check.sh ran")
     a = parser.parse_args(argv)

@@ -1,8 +1,10 @@
 #include "cuda/device.h"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "cuda/driver_api.h"
 #include "triton_jit/errors.h"
@@ -13,6 +15,12 @@ namespace {
 std::atomic<const DeviceInfo*> g_devices[kMaxDevices];
 std::atomic<unsigned> g_generation{0};
 std::mutex g_device_mutex;
+// Devices forgotten by reset_device_cache, still alive: a thread's cache or a launch in flight may
+// point at one. Only a swap of the driver table retires devices (tests), so this stays small.
+std::vector<std::unique_ptr<const DeviceInfo>>& retired_devices() {
+  static auto* retired = new std::vector<std::unique_ptr<const DeviceInfo>>();
+  return *retired;
+}
 
 struct ThreadCache {
   CUcontext context = nullptr;
@@ -94,7 +102,11 @@ CurrentDevice current_device() {
 
 void reset_device_cache() {
   std::lock_guard<std::mutex> lock(g_device_mutex);
-  for (auto& slot : g_devices) slot.store(nullptr, std::memory_order_release);
+  for (auto& slot : g_devices) {
+    if (const DeviceInfo* info = slot.exchange(nullptr, std::memory_order_acq_rel)) {
+      retired_devices().emplace_back(info);
+    }
+  }
   g_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 

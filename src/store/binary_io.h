@@ -62,6 +62,17 @@ class BinaryReader {
     return std::string(take(n));
   }
   std::string_view raw(size_t n) { return take(n); }
+  // The number of items of a list that follows, each at least `min_item_bytes` long: a count above
+  // `max` or beyond what the rest of the data could hold is damage, so a list is never sized
+  // larger than its file justifies. Throws FormatError naming `what`.
+  uint32_t count(const char* what, uint32_t max, size_t min_item_bytes = 1) {
+    const uint32_t n = u32();
+    if (n > max || n > remaining() / min_item_bytes) {
+      throw FormatError{std::string("bad ") + what + " count " + std::to_string(n) + " at offset " +
+                        std::to_string(pos_ - 4) + " (" + std::to_string(remaining()) + " bytes left)"};
+    }
+    return n;
+  }
   bool at_end() const noexcept { return pos_ == data_.size(); }
   size_t remaining() const noexcept { return data_.size() - pos_; }
 

@@ -205,8 +205,7 @@ TableFile parse_table(const std::string& bytes) {
   t.path = r.str();
   t.name = r.str();
   t.table = r.str();
-  const uint32_t n = r.u32();
-  if (n > (1u << 20)) throw FormatError{"bad table size"};
+  const uint32_t n = r.count("table entry", 1u << 20, 8);  // an entry is at least two lengths
   t.entries.resize(n);
   for (auto& [key, value] : t.entries) {
     key = r.str();

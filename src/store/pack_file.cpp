@@ -40,12 +40,11 @@ PackContents decode_pack(std::string_view file) {
     f.file = r.str();
     f.source_sha256 = r.str();
     f.signature = read_signature(r);
-    const uint32_t tables = r.u32();
-    if (tables > (1u << 16)) throw FormatError{"bad table count"};
+    // A table is at least its name's length and its entry count; an entry two lengths.
+    const uint32_t tables = r.count("table", 1u << 16, 8);
     for (uint32_t t = 0; t < tables; ++t) {
       std::string table = r.str();
-      const uint32_t n = r.u32();
-      if (n > (1u << 20)) throw FormatError{"bad table size"};
+      const uint32_t n = r.count("table entry", 1u << 20, 8);
       std::vector<std::pair<std::string, std::string>> entries(n);
       for (auto& [key, value] : entries) {
         key = r.str();

@@ -224,12 +224,9 @@ DefaultValue read_value(BinaryReader& r) {
 
 namespace {
 
-// A count read from a record, bounded so a damaged file is an error rather than a huge allocation.
-uint32_t read_count(BinaryReader& r, uint32_t max = 1u << 16) {
-  const uint32_t n = r.u32();
-  if (n > max) throw FormatError{"bad count"};
-  return n;
-}
+// A count read from a record, bounded so a damaged file is an error rather than a huge allocation:
+// at most `max`, and no more items than the bytes left could hold (each takes at least one).
+uint32_t read_count(BinaryReader& r, uint32_t max = 1u << 16) { return r.count("list", max); }
 
 void write_ints(BinaryWriter& w, const std::vector<int>& v) {
   w.u32(static_cast<uint32_t>(v.size()));

@@ -218,8 +218,10 @@ TEST_F(DescriptorLaunch, TmaDescriptorsBecomeTensorMapsShapesAndStrides) {
 // NaN padding becomes the NaN fill of the map where Triton has the padding option (3.5 and
 // newer); with Triton 3.4, which has none, it is an error rather than a silent zero fill.
 TEST_F(DescriptorLaunch, NanPaddingIsTheMapsNanFill) {
-  const auto in = TensorDescriptor::make(at(0x100000, DType::fp16), {100, 200}, {208, 1}, {64, 64}, Padding::Nan);
-  const auto out = TensorDescriptor::make(at(0x200000, DType::fp16), {100, 200}, {200, 1}, {64, 64});
+  // Addresses no other test uses: this thread keeps the maps of descriptors it encoded before, so
+  // `out` as the previous test had it would not be encoded again when the binary runs whole.
+  const auto in = TensorDescriptor::make(at(0x900000, DType::fp16), {100, 200}, {208, 1}, {64, 64}, Padding::Nan);
+  const auto out = TensorDescriptor::make(at(0xa00000, DType::fp16), {100, 200}, {200, 1}, {64, 64});
   const auto& flags =
       triton_jit::test::launch_metadata(copy2d().compile(test::config(2), in, out, 0.5f, 64, 64)).tensordesc_scalars;
   if (std::find(flags.begin(), flags.end(), "padding") == flags.end()) {

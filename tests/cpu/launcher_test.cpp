@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_driver.h"
@@ -427,6 +428,41 @@ TEST_F(FakeLaunch, SharedMemoryBeyondTheDevice) {
   fake::state().current = fake::new_context();
   fn(test::config(), device_ptr(0x1000), device_ptr(0x2000), 1024);
   EXPECT_EQ(only_launch().shared, static_cast<unsigned>(shared));
+}
+
+// Threads launching one cached kernel at once: the lock-free table lookup, the per-thread hit
+// counters and the launcher's packing, shared by every thread. Each launch reaches the driver
+// with its own thread's arguments and counts as one hit. scripts/sanitize.sh runs this under
+// ThreadSanitizer.
+TEST_F(FakeLaunch, ConcurrentLaunchesOfACachedKernelCountEveryHit) {
+  constexpr int kThreads = 8, kLaunches = 200;
+  auto& fn = add();
+  fn(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);  // compiles
+  const triton_jit::Stats before = fn.stats();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&fn, t] {
+      for (int i = 0; i < kLaunches; ++i) {
+        fn(test::config(), device_ptr(0x100000 + 0x1000 * t), device_ptr(0x200000), device_ptr(0x300000), 1000 + t,
+           256);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const triton_jit::Stats after = fn.stats();
+  EXPECT_EQ(after.hits - before.hits, uint64_t{kThreads * kLaunches});
+  EXPECT_EQ(after.misses, before.misses);
+  EXPECT_EQ(after.compiles, before.compiles);
+  const auto& launches = fake::state().launches;
+  ASSERT_EQ(launches.size(), size_t{1 + kThreads * kLaunches});
+  std::vector<int> per_thread(kThreads, 0);
+  for (size_t i = 1; i < launches.size(); ++i) {
+    const int t = launches[i].as<int32_t>(3) - 1000;
+    ASSERT_TRUE(t >= 0 && t < kThreads) << "launch " << i << " has n " << launches[i].as<int32_t>(3);
+    EXPECT_EQ(launches[i].u64(0), 0x100000u + 0x1000u * t) << "launch " << i << " mixes two threads' arguments";
+    ++per_thread[t];
+  }
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(per_thread[t], kLaunches) << "thread " << t;
 }
 
 }  // namespace

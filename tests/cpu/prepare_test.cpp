@@ -134,6 +134,7 @@ TEST_F(PrepareTest, ASignatureNoCallProducesIsRejected) {
 
 TEST_F(PrepareTest, ALaunchDuringCaptureNeverCompilesAndSaysToPrepare) {
   const auto& fn = function("add.py");
+  const uint64_t compiles = fn.stats().compiles;  // earlier tests in this process compiled other keys
   fake::state().capture_status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
   try {
     fn(LaunchConfig{Grid(1)}, kX, kY, kOut, 1000, 2048);
@@ -144,7 +145,7 @@ TEST_F(PrepareTest, ALaunchDuringCaptureNeverCompilesAndSaysToPrepare) {
     EXPECT_NE(e.manifest_line().find("add_kernel *fp32:16,*fp32:16,*fp32:16,i32,2048"), std::string::npos)
         << e.manifest_line();
   }
-  EXPECT_EQ(fn.stats().compiles, 0u);
+  EXPECT_EQ(fn.stats().compiles, compiles);
   EXPECT_TRUE(fake::state().launches.empty());
   EXPECT_TRUE(fake::state().allocs.empty());
 

@@ -4,11 +4,14 @@
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +27,21 @@
 namespace gpu_test {
 
 inline std::string kernel_path(const char* file) { return std::string(TRITON_JIT_GPU_KERNELS_DIR) + "/" + file; }
+
+// A copy of kernels/FILE in a folder of its own, new on every call, for a test that counts
+// misses, compiles or module loads: a function loaded from it starts with an empty table, no
+// index entries and zero stats, whatever earlier tests in the same process launched (the GPU
+// binary also runs whole, in one process, under compute-sanitizer). The folder is left for the
+// process's temporary directory; its kernels are those of FILE.
+inline std::string fresh_kernel_copy(const char* file) {
+  namespace fs = std::filesystem;
+  static std::atomic<int> counter{0};
+  const fs::path dir = fs::temp_directory_path() /
+                       ("triton_jit_gpu_fresh_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  fs::create_directories(dir);
+  fs::copy_file(kernel_path(file), dir / file, fs::copy_options::overwrite_existing);
+  return (dir / file).string();
+}
 
 // Throws with the expression, place and CUDA's own words: usable in constructors and threads.
 #define CUDA_CHECK(expr)                                                                                               \

@@ -55,11 +55,12 @@ struct StreamGuard {
 // Several threads, each with its own non-blocking stream and buffers, start together on a cold
 // kernel (they race to compile the same key) and then launch many times concurrently.
 TEST_F(GpuStreams, ConcurrentLaunchesOnSeveralStreamsFromSeveralThreads) {
-  constexpr int kThreads = 4, kLaunches = 50, kBlock = 2048;  // BLOCK 2048: a key no other test uses
+  constexpr int kThreads = 4, kLaunches = 50, kBlock = 2048;
   const size_t n = (size_t{1} << 20) + 7;
   const uint64_t seed = test_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  auto& axpy = TritonJitFunction::get(kernel_path("elementwise.py"), "axpy_inplace_kernel");
+  // A function of its own, so the key is cold even when earlier tests ran in this process.
+  auto& axpy = TritonJitFunction::get(fresh_kernel_copy("elementwise.py"), "axpy_inplace_kernel");
   const Stats before = axpy.stats();
 
   std::mutex m;
@@ -274,7 +275,7 @@ TEST_F(GpuGraphs, GraphCaptureOfKernelNeedingGlobalScratch) {
 // ---------------------------------------------------------------------------------------------
 
 TEST_F(GpuCache, SecondLaunchIsACacheHit) {
-  constexpr int kBlock = 256;  // a key no other test uses
+  constexpr int kBlock = 256;
   const int n = 4099;
   std::mt19937_64 rng(test_seed());
   const std::vector<float> x = small_integers(n, -9, 9, rng), y = small_integers(n, -9, 9, rng);
@@ -283,7 +284,8 @@ TEST_F(GpuCache, SecondLaunchIsACacheHit) {
   dy.upload(y);
   std::vector<float> want(n);
   for (int i = 0; i < n; ++i) want[i] = x[i] + y[i];
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  // A function of its own: its first launch is a miss whatever ran before in this process.
+  auto& add = TritonJitFunction::get(fresh_kernel_copy("elementwise.py"), "add_kernel");
   const LaunchConfig config{{cdiv(n, kBlock)}, 2};
 
   const Stats s0 = add.stats();

@@ -159,7 +159,8 @@ JsonArgs::JsonArgs(const std::string& text, Memory memory) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error for malformed text; out_of_range for a number beyond a double ("1e400").
     throw UsageError("--args is not valid JSON: " + without_exception_id(e.what()));
   }
   IntegerRangeCheck check;

@@ -1,0 +1,256 @@
+// Pack manifests (triton_jit/pack.h): one kernel to pack, or one tuning choice, per line. Apart
+// from the rest of the pack code so that a process (or a fuzz target) reads manifests without the
+// bridge or a driver.
+#include "resolve/pack_manifest.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "store/files.h"
+#include "triton_jit/errors.h"
+#include "triton_jit/pack.h"
+
+namespace triton_jit {
+namespace {
+
+// Whitespace-separated words; quotes keep spaces inside a word.
+std::vector<std::string> split_words(const std::string& line) {
+  std::vector<std::string> words;
+  std::string current;
+  char quote = 0;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      current += c;
+      if (c == '\\' && i + 1 < line.size()) {
+        current += line[++i];
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '#') {
+      break;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_word) words.push_back(current);
+      current.clear();
+      in_word = false;
+    } else {
+      if (c == '\'' || c == '"') quote = c;
+      current += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(current);
+  return words;
+}
+
+// KEY=VALUE with an identifier for KEY (a signature never has that form).
+bool is_option(const std::string& word) {
+  const size_t eq = word.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  for (size_t i = 0; i < eq; ++i) {
+    if (!std::isalnum(static_cast<unsigned char>(word[i])) && word[i] != '_') return false;
+  }
+  return true;
+}
+
+bool parse_int(const std::string& text, int* out) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0') return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+CompileOptions::Value option_value(const std::string& text) {
+  if (text == "True" || text == "False") return text == "True";
+  if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') && text.back() == text[0]) {
+    return text.substr(1, text.size() - 2);
+  }
+  char* end = nullptr;
+  const long long i = std::strtoll(text.c_str(), &end, 10);
+  if (!text.empty() && *end == '\0') return static_cast<int64_t>(i);
+  const double d = std::strtod(text.c_str(), &end);
+  if (!text.empty() && *end == '\0') return d;
+  return text;  // a bare word: a string option
+}
+
+// The KEY=VALUE words of an `autotune` line after its first two words. A value that starts with
+// '(', '[' or '{' runs to its closing bracket and one that starts with a quote to its closing
+// quote, spaces included (a tuning key is pasted as Python prints it); '#' outside them ends the line.
+std::vector<std::pair<std::string, std::string>> autotune_fields(const std::string& line,
+                                                                 const std::function<void(const std::string&)>& fail) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t i = 0;
+  const auto skip_space = [&] {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+  };
+  for (int word = 0; word < 2; ++word) {  // FILE:FUNCTION and `autotune`
+    skip_space();
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+  }
+  for (skip_space(); i < line.size() && line[i] != '#'; skip_space()) {
+    const size_t eq = line.find('=', i);
+    const size_t space = std::min(line.size(), [&] {
+      size_t j = i;
+      while (j < line.size() && !std::isspace(static_cast<unsigned char>(line[j]))) ++j;
+      return j;
+    }());
+    if (eq == std::string::npos || eq >= space || eq == i) fail("'" + line.substr(i, space - i) + "' is not KEY=VALUE");
+    const std::string key = line.substr(i, eq - i);
+    i = eq + 1;
+    const size_t start = i;
+    std::string closers;  // brackets still open, innermost last
+    char quote = 0;
+    const bool bracketed = i < line.size() && (line[i] == '(' || line[i] == '[' || line[i] == '{');
+    for (; i < line.size(); ++i) {
+      const char c = line[i];
+      if (quote != 0) {
+        if (c == '\\') {
+          ++i;
+        } else if (c == quote) {
+          quote = 0;
+          if (!bracketed && closers.empty()) {
+            ++i;
+            break;
+          }
+        }
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '(' || c == '[' || c == '{') {
+        closers += c == '(' ? ')' : c == '[' ? ']' : '}';
+      } else if (!closers.empty() && c == closers.back()) {
+        closers.pop_back();
+        if (closers.empty()) {
+          ++i;
+          break;
+        }
+      } else if (closers.empty() && std::isspace(static_cast<unsigned char>(c))) {
+        break;
+      }
+    }
+    if (quote != 0 || !closers.empty()) fail("the value of " + key + "= is not closed");
+    out.emplace_back(key, line.substr(start, i - start));
+  }
+  return out;
+}
+
+void read_autotune_line(const std::string& line, PackManifestEntry& e,
+                        const std::function<void(const std::string&)>& fail) {
+  e.autotune = true;
+  for (const auto& [key, value] : autotune_fields(line, fail)) {
+    if (value.empty()) fail(key + "= has no value");
+    if (key == "key") {
+      if (value.front() != '(' || value.back() != ')') fail("key= must be Triton's tuning key, a tuple: " + value);
+      e.tuning_key = value;
+    } else if (key == "config") {
+      e.tuning_config = value;
+    } else if (key == "args") {
+      e.tuning_args = value.front() == '\'' && value.back() == '\'' && value.size() >= 2
+                          ? value.substr(1, value.size() - 2)
+                          : value;
+    } else if (key == "grid") {
+      e.tuning_grid = value;
+    } else if (key == "layer") {
+      if (!parse_int(value, &e.tuning_layer) || e.tuning_layer < 0) fail("layer must be an integer >= 0");
+    } else {
+      fail("an autotune line takes key=, config=, args=, grid= and layer=, not " + key + "=");
+    }
+  }
+  if (e.tuning_key.empty() && e.tuning_args.empty()) {
+    fail("an autotune line needs key= (Triton's tuning key, as printed) or args= (the call, to tune it)");
+  }
+  if (!e.tuning_key.empty() && e.tuning_config.empty()) fail("key= needs config= (the chosen config)");
+}
+
+}  // namespace
+
+namespace detail {
+
+std::vector<PackManifestEntry> parse_pack_manifest(std::string_view text, const std::string& manifest_path) {
+  std::vector<PackManifestEntry> entries;
+  size_t start = 0;
+  int number = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string line(text.substr(start, end - start));
+    start = end + 1;
+    ++number;
+    std::vector<std::string> words = split_words(line);
+    if (words.empty()) continue;
+    auto fail = [&](const std::string& why) {
+      throw PackError(manifest_path + ":" + std::to_string(number) + ": " + why + "\n  " + line +
+                          "\nexpected: FILE.py:FUNCTION (or module:MODULE:FUNCTION) SIGNATURE [num_warps=N] "
+                          "[num_stages=N] [num_ctas=N] "
+                          "[OPTION=VALUE]... [target=cuda:90[,cuda:80]]",
+                      manifest_path);
+    };
+    PackManifestEntry e;
+    e.line = number;
+    const size_t colon = words[0].rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == words[0].size()) {
+      fail("'" + words[0] + "' is not FILE.py:FUNCTION or module:MODULE:FUNCTION");
+    }
+    e.file = words[0].substr(0, colon);
+    e.function = words[0].substr(colon + 1);
+    if (words.size() >= 2 && words[1] == "autotune") {
+      read_autotune_line(line, e, [&](const std::string& why) {
+        throw PackError(manifest_path + ":" + std::to_string(number) + ": " + why + "\n  " + line +
+                            "\nexpected: FILE.py:FUNCTION autotune key=KEY config=CHOICE [layer=L], with KEY "
+                            "Triton's tuning key as printed ((1024, 'torch.float16')) and CHOICE a config's index "
+                            "or its values ({\"BLOCK\": 64, \"num_warps\": 4}); or args=JSON [grid=X,Y,Z] to "
+                            "tune it at pack time on a GPU",
+                        manifest_path);
+      });
+      entries.push_back(std::move(e));
+      continue;
+    }
+    if (words.size() < 2 || is_option(words[1])) fail("the signature is missing");
+    e.signature = words[1];
+    for (size_t i = 2; i < words.size(); ++i) {
+      const size_t eq = words[i].find('=');
+      if (eq == std::string::npos || eq == 0) fail("'" + words[i] + "' is not KEY=VALUE");
+      const std::string key = words[i].substr(0, eq);
+      const std::string value = words[i].substr(eq + 1);
+      if (key == "num_warps" || key == "num_stages" || key == "num_ctas") {
+        int v = 0;
+        if (!parse_int(value, &v)) fail(key + " must be an integer, not '" + value + "'");
+        (key == "num_warps" ? e.num_warps : key == "num_stages" ? e.num_stages : e.num_ctas) = v;
+      } else if (key == "target") {
+        size_t s = 0;
+        while (s <= value.size()) {
+          size_t comma = value.find(',', s);
+          if (comma == std::string::npos) comma = value.size();
+          try {
+            e.targets.push_back(Target::parse(value.substr(s, comma - s)));
+          } catch (const Error& t) {
+            fail(t.what());
+          }
+          s = comma + 1;
+        }
+      } else {
+        e.options.set(key, option_value(value));
+      }
+    }
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+}  // namespace detail
+
+std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_path) {
+  std::string error;
+  auto text = detail::read_file(manifest_path, &error);
+  if (!text) throw PackError("cannot read the pack manifest " + manifest_path + ": " + error, manifest_path);
+  return detail::parse_pack_manifest(*text, manifest_path);
+}
+
+}  // namespace triton_jit
