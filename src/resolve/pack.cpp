@@ -2,9 +2,14 @@
 // resolver's batch entry compiles what it lists; pack_manifest.cpp reads the manifest).
 #include "triton_jit/pack.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -46,6 +51,31 @@ PackInfo load_one(const std::string& path) {
     detail::log_line("loaded kernel pack " + path + " (" + std::to_string(info.kernels) + " kernels)");
   }
   return info;
+}
+
+// Fails before anything compiles when the pack could not be written at the end: `out` names a
+// folder, or its folder cannot be created or written (probed with a file, which also covers
+// read-only mounts and permissions that access() misjudges for root).
+void check_pack_output(const std::string& out) {
+  auto fail = [&](const std::string& why) {
+    throw PackError("cannot write the kernel pack " + out + ": " + why + " (checked before compiling anything)", out);
+  };
+  if (out.empty()) fail("the output path is empty");
+  const fs::path path(out);
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) fail("it is a folder; give a file name such as " + (path / "kernels.tjp").string());
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::exists(folder, ec)) {
+    fs::create_directories(folder, ec);
+    if (ec) fail("cannot create its folder " + folder.string() + ": " + ec.message());
+  } else if (!fs::is_directory(folder, ec)) {
+    fail(folder.string() + " is not a folder");
+  }
+  const std::string probe = (folder / ("." + path.filename().string() + ".probe." + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) fail("its folder " + folder.string() + " is not writable: " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 }  // namespace
@@ -97,6 +127,7 @@ PackInfo build_pack(const std::string& manifest_path, const std::string& out, co
 
 PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::string& manifest_path,
                     const std::string& out, const PrepareOptions& options) {
+  check_pack_output(out);
   const fs::path base = fs::absolute(fs::path(manifest_path)).parent_path();
   std::vector<KernelRequest> requests;
   std::vector<const PackManifestEntry*> origin;

@@ -424,7 +424,17 @@ CASES = {
     "error_signature_count": Case(["compile", ADD, "--signature", "*fp32:16,i32", "--target", "cuda:90",
                                    "--out", "{out}"], rc=1,
                                   stderr=r"add_kernel: the signature '\*fp32:16,i32' has 2 items but the function "
-                                         r"has 5 parameters"),
+                                         r"has 5 parameters: parameter 'out_ptr' is missing and it has no default"),
+    "error_signature_too_long": Case(["compile", ADD, "--signature", ADD_SIG + ",1", "--target", "cuda:90",
+                                      "--out", "{out}"], rc=1,
+                                     stderr=r"add_kernel: the signature '.*,1024,1' has 6 items but the function "
+                                            r"has 5 parameters"),
+    # As a call leaves out a default C++ cannot pass, so does a signature: the same message.
+    "error_signature_tuple_default": Case(["compile", K + ":tuple_default_kernel", "--signature", "*fp16:16",
+                                           "--target", "cuda:90", "--out", "{out}"], rc=1,
+                                          stderr=r"tuple_default_kernel: the signature '\*fp16:16' has 1 items but "
+                                                 r"the function has 2 parameters: parameter 'SHAPE' is missing \(its "
+                                                 r"default \(16, 16\) has no C\+\+ form: give it explicitly\)"),
     # ---- functions named by module (module:MODULE:FUNCTION), files inside a package ----
     "inspect_module": Case(["inspect", SCALE], stdout=lines("x_ptr", "out_ptr", "n", "BLOCK: constexpr = 256")),
     "inspect_file_in_package": Case(["inspect", "{k}/clipkg/ops.py:scale_kernel"],
@@ -459,9 +469,9 @@ class Flow:
 def _cli(out_dir):
     env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out_dir, "index"))
 
-    def cli(*argv, rc=0):
+    def cli(*argv, rc=0, cwd=None):
         argv = [a.replace("{k}", ARGS.kernels).replace("{out}", out_dir) for a in argv]
-        p = subprocess.run([ARGS.cli] + argv, capture_output=True, text=True, env=env, timeout=600)
+        p = subprocess.run([ARGS.cli] + argv, capture_output=True, text=True, env=env, timeout=600, cwd=cwd)
         print(f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
         assert p.returncode == rc, f"expected exit status {rc}"
         if rc != 0:
@@ -569,6 +579,64 @@ def _pack_module_flow(cli, out):
                      r"clipkg\.no_such_module failed", err), err
 
 
+def _pack_bare_name_flow(cli, out):
+    """The README's `pack kernels.manifest --out kernels.tjp`: a bare file name is written in the
+    working directory."""
+    with open(os.path.join(out, "kernels.manifest"), "w") as f:
+        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} target=cuda:90\n")
+    stdout, _ = cli("pack", "kernels.manifest", "--out", "kernels.tjp", "--quiet", cwd=out)
+    assert stdout.startswith("kernels.tjp: 1 kernels of 1 functions for cuda:90 "), stdout
+    with open(os.path.join(out, "kernels.tjp"), "rb") as f:
+        assert f.read(8) == b"TJITPACK"
+    assert not [n for n in os.listdir(out) if ".tmp" in n or ".probe" in n], os.listdir(out)
+
+
+def _pack_output_checked_first_flow(cli, out):
+    """An output path that cannot be written fails before anything compiles: the manifest's kernel
+    does not even compile (broken_kernel), yet the error is about the output, and nothing was
+    compiled into the index."""
+    manifest = os.path.join(out, "manifest.txt")
+    with open(manifest, "w") as f:
+        f.write(f"{ARGS.kernels}/cli_kernels.py:broken_kernel *fp16:16,64 target=cuda:90\n")
+    os.makedirs(os.path.join(out, "folder"))
+    _, err = cli("pack", manifest, "--out", "{out}/folder", rc=1)
+    assert re.fullmatch(r"triton-jit: error: cannot write the kernel pack .*/folder: it is a folder; give a file "
+                        r"name such as .*/folder/kernels\.tjp \(checked before compiling anything\)\n", err), err
+    with open(os.path.join(out, "plain_file"), "w") as f:
+        f.write("x")
+    _, err = cli("pack", manifest, "--out", "{out}/plain_file/k.tjp", rc=1)
+    assert re.fullmatch(r"triton-jit: error: cannot write the kernel pack .*/plain_file/k\.tjp: .*plain_file is not a "
+                        r"folder \(checked before compiling anything\)\n", err), err
+    assert not os.path.exists(os.path.join(out, "index", "kernels")), "something was compiled"
+    # A missing folder is created, as the final write would create it; then the compile fails.
+    _, err = cli("pack", manifest, "--out", "{out}/new/sub/k.tjp", rc=1)
+    assert "undefined_name is not defined" in err, err
+    assert os.path.isdir(os.path.join(out, "new", "sub")) and not os.listdir(os.path.join(out, "new", "sub"))
+
+
+def _compile_defaults_flow(cli, out):
+    """compile --signature may leave out trailing parameters with defaults, as specialize's --args
+    may: the kernel is the one the full signature gives."""
+    full, _ = cli("specialize", DTYPE, "--args", args(ptr("fp32", 4096), 100, dtype("fp16")))
+    assert full == "*fp32:16,i32,triton.language.float16,triton.language.float32\n", full
+    cli("compile", DTYPE, "--signature", "*fp32:16,i32,tl.float16", "--target", "cuda:90", "--out", "{out}/short")
+    cli("compile", DTYPE, "--signature", full.strip(), "--target", "cuda:90", "--out", "{out}/full")
+    metas = []
+    for d in ("short", "full"):
+        with open(os.path.join(out, d, "dtype_kernel.json")) as f:
+            metas.append(json.load(f))
+        with open(os.path.join(out, d, "dtype_kernel.cubin"), "rb") as f:
+            metas[-1]["cubin_bytes"] = f.read()
+    assert metas[0]["hash"] == metas[1]["hash"] and metas[0]["cubin_bytes"] == metas[1]["cubin_bytes"]
+    # mixed_kernel's ALPHA = 1.5 and MODE = None, left out of both commands.
+    a = MIXED_ARGS["basic"][0]
+    key, _ = cli("specialize", MIXED, "--args", args(*a))
+    assert key.endswith(",'abc',1.5,None\n"), key
+    cli("compile", MIXED, "--signature", key.strip()[:-len(",1.5,None")], "--target", "cuda:90", "--out", "{out}/m")
+    listing, _ = cli("cache", "list")
+    assert "[" + key.strip() + "]" in listing, listing  # the index holds it under the full key
+
+
 def _check_tune_table(out, function, num_configs):
     """`tune`'s output: the key line, the header, one row per config, exactly one chosen."""
     rows = out.splitlines()
@@ -673,7 +741,10 @@ def _pack_tune_gpu_flow(cli, out):
 FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "pack_flow": Flow(_pack_flow),
          "pack_dtype_flow": Flow(_pack_dtype_flow), "pack_module_flow": Flow(_pack_module_flow),
          "tune_store_flow": Flow(_tune_store_flow), "pack_autotune_flow": Flow(_pack_autotune_flow),
-         "error_pack_tune_no_gpu": Flow(_pack_tune_no_gpu), "pack_tune_gpu_flow": Flow(_pack_tune_gpu_flow)}
+         "error_pack_tune_no_gpu": Flow(_pack_tune_no_gpu), "pack_tune_gpu_flow": Flow(_pack_tune_gpu_flow),
+         "pack_bare_name_flow": Flow(_pack_bare_name_flow),
+         "pack_output_checked_first_flow": Flow(_pack_output_checked_first_flow),
+         "compile_defaults_flow": Flow(_compile_defaults_flow)}
 
 
 def _check_version(out):
