@@ -9,8 +9,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -71,7 +71,8 @@ void check_pack_output(const std::string& out) {
   } else if (!fs::is_directory(folder, ec)) {
     fail(folder.string() + " is not a folder");
   }
-  const std::string probe = (folder / ("." + path.filename().string() + ".probe." + std::to_string(::getpid()))).string();
+  const std::string probe =
+      (folder / ("." + path.filename().string() + ".probe." + std::to_string(::getpid()))).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) fail("its folder " + folder.string() + " is not writable: " + std::strerror(errno));
   ::close(fd);
