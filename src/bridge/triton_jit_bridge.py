@@ -473,12 +473,22 @@ def _option_problem(name, value, annotation):
     return f"the compile option {name} takes {wanted}, got {type(value).__name__} {shown}"
 
 
+_checked_requests = {}  # (options as (name, type, value) tuples, target) -> check_compile_request's answer
+
+
 def check_compile_request(options, target):
     """Checks, before anything compiles, what Triton would only reject deep inside its pipeline:
     that the installed Triton can build `target` ((backend, arch, warp_size)) and that each of
     `options` (the caller's compile options, a dict) is an option of that backend with a value of
     its type (the fields of CUDAOptions or HIPOptions). Returns None, or (what, message) with
-    `what` the option's name or "target"."""
+    `what` the option's name or "target". Answers are kept: a batch asks once per distinct request."""
+    key = (tuple((k, type(v).__name__, v) for k, v in sorted(options.items())), tuple(target))
+    if key not in _checked_requests:
+        _checked_requests[key] = _check_compile_request(options, target)
+    return _checked_requests[key]
+
+
+def _check_compile_request(options, target):
     import dataclasses
     import typing
     backend_name = target[0]
