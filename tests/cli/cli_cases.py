@@ -421,7 +421,7 @@ CASES = {
                               stderr=r"compiling add_kernel \[.*\] for cuda:90 failed at .*: PTXASError: .*"),
     "error_ptxas_fails_verbose": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}",
                                        "--option", "ptx_options=--no-such-ptxas-flag", "-v"], rc=1, one_line=False,
-                                      check=lambda o, out, err: _check_compiler_output(err, ".target sm_90")),
+                                      check=lambda o, out, err: _check_ptxas_verbose(err)),
     # The AMD backend of Triton's wheels compiles without a GPU.
     "compile_hip": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "hip:gfx942", "--out", "{out}"],
                         check=lambda o, out, err: _check_hip_compiled(o, out)),
@@ -720,6 +720,31 @@ def _compile_defaults_flow(cli, out):
     assert "[" + key.strip() + "]" in listing, listing  # the index holds it under the full key
 
 
+def _output_captured_flow(cli, out):
+    """What imported or compiled code prints (Python's stdout, fd 2 directly, as native code and
+    compilers write) never mixes with the tool's output; -v shows it after the result. Each run
+    has an empty index of its own, so that the kernel file is imported (and prints) every time."""
+    noisy = f"{ARGS.kernels}/noisy.py:quiet_kernel"
+
+    def run(*argv):
+        index = os.path.join(out, f"index-{len(os.listdir(out))}")
+        env = dict(os.environ, TRITON_JIT_CACHE_DIR=index)
+        env.pop("TRITON_JIT_LOG", None)
+        p = subprocess.run([ARGS.cli] + list(argv), capture_output=True, text=True, env=env, timeout=600)
+        print(f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
+        assert p.returncode == 0
+        return p.stdout, p.stderr
+
+    stdout, stderr = run("compile", noisy, "--signature", "*fp32:16,64", "--target", "cuda:90", "--out", f"{out}/c")
+    assert stdout == f"{out}/c/quiet_kernel.cubin\n{out}/c/quiet_kernel.json\n" and stderr == "", (stdout, stderr)
+    stdout, stderr = run("inspect", noisy)
+    assert stdout == "x_ptr\nBLOCK: constexpr\n" and stderr == "", (stdout, stderr)
+    stdout, stderr = run("-v", "inspect", noisy)
+    assert stdout == "x_ptr\nBLOCK: constexpr\n", stdout
+    assert stderr.startswith("\n--- compiler output ---\n"), stderr
+    assert "noisy: a line on Python's stdout\n" in stderr and "noisy: a line written to fd 2\n" in stderr, stderr
+
+
 def _check_tune_table(out, function, num_configs):
     """`tune`'s output: the key line, the header, one row per config, exactly one chosen."""
     rows = out.splitlines()
@@ -828,7 +853,8 @@ FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "
          "pack_bare_name_flow": Flow(_pack_bare_name_flow),
          "pack_output_checked_first_flow": Flow(_pack_output_checked_first_flow),
          "compile_defaults_flow": Flow(_compile_defaults_flow),
-         "pack_target_checked_first_flow": Flow(_pack_target_checked_first_flow)}
+         "pack_target_checked_first_flow": Flow(_pack_target_checked_first_flow),
+         "output_captured_flow": Flow(_output_captured_flow)}
 
 
 def _check_version(out):
@@ -851,6 +877,18 @@ NEEDS_TORCH = {"parity_dtype_torch", "parity_dtype_torch_names", "compile_torch_
 NEEDS_GPU = {"tune_gpu", "tune_gpu_reset_to_zero", "tune_store_flow", "pack_tune_gpu_flow"}
 NEEDS_NO_GPU = {"error_tune_no_gpu", "error_pack_tune_no_gpu"}
 
+# Cases that compile for hip: Triton 3.5 and newer link the hsaco themselves; 3.4 runs ROCm's
+# ld.lld, which a machine without ROCm lacks.
+NEEDS_HSACO_LINKER = {"compile_hip"}
+
+
+def _links_hsaco():
+    try:
+        from triton._C.libtriton import amd
+    except ImportError:
+        return False
+    return hasattr(amd, "link_hsaco")
+
 
 def _check_compiler_output(err, needle):
     """-v: the error line, the full message, then what the compilers printed (Triton's PTX dump)."""
@@ -859,6 +897,15 @@ def _check_compiler_output(err, needle):
     report, marker, captured = rest.partition("\n--- compiler output ---\n")
     assert marker, f"no compiler output section:\n{err}"
     assert needle in captured, f"{needle!r} not in the compiler output:\n{captured}"
+
+
+def _check_ptxas_verbose(err):
+    """-v after ptxas failed: the full message (ptxas's log, the command), and, from Triton 3.5 on,
+    which prints the PTX on stdout when ptxas fails, that PTX among the compilers' output."""
+    _check_verbose(err, "Repro command")
+    import triton
+    if tuple(int(x) for x in triton.__version__.split(".")[:2]) >= (3, 5):
+        _check_compiler_output(err, ".target sm_90")
 
 
 def _check_hip_compiled(out_dir, stdout):
@@ -1039,6 +1086,10 @@ def main():
         skipped.update((n, "needs a GPU; none is present") for n in names if n in NEEDS_GPU and not gpu)
         skipped.update((n, "checks the error of a machine without a GPU; this one has one") for n in names
                        if n in NEEDS_NO_GPU and gpu)
+    if any(n in NEEDS_HSACO_LINKER for n in names) and not _links_hsaco():
+        import triton
+        skipped.update((n, f"Triton {triton.__version__} links hsaco files with ROCm's ld.lld (Triton 3.5 and "
+                           f"newer link them themselves)") for n in names if n in NEEDS_HSACO_LINKER)
     for n, why in skipped.items():
         print(f"SKIPPED: {n} {why}")
     names = [n for n in names if n not in skipped]

@@ -266,6 +266,12 @@ TEST(Compile, HipTargetCompilesAnHsaco) {
   } catch (const triton_jit::ArgumentError& e) {
     if (test::contains(e.what(), "cannot compile for hip:gfx942")) GTEST_SKIP() << e.what();
     throw;
+  } catch (const triton_jit::CompileError& e) {
+    // Triton 3.4 links the hsaco with ROCm's ld.lld (3.5 and newer link it themselves).
+    if (triton_jit::triton_version().rfind("3.4.", 0) == 0 && test::contains(e.what(), "ld.lld")) {
+      GTEST_SKIP() << "Triton 3.4 links hsaco files with ROCm's ld.lld, which this machine lacks: " << e.what();
+    }
+    throw;
   }
   EXPECT_EQ(k.target.str(), "hip:gfx942");
   EXPECT_EQ(k.target.warp_size, 64);
