@@ -54,8 +54,10 @@ PackInfo load_one(const std::string& path) {
 }
 
 // Fails before anything compiles when the pack could not be written at the end: `out` names a
-// folder, or its folder cannot be created or written (probed with a file, which also covers
-// read-only mounts and permissions that access() misjudges for root).
+// folder, or its folder cannot be created or take a file. The folder is probed with a file, which
+// also covers read-only mounts, full disks and permissions that access() misjudges for root; the
+// probe is named as the store names its temporary files, so that one left by a killed process is
+// recognised (and pruned) as such.
 void check_pack_output(const std::string& out) {
   auto fail = [&](const std::string& why) {
     throw PackError("cannot write the kernel pack " + out + ": " + why + " (checked before compiling anything)", out);
@@ -67,16 +69,18 @@ void check_pack_output(const std::string& out) {
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::exists(folder, ec)) {
     fs::create_directories(folder, ec);
-    if (ec) fail("cannot create its folder " + folder.string() + ": " + ec.message());
+    if (ec) fail(ec.message() + " (creating its folder " + folder.string() + ")");
   } else if (!fs::is_directory(folder, ec)) {
     fail(folder.string() + " is not a folder");
   }
-  const std::string probe =
-      (folder / ("." + path.filename().string() + ".probe." + std::to_string(::getpid()))).string();
+  const std::string probe = out + std::string(detail::kTempInfix) + std::to_string(::getpid()) + ".probe";
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) fail("its folder " + folder.string() + " is not writable: " + std::strerror(errno));
-  ::close(fd);
+  if (fd < 0) fail(std::string(std::strerror(errno)) + " (its folder " + folder.string() + " takes no new file)");
+  const int closed = ::close(fd);
+  const int close_errno = errno;
   ::unlink(probe.c_str());
+  if (closed != 0)
+    fail(std::string(std::strerror(close_errno)) + " (its folder " + folder.string() + " takes no new file)");
 }
 
 }  // namespace
