@@ -481,14 +481,14 @@ std::vector<size_t> prune_autotune_configs(PyHandle wrapper, size_t layer, const
       names.append(sig.params[i].name);
       values.append(heuristic_arg(b, args[i]));
     }
-    py::object kept = b.attr("prune_autotune_configs")(py::handle(static_cast<PyObject*>(wrapper.object)), layer,
-                                                      names, values);
+    py::object kept = b.attr("prune_autotune_configs")(py::handle(static_cast<PyObject*>(wrapper.object)), layer, names,
+                                                       values);
     return kept.cast<std::vector<size_t>>();
   } catch (py::error_already_set& e) {
     PythonFailure f = describe(e);
-    throw ArgumentError(sig.function + ": autotune's prune_configs_by raised " + f.type + ": " + f.message + "\n" +
-                            f.traceback,
-                        sig.function, "");
+    throw ArgumentError(
+        sig.function + ": autotune's prune_configs_by raised " + f.type + ": " + f.message + "\n" + f.traceback,
+        sig.function, "");
   }
 }
 
