@@ -11,6 +11,8 @@
 #                        (e.g. CMAKE_ARGS=-DTRITON_JIT_BUILD_TESTS=OFF)
 #   JOBS                 parallel build jobs (default: nproc)
 #   TRITON_JIT_SKIP_APT  1: never call apt-get, only report missing Debian packages
+#   TRITON_JIT_CORE_ONLY 1: without the torch layer: a .venv-core from requirements-core.txt
+#                        (no torch: about 0.7 GB instead of 4.7 GB) and -DTRITON_JIT_BUILD_TORCH=OFF
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build}"
@@ -19,6 +21,17 @@ BUILD_TYPE="${BUILD_TYPE:-Release}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 VENV_DIR="$REPO_ROOT/.venv"
 REQUIREMENTS="$REPO_ROOT/requirements.txt"
+TJ_CORE_ONLY=0
+case "${TRITON_JIT_CORE_ONLY:-0}" in
+  1 | true | on | yes) TJ_CORE_ONLY=1 ;;
+  0 | false | off | no | "") ;;
+  *) printf 'error: TRITON_JIT_CORE_ONLY must be 1 or 0, not %s\n' "$TRITON_JIT_CORE_ONLY" >&2; exit 1 ;;
+esac
+if [ "$TJ_CORE_ONLY" = 1 ]; then
+  # A virtualenv of its own, so that switching between the two never reinstalls either.
+  VENV_DIR="$REPO_ROOT/.venv-core"
+  REQUIREMENTS="$REPO_ROOT/requirements-core.txt"
+fi
 TJ_PYTHON=""  # set by tj_select_python
 TJ_CMAKE_ARGS=()  # set by tj_configure_args
 TJ_BUILD_ARGS=()  # set by tj_build_args
@@ -71,14 +84,16 @@ tj_ensure_venv() {
   local want
   want="$(tj_requirements_stamp)"
   if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$want" ]; then
-    tj_log "virtualenv up to date with requirements.txt: skipping pip"
+    tj_log "virtualenv up to date with $(basename "$REQUIREMENTS"): skipping pip"
     return 0
   fi
-  tj_log "installing requirements.txt into $VENV_DIR (triton is a large download: a few minutes)"
+  local what="triton is a large download: a few minutes"
+  if [ "$TJ_CORE_ONLY" != 1 ]; then what="triton and torch (CUDA build) are large downloads, 4.7 GB in all: several minutes; TRITON_JIT_CORE_ONLY=1 skips torch"; fi
+  tj_log "installing $(basename "$REQUIREMENTS") into $VENV_DIR ($what)"
   local pip_flags=(--no-input --disable-pip-version-check)
   if [ -n "${CI:-}" ] || [ ! -t 1 ]; then pip_flags+=(--progress-bar off); fi
   "$VENV_DIR/bin/python" -m pip install "${pip_flags[@]}" -r "$REQUIREMENTS" ||
-    tj_die "pip install -r requirements.txt failed"
+    tj_die "pip install -r $(basename "$REQUIREMENTS") failed"
   "$VENV_DIR/bin/python" -c 'import triton, pybind11' ||
     tj_die "the virtualenv still cannot import triton and pybind11"
   printf '%s\n' "$want" >"$stamp_file"
@@ -195,6 +210,8 @@ tj_configure_args() {
   TJ_CMAKE_ARGS=(-S "$REPO_ROOT" -B "$dir")
   if [ -n "$TJ_PYTHON" ]; then TJ_CMAKE_ARGS+=("-DPython3_EXECUTABLE=$TJ_PYTHON"); fi
   TJ_CMAKE_ARGS+=("-DCMAKE_BUILD_TYPE=$BUILD_TYPE")
+  # ON explicitly otherwise: a folder configured core-only earlier gets the torch layer back.
+  if [ "$TJ_CORE_ONLY" = 1 ]; then TJ_CMAKE_ARGS+=(-DTRITON_JIT_BUILD_TORCH=OFF); else TJ_CMAKE_ARGS+=(-DTRITON_JIT_BUILD_TORCH=ON); fi
   # A configured folder keeps its generator; a new one gets Ninja when available.
   if [ ! -f "$cache" ] && [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
     TJ_CMAKE_ARGS+=(-G Ninja)
@@ -241,6 +258,9 @@ tj_gpu_summary() {
 tj_setup() {
   tj_lock
   tj_log "libtriton_jit set-up in $REPO_ROOT (build folder: $BUILD_DIR)"
+  if [ "$TJ_CORE_ONLY" = 1 ]; then
+    tj_log "core only (TRITON_JIT_CORE_ONLY=1): no torch layer; python packages from requirements-core.txt"
+  fi
   tj_select_python
   tj_ensure_system_packages
   tj_configure

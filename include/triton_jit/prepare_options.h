@@ -15,6 +15,9 @@ struct PrepareOptions {
   // another; n: up to n at once (the pool grows past its limit for this batch when n is larger).
   int jobs = 0;
   Progress progress = Progress::Auto;
+  // The file descriptor the bar is drawn on (stderr by default; a tool that captures stderr can
+  // give its terminal's).
+  int progress_fd = 2;
   // Also load the kernels into the current CUDA context when a device is present, so that a
   // later launch (during graph capture, say) neither compiles nor loads.
   bool load = true;

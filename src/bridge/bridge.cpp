@@ -302,6 +302,25 @@ CompileResult compile(PyHandle function, const StaticSignature& signature, const
   }
 }
 
+void check_compile_request(const std::string& function, const CompileOptions* options, const Target& target) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::dict opts;
+  if (options != nullptr) {
+    for (const auto& [name, value] : options->items()) opts[py::str(name)] = option_value(value);
+  }
+  py::object problem;
+  try {
+    problem = b.attr("check_compile_request")(opts, py::make_tuple(target.backend, target.arch, target.warp_size));
+  } catch (py::error_already_set& e) {
+    // The check only asks Triton what it supports; a failure here is left to the compile to report.
+    return;
+  }
+  if (problem.is_none()) return;
+  py::tuple t = problem.cast<py::tuple>();
+  throw ArgumentError(function + ": " + t[1].cast<std::string>(), function, t[0].cast<std::string>());
+}
+
 ScopedGilRelease::ScopedGilRelease() {
   if (Py_IsInitialized() && PyGILState_Check()) saved_ = PyEval_SaveThread();
 }

@@ -57,6 +57,12 @@ struct CompileResult {
 CompileResult compile(PyHandle function, const StaticSignature& signature, const Specialization& spec,
                       const std::string& key, const CompileOptions* options, const Target& target);
 
+// Checks, before anything compiles, that the installed Triton can build for `target` (it has
+// that backend; for cuda, its ptxas knows the architecture) and that each of `options` is a
+// compile option of that backend with a value of its type. Throws ArgumentError naming the
+// function and, as parameter(), the option or "target".
+void check_compile_request(const std::string& function, const CompileOptions* options, const Target& target);
+
 // One compile for the compile worker pool (compile_many here, compile_in_pool in
 // bridge/compile_pool.h): the function by source and name, as a worker process loads it.
 struct CompileJob {

@@ -45,6 +45,7 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::load_function) load_function;
   decltype(&triton_jit::bridge::module_file) module_file;
   decltype(&triton_jit::bridge::compile) compile;
+  decltype(&triton_jit::bridge::check_compile_request) check_compile_request;
   decltype(&triton_jit::bridge::compile_many) compile_many;
   decltype(&triton_jit::bridge::decorator_callable) decorator_callable;
   decltype(&triton_jit::bridge::autotune_cache_lookup) autotune_cache_lookup;

@@ -44,6 +44,7 @@ extern "C" __attribute__((visibility("default"))) const triton_jit::bridge::Brid
       &b::load_function,
       &b::module_file,
       &b::compile,
+      &b::check_compile_request,
       &b::compile_many,
       &b::decorator_callable,
       &b::autotune_cache_lookup,

@@ -288,6 +288,10 @@ void release(PyHandle object) noexcept {
   if (const BridgeApi* loaded = g_api.load(std::memory_order_acquire); loaded && object.object) loaded->release(object);
 }
 
+void check_compile_request(const std::string& function, const CompileOptions* options, const Target& target) {
+  api().check_compile_request(function, options, target);
+}
+
 bool workers_may_load(const std::string& source) { return api().workers_may_load(source); }
 
 CompileResult compile_in_pool(const CompileJob& job) { return api().compile_in_pool(job); }

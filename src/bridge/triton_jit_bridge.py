@@ -6,6 +6,7 @@ on a version.
 """
 
 import ast
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -369,10 +370,153 @@ def load_function(path, name):
 # ----------------------------------------------------------------------------------------------
 
 
+def _arch_name(backend, arch):
+    """GPUTarget's arch for the runtime's integer one: the compute capability for cuda, the gfx
+    name for hip, whose hexadecimal digits the runtime keeps as a number (gfx942 is 0x942)."""
+    return f"gfx{arch:x}" if backend == "hip" else arch
+
+
+def _arch_number(backend, arch):
+    return int(arch[3:], 16) if backend == "hip" else int(arch)
+
+
 def _gpu_target(target):
     from triton.backends.compiler import GPUTarget
     backend, arch, warp_size = target
-    return GPUTarget(backend, arch, warp_size)
+    return GPUTarget(backend, _arch_name(backend, arch), warp_size)
+
+
+def _target_text(target):
+    backend, arch, warp_size = target
+    return f"{backend}:{_arch_name(backend, arch)}"
+
+
+# The target backends the runtime compiles for, each with an architecture to ask Triton about.
+_KNOWN_BACKENDS = (("cuda", 90, 32), ("hip", 0x942, 64))
+
+
+def _installed_backends():
+    """The runtime's target backends the installed Triton has a compiler for, e.g. ["cuda", "hip"]."""
+    from triton.backends import backends
+    found = []
+    for target in _KNOWN_BACKENDS:
+        gpu_target = _gpu_target(target)
+        if any(b.compiler.supports_target(gpu_target) for b in backends.values()):
+            found.append(target[0])
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _ptxas_archs(path):
+    """The sm_ architectures a ptxas builds ("sm_90a", ...), from its --help; None when it cannot say."""
+    import subprocess
+    try:
+        text = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    archs = set(re.findall(r"'(sm_\d+[a-z]?)'", text))
+    return frozenset(archs) or None
+
+
+def _cuda_target_problem(arch):
+    """Why the installed Triton cannot build cuda:`arch` (ptxas does not know the architecture),
+    or None. Asked before compiling: the failure would otherwise come from ptxas after the whole
+    pipeline ran, with the PTX printed on stdout."""
+    from triton.backends.nvidia import compiler as nv
+    try:
+        tool = nv.get_ptxas(arch)  # 3.5 and newer: Blackwell's own ptxas from sm_100 on
+    except TypeError:
+        tool = nv.get_ptxas()
+    try:
+        path = tool.path
+    except Exception:  # no ptxas at all: the compile reports it
+        return None
+    archs = _ptxas_archs(path)
+    if not archs:
+        return None
+    name = nv.sm_arch_from_capability(arch)
+    if name in archs:
+        return None
+    numbers = sorted({int(re.match(r"sm_(\d+)", a).group(1)) for a in archs})
+    return (f"the target cuda:{arch} ({name}) is not one the installed Triton {triton.__version__} can build: its "
+            f"ptxas ({path}) knows {', '.join(f'cuda:{n}' for n in numbers)}")
+
+
+def _type_of(annotation):
+    """(base type, whether None is allowed) of a dataclass field annotation: Optional[int] is (int, True)."""
+    import typing
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union:
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return (args[0] if len(args) == 1 else None), True
+    return (origin or annotation), False
+
+
+def _option_problem(name, value, annotation):
+    """Why `value` cannot be the compile option `name` of type `annotation`, or None."""
+    base, _ = _type_of(annotation)
+    if base is bool:
+        ok, wanted = isinstance(value, (bool, int)), "a bool (true or false)"
+    elif base is int:
+        ok, wanted = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif base is float:
+        ok, wanted = isinstance(value, (int, float)) and not isinstance(value, bool), "a number"
+    elif base is str:
+        ok, wanted = isinstance(value, str), "a string"
+    elif base in (tuple, list, dict, set):
+        ok, wanted = False, f"a {base.__name__}, which a compile option of this runtime cannot hold"
+    else:
+        return None  # a type the runtime does not know: Triton judges
+    if ok:
+        return None
+    shown = "true" if value is True else "false" if value is False else repr(value)
+    return f"the compile option {name} takes {wanted}, got {type(value).__name__} {shown}"
+
+
+_checked_requests = {}  # (options as (name, type, value) tuples, target) -> check_compile_request's answer
+
+
+def check_compile_request(options, target):
+    """Checks, before anything compiles, what Triton would only reject deep inside its pipeline:
+    that the installed Triton can build `target` ((backend, arch, warp_size)) and that each of
+    `options` (the caller's compile options, a dict) is an option of that backend with a value of
+    its type (the fields of CUDAOptions or HIPOptions). Returns None, or (what, message) with
+    `what` the option's name or "target". Answers are kept: a batch asks once per distinct request."""
+    key = (tuple((k, type(v).__name__, v) for k, v in sorted(options.items())), tuple(target))
+    if key not in _checked_requests:
+        _checked_requests[key] = _check_compile_request(options, target)
+    return _checked_requests[key]
+
+
+def _check_compile_request(options, target):
+    import dataclasses
+    import typing
+    backend_name = target[0]
+    installed = _installed_backends()
+    if backend_name not in installed:
+        return ("target", f"the installed Triton {triton.__version__} ({os.path.dirname(triton.__file__)}) cannot "
+                          f"compile for {_target_text(target)}: it has compilers for "
+                          f"{' and '.join(installed) or 'no backend'} targets")
+    if backend_name == "cuda":
+        problem = _cuda_target_problem(target[1])
+        if problem:
+            return ("target", problem)
+    gpu_target = _gpu_target(target)
+    backend = _make_backend(gpu_target)
+    fields = dataclasses.fields(type(backend.parse_options({})))
+    try:
+        hints = typing.get_type_hints(type(backend.parse_options({})))
+    except Exception:  # an annotation that does not evaluate: take the raw ones
+        hints = {f.name: f.type for f in fields}
+    known = {f.name for f in fields}
+    for name, value in options.items():
+        if name not in known:
+            return (name, f"unknown compile option '{name}' for {backend_name} targets; options of Triton "
+                          f"{triton.__version__}: {', '.join(sorted(known))}")
+        problem = _option_problem(name, value, hints.get(name))
+        if problem:
+            return (name, problem)
+    return None
 
 
 def _make_backend(gpu_target):
@@ -538,11 +682,29 @@ def _descriptor_scalars():
     return list(_descriptor_scalars_cache)
 
 
+def _flush_std():
+    """Python's buffered stdout and stderr out to their file descriptors now, while they still
+    lead where the host wants them (a tool that captures compiler output restores nothing at
+    exit); Triton prints the PTX there when ptxas fails."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed or missing stream
+            pass
+
+
 def compile(fn, specialization, options, target):
     """Compiles `fn` for `specialization` (Triton's list of (type, hint) tuples; constexprs as
     ("constexpr", value)) with `options` (dict) for `target` ((backend, arch, warp_size)).
-    Returns the cubin and the launch metadata: a dict holding every field of
+    Returns the binary (cubin or hsaco) and the launch metadata: a dict holding every field of
     TRITON_JIT_KERNEL_FIELDS (src/kernel/kernel_fields.h), read by name in C++."""
+    try:
+        return _compile(fn, specialization, options, target)
+    finally:
+        _flush_std()
+
+
+def _compile(fn, specialization, options, target):
     from triton.compiler import ASTSource
     gpu_target = _gpu_target(target)
     backend = _make_backend(gpu_target)
@@ -557,7 +719,7 @@ def compile(fn, specialization, options, target):
         "dependencies": dependencies,
         "triton_file": os.path.abspath(triton.__file__),
         "name": md.name,
-        "cubin": kernel.asm["cubin"],
+        "cubin": kernel.asm[backend.binary_ext],  # a cubin for cuda, an hsaco for hip
         "shared": int(md.shared),
         "num_warps": int(md.num_warps),
         "num_ctas": int(getattr(md, "num_ctas", 1)),
@@ -571,7 +733,7 @@ def compile(fn, specialization, options, target):
         "tensordesc_meta": list(getattr(md, "tensordesc_meta", None) or []),
         "tensordesc_scalars": _descriptor_scalars(),
         "scratch_params": _scratch_params(md),
-        "target": [gpu_target.backend, int(gpu_target.arch), int(gpu_target.warp_size)],
+        "target": [gpu_target.backend, _arch_number(gpu_target.backend, gpu_target.arch), int(gpu_target.warp_size)],
         "hash": str(getattr(md, "hash", "")),
         "triton_version": triton.__version__,
         "metadata_json": json.dumps(_metadata_dict(md), default=str, sort_keys=True),

@@ -35,7 +35,9 @@ class JsonObject {
     raw(key, list + "]");
   }
   void Target(const char* key, const triton_jit::Target& t) {
-    raw(key, "{\"backend\": " + quoted(t.backend) + ", \"arch\": " + std::to_string(t.arch) +
+    // As Triton's GPUTarget: a number for cuda, the gfx name for hip.
+    const std::string arch = t.backend == "hip" ? quoted(t.str().substr(4)) : std::to_string(t.arch);
+    raw(key, "{\"backend\": " + quoted(t.backend) + ", \"arch\": " + arch +
                  ", \"warp_size\": " + std::to_string(t.warp_size) + "}");
   }
   void DescriptorMetaList(const char* key, const std::vector<DescriptorMeta>& v) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "key/repr.h"
+#include "key/spec_key.h"
 #include "triton_jit/dtype.h"
 #include "triton_jit/errors.h"
 
@@ -147,14 +148,44 @@ bool parse_literal(const std::string& item, std::string* repr) {
 
 Specialization parse_signature(const StaticSignature& signature, std::string_view text) {
   std::vector<std::string> items = split_items(text);
-  if (items.size() != signature.params.size()) {
-    throw ArgumentError(signature.function + ": the signature '" + std::string(text) + "' has " +
-                            std::to_string(items.size()) + " items but the function has " +
-                            std::to_string(signature.params.size()) + " parameters",
-                        signature.function, "");
+  const size_t num_params = signature.params.size();
+  auto count_error = [&](const std::string& why, const std::string& parameter) {
+    return ArgumentError(signature.function + ": the signature '" + std::string(text) + "' has " +
+                             std::to_string(items.size()) + " items but the function has " +
+                             std::to_string(num_params) + " parameters" + why,
+                         signature.function, parameter);
+  };
+  if (items.size() > num_params) throw count_error("", "");
+  // Trailing parameters with defaults may be left out, as a call (and `specialize`) leaves them out.
+  for (size_t i = items.size(); i < num_params; ++i) {
+    const ParamInfo& p = signature.params[i];
+    if (!p.default_value) {
+      throw count_error(": parameter '" + p.name + "' is missing and it has no default", p.name);
+    }
+    if (!p.default_value->representable) {
+      throw count_error(": parameter '" + p.name + "' is missing (its default " + p.default_value->repr +
+                            " has no C++ form: give it explicitly)",
+                        p.name);
+    }
   }
   Specialization spec;
-  for (size_t i = 0; i < items.size(); ++i) {
+  spec.params.reserve(num_params);
+  for (size_t i = 0; i < num_params; ++i) {
+    if (i >= items.size()) {
+      // The default, specialized by the rules a call applies to it (an int default of 1 is the
+      // constexpr 1, None is None, ...).
+      const ParamInfo& p = signature.params[i];
+      const ArgValue value = p.default_value->to_arg();
+      ParamCode code;
+      ArgProblem problem = ArgProblem::None;
+      if (!specialize_param(make_rule(p), value, &code, &problem)) {
+        throw count_error(": parameter '" + p.name + "' is missing and its default " + p.default_value->repr +
+                              " does not fit its annotation: give it explicitly",
+                          p.name);
+      }
+      spec.params.push_back(describe(code, value));
+      continue;
+    }
     const ParamInfo& p = signature.params[i];
     ParamSpecialization ps;
     if (!p.is_constexpr && parse_type(items[i], &ps)) {

@@ -119,6 +119,38 @@ struct FunctionState {
                         signature.function, "");
   }
 
+  // A value the annotated type cannot hold. Triton's binder takes the annotation's type whatever
+  // the value, so it accepts such calls: the runtime refuses them where Triton's launcher would
+  // fail or pass something else than meant (docs/DESIGN.md, "Where the runtime is deliberately
+  // stricter than Triton"). Says what Triton would do and how to pass the value.
+  [[gnu::cold, gnu::noinline]] static std::string annotation_mismatch(const ParamInfo& p, ArgValue::Kind given,
+                                                                      const char* kind) {
+    using K = ArgValue::Kind;
+    const std::string head = "is annotated '" + p.annotation + "' and cannot take " +
+                             (given == K::Int || given == K::UInt ? "an " : "a ") + kind + ": ";
+    const bool pointer_annotation = !p.annotation.empty() && p.annotation[0] == '*';
+    if (given == K::TensorDesc) {
+      return head + "Triton ignores the annotation for a tensor descriptor (it keys it tensordesc<...>); remove the "
+                    "annotation to pass one";
+    }
+    if (pointer_annotation) {
+      return head + "Triton takes an integer there as the device address; pass the address as a pointer "
+                    "(TypedPtr{reinterpret_cast<void*>(address), DType::...}, or a typed pointer)";
+    }
+    if (given == K::Pointer) {
+      return head + "Triton keys a tensor there as " + p.annotation +
+             " but its launcher then passes only a one-element tensor's value (anything else raises TypeError); pass "
+             "the value itself, or the address as an integer "
+             "(static_cast<int64_t>(reinterpret_cast<uintptr_t>(ptr)))";
+    }
+    if (given == K::Float) {
+      return head + "Triton keys it as " + p.annotation +
+             " but its launcher then raises TypeError ('float' object cannot be interpreted as an integer); convert "
+             "it first (static_cast<int64_t>(x)), or remove the annotation to pass a float (fp32)";
+    }
+    return head + "pass a value of the annotated type";
+  }
+
   [[noreturn, gnu::cold, gnu::noinline]] void fail_arg(int index, ArgProblem problem, const ArgValue& arg) const {
     const ParamInfo& p = signature.params[static_cast<size_t>(index)];
     const char* kind = kind_name(arg.kind());
@@ -147,7 +179,7 @@ struct FunctionState {
       case ArgProblem::StringForRuntime:
         what = "is a runtime parameter; a string can only be passed to a tl.constexpr parameter";
         break;
-      case ArgProblem::KindForAnnotation: what = "is annotated '" + p.annotation + "' and cannot take a " + kind; break;
+      case ArgProblem::KindForAnnotation: what = annotation_mismatch(p, arg.kind(), kind); break;
       case ArgProblem::None: what = "was rejected"; break;
     }
     throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) + ") " + what,

@@ -42,6 +42,11 @@ CUfunction KernelEntry::load(CUcontext context, const cuda::DeviceInfo& device, 
     if (loaded_[i].context.load(std::memory_order_relaxed) == context) return loaded_[i].function;
   }
   const std::string where = "kernel " + info_.name + " on device " + std::to_string(device.ordinal);
+  if (info_.target.backend != "cuda") {
+    throw ArchitectureMismatchError(where + ": the binary was compiled for " + info_.target.str() +
+                                    ", which this runtime compiles but cannot launch: it launches through CUDA. "
+                                    "Set TRITON_JIT_TARGET (or triton_jit::set_target) to a cuda target, or unset it.");
+  }
   if (info_.target.arch != device.arch) {
     throw ArchitectureMismatchError(
         where + ": the binary was compiled for sm_" + std::to_string(info_.target.arch) + " but the device is sm_" +

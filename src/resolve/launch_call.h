@@ -25,7 +25,9 @@ inline void launch_call(FunctionState& m, const LaunchConfig& config, ArgSpan ar
   if (entry != nullptr) {
     count_hit(m.hit_slot, m.hits);
   } else {
-    Target target{"cuda", arch, warp_size};
+    // The packed explicit target holds only arch and warp size: its backend (hip) comes from the
+    // setting itself, read here on the miss path.
+    const Target target = explicit_target ? *triton_jit::explicit_target() : Target{"cuda", arch, warp_size};
     entry = Resolver::resolve(m, key, full, config, target, config.stream, true);
   }
   CUfunction function = entry->function_for(dev.context, *dev.info, m.loads);

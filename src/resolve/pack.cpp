@@ -2,10 +2,15 @@
 // resolver's batch entry compiles what it lists; pack_manifest.cpp reads the manifest).
 #include "triton_jit/pack.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -46,6 +51,36 @@ PackInfo load_one(const std::string& path) {
     detail::log_line("loaded kernel pack " + path + " (" + std::to_string(info.kernels) + " kernels)");
   }
   return info;
+}
+
+// Fails before anything compiles when the pack could not be written at the end: `out` names a
+// folder, or its folder cannot be created or take a file. The folder is probed with a file, which
+// also covers read-only mounts, full disks and permissions that access() misjudges for root; the
+// probe is named as the store names its temporary files, so that one left by a killed process is
+// recognised (and pruned) as such.
+void check_pack_output(const std::string& out) {
+  auto fail = [&](const std::string& why) {
+    throw PackError("cannot write the kernel pack " + out + ": " + why + " (checked before compiling anything)", out);
+  };
+  if (out.empty()) fail("the output path is empty");
+  const fs::path path(out);
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) fail("it is a folder; give a file name such as " + (path / "kernels.tjp").string());
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::exists(folder, ec)) {
+    fs::create_directories(folder, ec);
+    if (ec) fail(ec.message() + " (creating its folder " + folder.string() + ")");
+  } else if (!fs::is_directory(folder, ec)) {
+    fail(folder.string() + " is not a folder");
+  }
+  const std::string probe = out + std::string(detail::kTempInfix) + std::to_string(::getpid()) + ".probe";
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) fail(std::string(std::strerror(errno)) + " (its folder " + folder.string() + " takes no new file)");
+  const int closed = ::close(fd);
+  const int close_errno = errno;
+  ::unlink(probe.c_str());
+  if (closed != 0)
+    fail(std::string(std::strerror(close_errno)) + " (its folder " + folder.string() + " takes no new file)");
 }
 
 }  // namespace
@@ -97,6 +132,7 @@ PackInfo build_pack(const std::string& manifest_path, const std::string& out, co
 
 PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::string& manifest_path,
                     const std::string& out, const PrepareOptions& options) {
+  check_pack_output(out);
   const fs::path base = fs::absolute(fs::path(manifest_path)).parent_path();
   std::vector<KernelRequest> requests;
   std::vector<const PackManifestEntry*> origin;

@@ -164,6 +164,17 @@ void log_compiled(const FunctionState& fn, const Specialization& spec, const Tar
            " num_ctas=" + std::to_string(spec.num_ctas) + " for " + target.str() + " in " + buf + " ms" + where);
 }
 
+// Rejects, before anything compiles, a target the installed Triton cannot build and compile
+// options it does not take or of the wrong type (ArgumentError). Where nothing may compile, or
+// Python cannot run, the compile path reports that instead.
+void check_compilable(const FunctionState& fn, const CompileOptions* options, const Target& target) {
+  if (offline() || fn.source_sha256.empty()) return;
+  try {
+    bridge::check_compile_request(fn.signature.function, options, target);
+  } catch (const PythonError&) {
+  }
+}
+
 // Compiles in this process, through Python.
 bridge::CompileResult compile_here(FunctionState& fn, const Specialization& spec, const KernelKey& key,
                                    const CompileOptions* options, const Target& target) {
@@ -175,6 +186,7 @@ bridge::CompileResult compile_here(FunctionState& fn, const Specialization& spec
   } catch (const PythonError& e) {
     fail_missing(fn, key, CannotCompile::NoPython, e.what());
   }
+  check_compilable(fn, options, target);
   const auto start = std::chrono::steady_clock::now();
   bridge::CompileResult compiled = bridge::compile(py, fn.signature, spec, key.text(), options, target);
   fn.compiles.fetch_add(1, std::memory_order_relaxed);
@@ -480,7 +492,10 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
       case Found::Memory: ++report.in_memory; break;
       case Found::Pack: ++report.from_packs; break;
       case Found::Index: ++report.from_index; break;
-      case Found::Nowhere: to_compile.push_back(&job); break;
+      case Found::Nowhere:
+        check_compilable(fn, job.options, job.target);  // every request, before the first compile
+        to_compile.push_back(&job);
+        break;
     }
     items.push_back(std::move(item));
   }
@@ -490,7 +505,7 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
     // A batch takes up to one worker per kernel, at most the pool's limit or the jobs asked for.
     const int jobs = options.jobs > 0 ? options.jobs : compile_workers();
     report.workers = std::max(1, std::min<int>(jobs, static_cast<int>(to_compile.size())));
-    ProgressBar bar(label, to_compile.size(), options.progress);
+    ProgressBar bar(label, to_compile.size(), options.progress, options.progress_fd);
     if (to_compile.size() == 1 && options.jobs != 1) {
       // One kernel is a miss like a launch's: in this process unless it is busy compiling.
       Job& job = *to_compile.front();

@@ -10,7 +10,8 @@
 namespace triton_jit::detail {
 
 // The explicit target packed as (warp_size << 16 | arch) for the hot path; 0 when none is set.
-// Only the "cuda" backend is launched, so the backend needs no bits. The hot path reads a
+// Only the "cuda" backend is launched, so the backend needs no bits (a miss reads a hip target's
+// backend from the setting itself, and its kernel refuses to launch). The hot path reads a
 // constant-initialized atomic: no call, no guard of a function-local static. kTargetUnread
 // until TRITON_JIT_TARGET has been read (the first call, or set_target).
 inline constexpr uint32_t kTargetUnread = 0xffffffffu;

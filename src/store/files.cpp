@@ -97,7 +97,8 @@ std::string write_file_atomically(const std::string& path, std::string_view byte
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1 << (attempt - 1)));
     std::error_code ec;
-    std::filesystem::create_directories(target.parent_path(), ec);
+    // A bare file name has no parent to create (create_directories("") fails with EINVAL).
+    if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
     if (ec == std::errc::no_such_file_or_directory) {  // a parent went while its child was made
       why = ec.message();
       continue;

@@ -13,6 +13,9 @@ namespace {
 
 std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
+// How messages about devices name a target: sm_90 for cuda, hip:gfx942 otherwise.
+std::string arch_name(const Target& t) { return t.backend == "cuda" ? "sm_" + std::to_string(t.arch) : t.str(); }
+
 }  // namespace
 
 PackContents read_pack(const std::string& path) {
@@ -55,9 +58,11 @@ PackInfo PackRegistry::load(const std::string& path, int device_arch) {
   const int arch = device_arch;
   if (arch != 0 && !pack->info.targets.empty() &&
       std::none_of(pack->info.targets.begin(), pack->info.targets.end(),
-                   [&](const Target& t) { return t.arch == arch; })) {
+                   [&](const Target& t) { return t.backend == "cuda" && t.arch == arch; })) {
     std::string archs;
-    for (const Target& t : pack->info.targets) archs += (archs.empty() ? "sm_" : ", sm_") + std::to_string(t.arch);
+    for (const Target& t : pack->info.targets) {
+      archs += (archs.empty() ? "" : ", ") + arch_name(t);
+    }
     std::fprintf(stderr,
                  "[triton_jit] warning: the kernel pack %s holds kernels for %s only, but the device is sm_%d: "
                  "they are skipped here, and kernels compile just in time where Python and Triton are available. "
@@ -142,9 +147,8 @@ std::string PackRegistry::explain_miss(const std::string& path, const std::strin
       if (f.name != name || k.signature != key.signature) continue;
       if (!matches(f, path, name, source_sha256)) {
         notes += "; " + p->info.path + " holds it for another version of " + f.file + " (the sources differ)";
-      } else if (k.target.arch != key.target.arch) {
-        notes += "; " + p->info.path + " holds it for sm_" + std::to_string(k.target.arch) + ", not sm_" +
-                 std::to_string(key.target.arch);
+      } else if (!(k.target == key.target)) {
+        notes += "; " + p->info.path + " holds it for " + arch_name(k.target) + ", not " + arch_name(key.target);
       } else if (p->key_texts[i] != key.text()) {
         notes += "; " + p->info.path + " holds it with other launch options (" + p->key_texts[i] + ")";
       }

@@ -114,6 +114,18 @@ MIXED_ARGS = {
 
 ADD_SIG = "*fp32:16,*fp32:16,*fp32:16,i32:16,1024"
 
+# Calls the runtime refuses though Triton's binder keys them: (arguments, Triton's key).
+_MIXED_HEAD = [ptr("fp16", 4096), ptr("fp32", 4100), ptr("fp32", 4104)]
+STRICTER = {
+    "float_for_i64": (_MIXED_HEAD + [2.5, 1.5, 32, True, "abc"],
+                      "[('*fp16', 'D'), ('*fp32', ''), ('*kfp32', ''), ('i64', None), ('fp32', None), ('i32', None), "
+                      "('u1', None), ('constexpr', 'abc'), ('constexpr', 1.5), ('constexpr', None)]"),
+    "pointer_for_i64": (_MIXED_HEAD + [ptr("fp32", 4096), 1.5, 32, True, "abc"],
+                        "[('*fp16', 'D'), ('*fp32', ''), ('*kfp32', ''), ('i64', 'D'), ('fp32', None), "
+                        "('i32', None), ('u1', None), ('constexpr', 'abc'), ('constexpr', 1.5), ('constexpr', None)]"),
+    "int_for_pointer": ([4096, 7], "[('*fp16', 'D'), ('i32', '')]"),
+}
+
 # The decorated kernels of the unit tests (@triton.heuristics, @triton.autotune).
 DECORATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "decorated.py")
 ROW_SUM = DECORATED + ":row_sum_kernel"
@@ -377,8 +389,42 @@ CASES = {
                                    stderr=r"option --args given more than once"),
     "error_bad_target": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "sm90", "--out", "{out}"], rc=2,
                              stderr=r"invalid target 'sm90'.*"),
-    "error_bad_target_backend": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "hip:90", "--out", "{out}"],
-                                     rc=2, stderr=r"invalid target 'hip:90': only the cuda backend.*"),
+    "error_bad_target_backend": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "rocm:90", "--out", "{out}"],
+                                     rc=2, stderr=r"invalid target 'rocm:90': unknown backend 'rocm': this build "
+                                                  r"compiles for cuda \(NVIDIA: cuda:ARCH, e\.g\. cuda:90\) and hip "
+                                                  r"\(AMD: hip:gfxNAME, e\.g\. hip:gfx942; .*\)"),
+    "error_bad_target_hip_form": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "hip:90", "--out", "{out}"],
+                                      rc=2, stderr=r"invalid target 'hip:90': hip targets name a gfx architecture, "
+                                                   r"e\.g\. hip:gfx942 or hip:gfx90a"),
+    # Triton's ptxas does not know sm_999: refused before compiling (nothing else printed), with
+    # what it can build.
+    "error_target_unbuildable": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:999", "--out", "{out}"],
+                                     rc=1, stderr=r"add_kernel: the target cuda:999 \(sm_999a?\) is not one the "
+                                                  r"installed Triton \S+ can build: its ptxas \(.*ptxas\S*\) knows "
+                                                  r"cuda:\d+, .*cuda:90.*"),
+    # Option values are checked against the types of Triton's CUDAOptions fields.
+    "error_option_type": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}",
+                               "--option", "maxnreg=abc"], rc=1,
+                              stderr=r"add_kernel: the compile option maxnreg takes an integer, got str 'abc'"),
+    "error_option_bool_type": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}",
+                                    "--option", "enable_fp_fusion=maybe"], rc=1,
+                                   stderr=r"add_kernel: the compile option enable_fp_fusion takes a bool \(true or "
+                                          r"false\), got str 'maybe'"),
+    "error_option_unknown": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}",
+                                  "--option", "maxregs=64"], rc=1,
+                                 stderr=r"add_kernel: unknown compile option 'maxregs' for cuda targets; options of "
+                                        r"Triton \S+: .*maxnreg.*"),
+    # ptxas fails (an option it does not know): Triton prints the PTX on stdout and ptxas's log;
+    # the tool still prints one line, and shows that output with -v.
+    "error_ptxas_fails": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}",
+                               "--option", "ptx_options=--no-such-ptxas-flag"], rc=1,
+                              stderr=r"compiling add_kernel \[.*\] for cuda:90 failed at .*: PTXASError: .*"),
+    "error_ptxas_fails_verbose": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}",
+                                       "--option", "ptx_options=--no-such-ptxas-flag", "-v"], rc=1, one_line=False,
+                                      check=lambda o, out, err: _check_ptxas_verbose(err)),
+    # The AMD backend of Triton's wheels compiles without a GPU.
+    "compile_hip": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "hip:gfx942", "--out", "{out}"],
+                        check=lambda o, out, err: _check_hip_compiled(o, out)),
     "error_compile_missing_target": Case(["compile", ADD, "--signature", ADD_SIG, "--out", "{out}"], rc=2,
                                          stderr=r"compile: missing required option --target.*"),
     "error_bad_option": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "cuda:90", "--out", "{out}",
@@ -416,6 +462,26 @@ CASES = {
     "error_dtype_signature_unknown": Case(["compile", DTYPE, "--signature", "*fp32:16,i32,tl.float17,tl.float32",
                                            "--target", "cuda:90", "--out", "{out}"], rc=1,
                                           stderr=r"dtype_kernel: cannot read 'tl\.float17' for parameter 'X_dtype'.*"),
+    # Deliberately stricter than Triton, whose binder keys these calls: each message says what
+    # Triton would do and how to pass the value.
+    "error_float_for_annotated_int": Case(
+        ["specialize", MIXED, "--args", args(*STRICTER["float_for_i64"][0])], rc=1,
+        stderr=r"mixed_kernel: parameter 'n' \(#3\) is annotated 'i64' and cannot take a float: Triton keys it as "
+               r"i64 but its launcher then raises TypeError \('float' object cannot be interpreted as an integer\); "
+               r"convert it first \(static_cast<int64_t>\(x\)\), or remove the annotation to pass a float \(fp32\)",
+        check=lambda o, out, err: _check_stricter("mixed_kernel", *STRICTER["float_for_i64"])),
+    "error_pointer_for_annotated_int": Case(
+        ["specialize", MIXED, "--args", args(*STRICTER["pointer_for_i64"][0])], rc=1,
+        stderr=r"mixed_kernel: parameter 'n' \(#3\) is annotated 'i64' and cannot take a pointer: Triton keys a "
+               r"tensor there as i64 but its launcher then passes only a one-element tensor's value .*; pass the "
+               r"value itself, or the address as an integer \(static_cast<int64_t>\(reinterpret_cast<uintptr_t>"
+               r"\(ptr\)\)\)",
+        check=lambda o, out, err: _check_stricter("mixed_kernel", *STRICTER["pointer_for_i64"])),
+    "error_int_for_annotated_pointer": Case(
+        ["specialize", K + ":annotated_kernel", "--args", args(*STRICTER["int_for_pointer"][0])], rc=1,
+        stderr=r"annotated_kernel: parameter 'x_ptr' \(#0\) is annotated '\*fp16' and cannot take an int: Triton "
+               r"takes an integer there as the device address; pass the address as a pointer \(TypedPtr\{.*\}.*\)",
+        check=lambda o, out, err: _check_stricter("annotated_kernel", *STRICTER["int_for_pointer"])),
     "error_pointer_for_constexpr": Case(["specialize", ADD, "--args", args(ptr("fp32", 16), ptr("fp32", 16),
                                                                            ptr("fp32", 16), 8, ptr("fp32", 16))],
                                         rc=1, stderr=r"add_kernel: parameter 'BLOCK_SIZE' \(#4\) is a tl\.constexpr.*"),
@@ -424,7 +490,17 @@ CASES = {
     "error_signature_count": Case(["compile", ADD, "--signature", "*fp32:16,i32", "--target", "cuda:90",
                                    "--out", "{out}"], rc=1,
                                   stderr=r"add_kernel: the signature '\*fp32:16,i32' has 2 items but the function "
-                                         r"has 5 parameters"),
+                                         r"has 5 parameters: parameter 'out_ptr' is missing and it has no default"),
+    "error_signature_too_long": Case(["compile", ADD, "--signature", ADD_SIG + ",1", "--target", "cuda:90",
+                                      "--out", "{out}"], rc=1,
+                                     stderr=r"add_kernel: the signature '.*,1024,1' has 6 items but the function "
+                                            r"has 5 parameters"),
+    # As a call leaves out a default C++ cannot pass, so does a signature: the same message.
+    "error_signature_tuple_default": Case(["compile", K + ":tuple_default_kernel", "--signature", "*fp16:16",
+                                           "--target", "cuda:90", "--out", "{out}"], rc=1,
+                                          stderr=r"tuple_default_kernel: the signature '\*fp16:16' has 1 items but "
+                                                 r"the function has 2 parameters: parameter 'SHAPE' is missing \(its "
+                                                 r"default \(16, 16\) has no C\+\+ form: give it explicitly\)"),
     # ---- functions named by module (module:MODULE:FUNCTION), files inside a package ----
     "inspect_module": Case(["inspect", SCALE], stdout=lines("x_ptr", "out_ptr", "n", "BLOCK: constexpr = 256")),
     "inspect_file_in_package": Case(["inspect", "{k}/clipkg/ops.py:scale_kernel"],
@@ -459,9 +535,9 @@ class Flow:
 def _cli(out_dir):
     env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out_dir, "index"))
 
-    def cli(*argv, rc=0):
+    def cli(*argv, rc=0, cwd=None):
         argv = [a.replace("{k}", ARGS.kernels).replace("{out}", out_dir) for a in argv]
-        p = subprocess.run([ARGS.cli] + argv, capture_output=True, text=True, env=env, timeout=600)
+        p = subprocess.run([ARGS.cli] + argv, capture_output=True, text=True, env=env, timeout=600, cwd=cwd)
         print(f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
         assert p.returncode == rc, f"expected exit status {rc}"
         if rc != 0:
@@ -569,6 +645,106 @@ def _pack_module_flow(cli, out):
                      r"clipkg\.no_such_module failed", err), err
 
 
+def _pack_bare_name_flow(cli, out):
+    """The README's `pack kernels.manifest --out kernels.tjp`: a bare file name is written in the
+    working directory."""
+    with open(os.path.join(out, "kernels.manifest"), "w") as f:
+        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} target=cuda:90\n")
+    stdout, _ = cli("pack", "kernels.manifest", "--out", "kernels.tjp", "--quiet", cwd=out)
+    assert stdout.startswith("kernels.tjp: 1 kernels of 1 functions for cuda:90 "), stdout
+    with open(os.path.join(out, "kernels.tjp"), "rb") as f:
+        assert f.read(8) == b"TJITPACK"
+    assert not [n for n in os.listdir(out) if ".tmp" in n or ".probe" in n], os.listdir(out)
+
+
+def _pack_output_checked_first_flow(cli, out):
+    """An output path that cannot be written fails before anything compiles: the manifest's kernel
+    does not even compile (broken_kernel), yet the error is about the output, and nothing was
+    compiled into the index."""
+    manifest = os.path.join(out, "manifest.txt")
+    with open(manifest, "w") as f:
+        f.write(f"{ARGS.kernels}/cli_kernels.py:broken_kernel *fp16:16,64 target=cuda:90\n")
+    os.makedirs(os.path.join(out, "folder"))
+    _, err = cli("pack", manifest, "--out", "{out}/folder", rc=1)
+    assert re.fullmatch(r"triton-jit: error: cannot write the kernel pack .*/folder: it is a folder; give a file "
+                        r"name such as .*/folder/kernels\.tjp \(checked before compiling anything\)\n", err), err
+    with open(os.path.join(out, "plain_file"), "w") as f:
+        f.write("x")
+    _, err = cli("pack", manifest, "--out", "{out}/plain_file/k.tjp", rc=1)
+    assert re.fullmatch(r"triton-jit: error: cannot write the kernel pack .*/plain_file/k\.tjp: .*plain_file is not a "
+                        r"folder \(checked before compiling anything\)\n", err), err
+    assert not os.path.exists(os.path.join(out, "index", "kernels")), "something was compiled"
+    # A missing folder is created, as the final write would create it; then the compile fails.
+    _, err = cli("pack", manifest, "--out", "{out}/new/sub/k.tjp", rc=1)
+    assert "undefined_name is not defined" in err, err
+    assert os.path.isdir(os.path.join(out, "new", "sub")) and not os.listdir(os.path.join(out, "new", "sub"))
+
+
+def _pack_target_checked_first_flow(cli, out):
+    """A manifest line with a target the installed Triton cannot build fails the pack before any
+    kernel compiles, though an earlier line is fine."""
+    manifest = os.path.join(out, "manifest.txt")
+    with open(manifest, "w") as f:
+        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} target=cuda:90\n")
+        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} target=cuda:999\n")
+    _, err = cli("pack", manifest, "--out", "{out}/k.tjp", rc=1)
+    assert "add_kernel: the target cuda:999" in err, err
+    assert not os.path.exists(os.path.join(out, "index", "kernels")), "something was compiled"
+    with open(manifest, "w") as f:
+        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} maxnreg=many target=cuda:90\n")
+    _, err = cli("pack", manifest, "--out", "{out}/k.tjp", rc=1)
+    assert "the compile option maxnreg takes an integer, got str 'many'" in err, err
+    assert not os.path.exists(os.path.join(out, "k.tjp"))
+
+
+def _compile_defaults_flow(cli, out):
+    """compile --signature may leave out trailing parameters with defaults, as specialize's --args
+    may: the kernel is the one the full signature gives."""
+    full, _ = cli("specialize", DTYPE, "--args", args(ptr("fp32", 4096), 100, dtype("fp16")))
+    assert full == "*fp32:16,i32,triton.language.float16,triton.language.float32\n", full
+    cli("compile", DTYPE, "--signature", "*fp32:16,i32,tl.float16", "--target", "cuda:90", "--out", "{out}/short")
+    cli("compile", DTYPE, "--signature", full.strip(), "--target", "cuda:90", "--out", "{out}/full")
+    metas = []
+    for d in ("short", "full"):
+        with open(os.path.join(out, d, "dtype_kernel.json")) as f:
+            metas.append(json.load(f))
+        with open(os.path.join(out, d, "dtype_kernel.cubin"), "rb") as f:
+            metas[-1]["cubin_bytes"] = f.read()
+    assert metas[0]["hash"] == metas[1]["hash"] and metas[0]["cubin_bytes"] == metas[1]["cubin_bytes"]
+    # mixed_kernel's ALPHA = 1.5 and MODE = None, left out of both commands.
+    a = MIXED_ARGS["basic"][0]
+    key, _ = cli("specialize", MIXED, "--args", args(*a))
+    assert key.endswith(",'abc',1.5,None\n"), key
+    cli("compile", MIXED, "--signature", key.strip()[:-len(",1.5,None")], "--target", "cuda:90", "--out", "{out}/m")
+    listing, _ = cli("cache", "list")
+    assert "[" + key.strip() + "]" in listing, listing  # the index holds it under the full key
+
+
+def _output_captured_flow(cli, out):
+    """What imported or compiled code prints (Python's stdout, fd 2 directly, as native code and
+    compilers write) never mixes with the tool's output; -v shows it after the result. Each run
+    has an empty index of its own, so that the kernel file is imported (and prints) every time."""
+    noisy = f"{ARGS.kernels}/noisy.py:quiet_kernel"
+
+    def run(*argv):
+        index = os.path.join(out, f"index-{len(os.listdir(out))}")
+        env = dict(os.environ, TRITON_JIT_CACHE_DIR=index)
+        env.pop("TRITON_JIT_LOG", None)
+        p = subprocess.run([ARGS.cli] + list(argv), capture_output=True, text=True, env=env, timeout=600)
+        print(f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
+        assert p.returncode == 0
+        return p.stdout, p.stderr
+
+    stdout, stderr = run("compile", noisy, "--signature", "*fp32:16,64", "--target", "cuda:90", "--out", f"{out}/c")
+    assert stdout == f"{out}/c/quiet_kernel.cubin\n{out}/c/quiet_kernel.json\n" and stderr == "", (stdout, stderr)
+    stdout, stderr = run("inspect", noisy)
+    assert stdout == "x_ptr\nBLOCK: constexpr\n" and stderr == "", (stdout, stderr)
+    stdout, stderr = run("-v", "inspect", noisy)
+    assert stdout == "x_ptr\nBLOCK: constexpr\n", stdout
+    assert stderr.startswith("\n--- compiler output ---\n"), stderr
+    assert "noisy: a line on Python's stdout\n" in stderr and "noisy: a line written to fd 2\n" in stderr, stderr
+
+
 def _check_tune_table(out, function, num_configs):
     """`tune`'s output: the key line, the header, one row per config, exactly one chosen."""
     rows = out.splitlines()
@@ -673,7 +849,12 @@ def _pack_tune_gpu_flow(cli, out):
 FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "pack_flow": Flow(_pack_flow),
          "pack_dtype_flow": Flow(_pack_dtype_flow), "pack_module_flow": Flow(_pack_module_flow),
          "tune_store_flow": Flow(_tune_store_flow), "pack_autotune_flow": Flow(_pack_autotune_flow),
-         "error_pack_tune_no_gpu": Flow(_pack_tune_no_gpu), "pack_tune_gpu_flow": Flow(_pack_tune_gpu_flow)}
+         "error_pack_tune_no_gpu": Flow(_pack_tune_no_gpu), "pack_tune_gpu_flow": Flow(_pack_tune_gpu_flow),
+         "pack_bare_name_flow": Flow(_pack_bare_name_flow),
+         "pack_output_checked_first_flow": Flow(_pack_output_checked_first_flow),
+         "compile_defaults_flow": Flow(_compile_defaults_flow),
+         "pack_target_checked_first_flow": Flow(_pack_target_checked_first_flow),
+         "output_captured_flow": Flow(_output_captured_flow)}
 
 
 def _check_version(out):
@@ -696,6 +877,52 @@ NEEDS_TORCH = {"parity_dtype_torch", "parity_dtype_torch_names", "compile_torch_
 NEEDS_GPU = {"tune_gpu", "tune_gpu_reset_to_zero", "tune_store_flow", "pack_tune_gpu_flow"}
 NEEDS_NO_GPU = {"error_tune_no_gpu", "error_pack_tune_no_gpu"}
 
+# Cases that compile for hip: Triton 3.5 and newer link the hsaco themselves; 3.4 runs ROCm's
+# ld.lld, which a machine without ROCm lacks.
+NEEDS_HSACO_LINKER = {"compile_hip"}
+
+
+def _links_hsaco():
+    try:
+        from triton._C.libtriton import amd
+    except ImportError:
+        return False
+    return hasattr(amd, "link_hsaco")
+
+
+def _check_compiler_output(err, needle):
+    """-v: the error line, the full message, then what the compilers printed (Triton's PTX dump)."""
+    first, _, rest = err.partition("\n")
+    assert first.startswith("triton-jit: error: "), err
+    report, marker, captured = rest.partition("\n--- compiler output ---\n")
+    assert marker, f"no compiler output section:\n{err}"
+    assert needle in captured, f"{needle!r} not in the compiler output:\n{captured}"
+
+
+def _check_ptxas_verbose(err):
+    """-v after ptxas failed: the full message (ptxas's log, the command), and, from Triton 3.5 on,
+    which prints the PTX on stdout when ptxas fails, that PTX among the compilers' output."""
+    _check_verbose(err, "Repro command")
+    import triton
+    if tuple(int(x) for x in triton.__version__.split(".")[:2]) >= (3, 5):
+        _check_compiler_output(err, ".target sm_90")
+
+
+def _check_hip_compiled(out_dir, stdout):
+    hsaco = os.path.join(out_dir, "add_kernel.hsaco")
+    meta_path = os.path.join(out_dir, "add_kernel.json")
+    assert stdout == f"{hsaco}\n{meta_path}\n", stdout
+    with open(hsaco, "rb") as f:
+        data = f.read()
+    # An AMDGPU ELF (e_machine 224) for the gfx942 processor (e_flags' EF_AMDGPU_MACH 0x4c).
+    assert data[:4] == b"\x7fELF" and int.from_bytes(data[18:20], "little") == 224, data[:20]
+    assert data[48] == 0x4c, hex(data[48])
+    with open(meta_path) as f:
+        meta = json.load(f)
+    assert meta["target"] == {"backend": "hip", "arch": "gfx942", "warp_size": 64}, meta["target"]
+    assert meta["metadata"]["target"]["arch"] == "gfx942" and meta["metadata"]["backend_name"] == "hip", meta
+    assert meta["cubin"] == "add_kernel.hsaco" and meta["cubin_size"] == len(data), meta["cubin"]
+
 
 def _check_verbose(err, needle):
     first, _, rest = err.partition("\n")
@@ -705,6 +932,21 @@ def _check_verbose(err, needle):
 
 def _check_parity(function, items, out):
     """The tool's --repr line equals Triton's own binder's specialization for the same call."""
+    expected = _triton_binder(function, items)
+    got = out.splitlines()[1]
+    assert got == expected, f"triton-jit: {got}\ntriton:     {expected}"
+
+
+def _check_stricter(function, items, expected):
+    """Where the runtime refuses a call on purpose, Triton's binder keys it (docs/DESIGN.md lists
+    these places): the refusal is the runtime's choice, not a gap in its rules."""
+    got = _triton_binder(function, items)
+    assert got == expected, f"Triton's binder now gives {got}, not {expected}: update docs/DESIGN.md and this test"
+
+
+def _triton_binder(function, items):
+    """repr of the specialization Triton's own binder computes for `function` of cli_kernels.py
+    called with the JSON `items` (in Python form)."""
     import importlib.util
 
     import triton.language as tl
@@ -732,9 +974,7 @@ def _check_parity(function, items, out):
             return triton_reference.make_pointer(int(addr, 0) if isinstance(addr, str) else addr, item["ptr"].lstrip("*"))
         return item
 
-    expected = triton_reference.triton_specialization(fn, [([to_python(i) for i in items], {})])[0]
-    got = out.splitlines()[1]
-    assert got == expected, f"triton-jit: {got}\ntriton:     {expected}"
+    return triton_reference.triton_specialization(fn, [([to_python(i) for i in items], {})])[0]
 
 
 def _check_decorated_parity(function, items, out):
@@ -846,6 +1086,10 @@ def main():
         skipped.update((n, "needs a GPU; none is present") for n in names if n in NEEDS_GPU and not gpu)
         skipped.update((n, "checks the error of a machine without a GPU; this one has one") for n in names
                        if n in NEEDS_NO_GPU and gpu)
+    if any(n in NEEDS_HSACO_LINKER for n in names) and not _links_hsaco():
+        import triton
+        skipped.update((n, f"Triton {triton.__version__} links hsaco files with ROCm's ld.lld (Triton 3.5 and "
+                           f"newer link them themselves)") for n in names if n in NEEDS_HSACO_LINKER)
     for n, why in skipped.items():
         print(f"SKIPPED: {n} {why}")
     names = [n for n in names if n not in skipped]

@@ -230,7 +230,102 @@ TEST(Compile, ExplicitTarget) {
   EXPECT_THROW(Target::parse("rocm:90"), triton_jit::Error);
   EXPECT_THROW(Target::parse("cuda"), triton_jit::Error);
   EXPECT_THROW(Target::parse("cuda:9x"), triton_jit::Error);
+  EXPECT_THROW(Target::parse("cuda:90:x"), triton_jit::Error);
   EXPECT_EQ(Target::parse("cuda:80:32").str(), "cuda:80");
+}
+
+TEST(Compile, HipTargetsParse) {
+  const Target mi300 = Target::parse("hip:gfx942");
+  EXPECT_EQ(mi300.backend, "hip");
+  EXPECT_EQ(mi300.arch, 0x942);
+  EXPECT_EQ(mi300.warp_size, 64);  // Triton's HIPOptions: wave64 before gfx10
+  EXPECT_EQ(mi300.str(), "hip:gfx942");
+  EXPECT_EQ(Target::parse("hip:gfx90a").str(), "hip:gfx90a");
+  EXPECT_EQ(Target::parse("hip:gfx1100").warp_size, 32);
+  EXPECT_EQ(Target::parse("hip:gfx1100:64").warp_size, 64);
+  EXPECT_THROW(Target::parse("hip:90"), triton_jit::Error);
+  EXPECT_THROW(Target::parse("hip:gfx"), triton_jit::Error);
+  EXPECT_THROW(Target::parse("hip:gfx12345"), triton_jit::Error);
+  try {
+    Target::parse("rocm:90");
+    FAIL() << "rocm:90 parsed";
+  } catch (const triton_jit::Error& e) {
+    EXPECT_TRUE(test::contains(e.what(), "this build compiles for cuda")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "hip (AMD: hip:gfxNAME")) << e.what();
+  }
+}
+
+// Triton's PyPI wheels hold the AMD backend, which compiles without a GPU: an hsaco, an AMDGPU
+// ELF whose e_flags name the gfx942 processor (EF_AMDGPU_MACH_AMDGCN_GFX942 = 0x4c).
+TEST(Compile, HipTargetCompilesAnHsaco) {
+  const triton_jit::CompileRequest request{"*fp32:16,*fp32:16,*fp32:16,i32,64", 4, 3, 1, {},
+                                           Target::parse("hip:gfx942")};
+  KernelInfo k;
+  try {
+    k = add().compile(request);
+  } catch (const triton_jit::ArgumentError& e) {
+    if (test::contains(e.what(), "cannot compile for hip:gfx942")) GTEST_SKIP() << e.what();
+    throw;
+  } catch (const triton_jit::CompileError& e) {
+    // Triton 3.4 links the hsaco with ROCm's ld.lld (3.5 and newer link it themselves).
+    if (triton_jit::triton_version().rfind("3.4.", 0) == 0 && test::contains(e.what(), "ld.lld")) {
+      GTEST_SKIP() << "Triton 3.4 links hsaco files with ROCm's ld.lld, which this machine lacks: " << e.what();
+    }
+    throw;
+  }
+  EXPECT_EQ(k.target.str(), "hip:gfx942");
+  EXPECT_EQ(k.target.warp_size, 64);
+  ASSERT_GT(k.cubin.size(), 64u);
+  EXPECT_EQ(k.cubin.compare(0, 4,
+                            "\x7f"
+                            "ELF"),
+            0);
+  const auto u16 = [&](size_t at) { return bytes(k)[at] | bytes(k)[at + 1] << 8; };
+  EXPECT_EQ(u16(18), 224);               // e_machine: EM_AMDGPU
+  EXPECT_EQ(bytes(k)[48] & 0xff, 0x4c);  // e_flags (ELF64 at offset 48): the gfx942 processor
+  EXPECT_TRUE(test::contains(k.to_json(), "\"target\": {\"backend\": \"hip\", \"arch\": \"gfx942\", "
+                                          "\"warp_size\": 64}"))
+      << k.to_json();
+}
+
+// What Triton would only reject deep in its pipeline (ptxas for an unknown architecture, its IR
+// builder for an option of the wrong type) is refused before compiling, naming the culprit.
+TEST(Compile, UnbuildableTargetsAndBadOptionsAreRefusedFirst) {
+  const std::string sig = "*fp32:16,*fp32:16,*fp32:16,i32,128";
+  const uint64_t compiles_before = add().stats().compiles;
+  try {
+    add().compile(triton_jit::CompileRequest{sig, 4, 3, 1, {}, Target::parse("cuda:999")});
+    FAIL() << "cuda:999 compiled";
+  } catch (const triton_jit::ArgumentError& e) {
+    EXPECT_EQ(e.parameter(), "target");
+    EXPECT_TRUE(test::contains(e.what(), "the target cuda:999")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "cuda:90")) << e.what();  // what it can build
+  }
+  const std::pair<const char*, triton_jit::CompileOptions> bad[] = {
+      {"maxnreg", {{"maxnreg", std::string("abc")}}},
+      {"maxnreg", {{"maxnreg", true}}},
+      {"enable_fp_fusion", {{"enable_fp_fusion", std::string("no")}}},
+      {"no_such_option", {{"no_such_option", int64_t{1}}}},
+  };
+  for (const auto& [name, options] : bad) {
+    try {
+      add().compile(triton_jit::CompileRequest{sig, 4, 3, 1, options, Target::parse("cuda:90")});
+      ADD_FAILURE() << name << " compiled";
+    } catch (const triton_jit::ArgumentError& e) {
+      EXPECT_EQ(e.parameter(), name) << e.what();
+      EXPECT_TRUE(test::contains(e.what(), name)) << e.what();
+    }
+  }
+  EXPECT_EQ(add().stats().compiles, compiles_before) << "something compiled before the check";
+  // The same options through a launch's config are checked the same way.
+  const triton_jit::CompileOptions options{{"maxnreg", 2.5}};
+  triton_jit::LaunchConfig c = test::config();
+  c.options = &options;
+  const auto args = add_args(1000, 128);
+  EXPECT_THROW(add().compile(c, test::span(args)), triton_jit::ArgumentError);
+  // A right value of each type passes.
+  const triton_jit::CompileOptions good{{"maxnreg", int64_t{128}}, {"enable_fp_fusion", false}};
+  EXPECT_NO_THROW(add().compile(triton_jit::CompileRequest{sig, 4, 3, 1, good, Target::parse("cuda:90")}));
 }
 
 // Several kernels, each for sm_90 and sm_80: the binary is for the target asked, its entry point is

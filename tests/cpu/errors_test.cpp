@@ -273,8 +273,11 @@ TEST(CompileErrors, UnknownCompileOptionIsNamed) {
   triton_jit::LaunchConfig c = test::config();
   c.options = &options;
   const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), 10, 64);
-  const auto e = expect_throw<CompileError>([&] { add().compile(c, test::span(args)); });
-  EXPECT_TRUE(test::contains(e.what(), "no_such_option")) << e.what();
+  // Refused before compiling: an ArgumentError naming the option, with the options Triton has.
+  const auto e = expect_throw<triton_jit::ArgumentError>([&] { add().compile(c, test::span(args)); });
+  EXPECT_EQ(e.parameter(), "no_such_option");
+  EXPECT_TRUE(test::contains(e.what(), "unknown compile option 'no_such_option'")) << e.what();
+  EXPECT_TRUE(test::contains(e.what(), "maxnreg")) << e.what();
 }
 
 TEST(LaunchErrors, NoDriverMeansNoDeviceError) {

@@ -296,6 +296,28 @@ TEST_F(FakeLaunch, ArchitectureMismatch) {
   EXPECT_TRUE(fake::state().launches.empty());
 }
 
+// A hip kernel compiles (Triton's AMD backend), but the runtime launches through CUDA only: the
+// launch is refused before any module load, naming the target.
+TEST_F(FakeLaunch, HipKernelsAreNotLaunched) {
+  struct ResetTarget {
+    ~ResetTarget() { triton_jit::set_target(std::nullopt); }
+  } reset;
+  triton_jit::set_target(triton_jit::Target::parse("hip:gfx942"));
+  try {
+    add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
+    ADD_FAILURE() << "a hip kernel was launched";
+  } catch (const triton_jit::ArchitectureMismatchError& e) {
+    EXPECT_TRUE(test::contains(e.what(), "hip:gfx942")) << e.what();
+    EXPECT_TRUE(test::contains(e.what(), "cannot launch")) << e.what();
+  } catch (const triton_jit::CompileError& e) {
+    // Triton 3.4 links the hsaco with ROCm's ld.lld (3.5 and newer link it themselves).
+    if (!test::contains(e.what(), "ld.lld")) throw;
+    GTEST_SKIP() << "this Triton cannot link hsaco files here: " << e.what();
+  }
+  EXPECT_EQ(fake::state().module_loads, 0);
+  EXPECT_TRUE(fake::state().launches.empty());
+}
+
 TEST_F(FakeLaunch, LaunchFailureIsCudaError) {
   fake::state().launch_result = CUDA_ERROR_LAUNCH_FAILED;
   try {

@@ -85,7 +85,8 @@ int run_compile(const Options& o) {
   for (const auto& [key, value] : options.items()) options_json[key] = option_json(value);
   // Every field of the kernel (triton_jit's one list of them), with what only this command knows.
   ordered_json j = ordered_json::parse(info.to_json());
-  const std::string cubin_name = info.name + ".cubin";
+  // Triton's name for the binary: a cubin for cuda targets, an hsaco for hip.
+  const std::string cubin_name = info.name + (info.target.backend == "hip" ? ".hsaco" : ".cubin");
   j["function"] = fn.signature().function;
   j["file"] = fn.path();
   j["signature"] = o.signature;

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "error_report.h"
 #include "json_args.h"
+#include "output_capture.h"
 #include "triton_jit/decorators.h"
 #include "triton_jit/device.h"
 #include "triton_jit/errors.h"
@@ -104,6 +105,7 @@ int run_pack(const Options& o) {
   triton_jit::PrepareOptions options;
   options.jobs = o.jobs;
   options.progress = o.quiet ? triton_jit::Progress::Never : triton_jit::Progress::Auto;
+  options.progress_fd = terminal_stderr();  // stderr itself holds the compilers' output
   std::vector<triton_jit::PackManifestEntry> entries = triton_jit::read_pack_manifest(o.manifest);
   if (entries.empty()) {
     throw triton_jit::PackError("the pack manifest " + o.manifest + " lists no kernel", o.manifest);

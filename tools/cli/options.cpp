@@ -387,21 +387,27 @@ Options:
     return R"(Usage: triton-jit compile FILE.py:FUNCTION --signature SIG --target TARGET --out DIR
                         [--num-warps N] [--num-stages N] [--num-ctas N] [--option KEY=VALUE]...
 
-Compiles one specialization ahead of time and writes DIR/<kernel>.cubin and DIR/<kernel>.json
-(the launch metadata: name, shared memory, scratch sizes, Triton's full metadata, signature,
-options and target). Prints the two paths, one a line.
+Compiles one specialization ahead of time and writes DIR/<kernel>.cubin (DIR/<kernel>.hsaco for
+a hip target) and DIR/<kernel>.json (the launch metadata: name, shared memory, scratch sizes,
+Triton's full metadata, signature, options and target). Prints the two paths, one a line.
+Trailing parameters with defaults may be left out of the signature, as of specialize's --args.
+The target and the options are checked against the installed Triton before compiling.
+Compiler output (ptxas, LLVM warnings) is shown only with -v.
 
 Options:
   --signature SIG      Triton's signature syntax, one item per parameter, e.g. "*fp16:16,i32,1024"
                        (the output of triton-jit specialize); a dtype constexpr is written as
                        its repr: triton.language.float16 (or tl.float16) or torch.float16
-  --target TARGET      BACKEND:ARCH[:WARP_SIZE], e.g. cuda:90 or cuda:80
+  --target TARGET      BACKEND:ARCH[:WARP_SIZE], e.g. cuda:90 or cuda:80, or hip:gfx942 when the
+                       installed Triton has the AMD backend (its wheels do; such kernels
+                       compile here but do not launch: the runtime launches through CUDA)
   --out DIR            output directory (created if missing)
   --num-warps N        default 4
   --num-stages N       default 3
   --num-ctas N         default 1
   --option KEY=VALUE   a further compile option (maxnreg=128, enable_fp_fusion=false, ...);
-                       VALUE is read as a bool (true/false), an integer, a float, else a string
+                       VALUE is read as a bool (true/false), an integer, a float, else a string,
+                       and must fit the option's type in Triton (CUDAOptions, HIPOptions)
 )";
   }
   if (topic == "tune") {

@@ -20,6 +20,13 @@ def mixed_kernel(x_ptr, y_ptr, src_ptr: tl.const, n: tl.int64, scale, seed, flag
     pass
 
 
+# A pointer annotation: Triton takes an integer there as the address; the runtime wants a pointer.
+# Only specialized, never compiled.
+@triton.jit
+def annotated_kernel(x_ptr: "*fp16", n):
+    pass
+
+
 # A dtype default: C++ passes it as tl.float16 when the parameter is left out.
 @triton.jit
 def dtype_default_kernel(x_ptr, DT: tl.constexpr = tl.float16):
