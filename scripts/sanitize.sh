@@ -6,7 +6,9 @@
 # asan: AddressSanitizer + UndefinedBehaviorSanitizer (-DTRITON_JIT_SANITIZE="address;undefined",
 #       build-asan/), then every test labelled cpu (`ctest -L cpu`: the C++ CPU tests and the CLI's)
 #       but the fault-injection ones (label faults: they LD_PRELOAD a shim around libc's write
-#       calls, which cannot come before the ASan runtime in the library list). Leaks are checked;
+#       calls, which cannot come before the ASan runtime in the library list) and the deployment
+#       test (label deploy: it builds its own uninstrumented probe against the installed library,
+#       which then does not start with the ASan runtime). Leaks are checked;
 #       a UBSan finding aborts the test.
 # tsan: ThreadSanitizer (-DTRITON_JIT_SANITIZE=thread, build-tsan/), then the concurrency tests:
 #       the registry and concurrent misses (KernelCache.Concurrent*), concurrent launches and the
@@ -75,7 +77,7 @@ for p in "${parts[@]}"; do
       ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1" \
       LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0" \
       UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$SUPP/ubsan.supp" \
-      ctest --test-dir "$dir" -L cpu -LE faults --output-on-failure --no-tests=error --parallel "$CTEST_JOBS" \
+      ctest --test-dir "$dir" -L cpu -LE "faults|deploy" --output-on-failure --no-tests=error --parallel "$CTEST_JOBS" \
       --timeout 1800 --repeat until-pass:2 || rc=$?
   else
     dir="$ROOT/build-tsan"
