@@ -39,9 +39,12 @@ SUPP="$REPO_ROOT/scripts/sanitize"
 ROOT="${SANITIZE_BUILD_ROOT:-$REPO_ROOT}"
 CTEST_JOBS="${CTEST_JOBS:-$JOBS}"
 
+# The set-up lock is held only while setting up and building: tests that run the set-up
+# scripts themselves (scripts.core_only) would wait on it forever.
 tj_lock
 tj_select_python
 tj_ensure_system_packages
+tj_unlock
 
 # configure_and_build DIR SANITIZERS TARGET...: a build folder with TRITON_JIT_SANITIZE, and the
 # given CPU test executables only (no torch layer, benchmarks or GPU tests: they would run
@@ -49,6 +52,7 @@ tj_ensure_system_packages
 configure_and_build() {
   local dir=$1 sanitizers=$2
   shift 2
+  tj_lock
   tj_configure_args "$dir" || exit 1
   TJ_CMAKE_ARGS+=("-DTRITON_JIT_SANITIZE=$sanitizers" -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF)
   tj_log "cmake ${TJ_CMAKE_ARGS[*]}"
@@ -60,6 +64,7 @@ configure_and_build() {
   tj_build_args "$dir" "$@"
   tj_log "cmake ${TJ_BUILD_ARGS[*]}"
   cmake "${TJ_BUILD_ARGS[@]}" || tj_die "build of $dir failed (see above)"
+  tj_unlock
 }
 
 status=0
