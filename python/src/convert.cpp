@@ -476,7 +476,8 @@ uint64_t framework_stream(const ConvertContext& ctx) {
         raw = new nb::object(c.attr("_cuda_getCurrentRawStream"));
         current_device = new nb::object(c.attr("_cuda_getDevice"));
       }
-      const int device = ctx.device >= 0 ? ctx.device : nb::cast<int>((*current_device)());
+      // With one GPU the current device can only be 0: no call to ask.
+      const int device = ctx.device >= 0 ? ctx.device : g_torch_gpus == 1 ? 0 : nb::cast<int>((*current_device)());
       return nb::cast<uint64_t>((*raw)(device));
     }
     case Framework::CuPy: {

@@ -10,6 +10,7 @@
 #include "bridge/bridge.h"
 #include "bridge/python_select.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/index.h"
 
 // Generated at build time from triton_jit_bridge.py.
 extern const char* const kTritonJitBridgeSource;
@@ -99,6 +100,10 @@ py::module_& bridge() {
       throw PythonError("the triton_jit bridge failed to load: " + f.type + ": " + f.message, f.traceback);
     }
     sys.attr("modules")["triton_jit_bridge"] = *m;
+    try {
+      m->attr("use_stored_triton_key")(index_dir());
+    } catch (py::error_already_set&) {  // only a shortcut: Triton computes its key itself
+    }
     return m;
   }();
   return *module;

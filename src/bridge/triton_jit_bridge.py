@@ -699,7 +699,9 @@ def compile(fn, specialization, options, target):
     Returns the binary (cubin or hsaco) and the launch metadata: a dict holding every field of
     TRITON_JIT_KERNEL_FIELDS (src/kernel/kernel_fields.h), read by name in C++."""
     try:
-        return _compile(fn, specialization, options, target)
+        result = _compile(fn, specialization, options, target)
+        _store_triton_key()  # computed by the compile: storing it costs a small write
+        return result
     finally:
         _flush_std()
 
@@ -920,6 +922,78 @@ def _use_triton_key(triton_file, key):
             m.triton_key = triton_key
 
 
+# Triton's installation hash kept in the index: triton_key() reads and hashes libtriton (hundreds of
+# MB, most of a second), in every process that compiles, and a compile worker's first job waited
+# for it. The stored copy is used while every file of the installation has the size, times and
+# inode it was computed from: a reinstall or an edit changes them.
+_stored_key_file = None  # where this process would store its key: (path, fingerprint), or None
+_stored_key_lock = threading.Lock()
+
+
+def _installation_fingerprint(triton_dir):
+    h = hashlib.sha256(triton.__version__.encode())
+    for root, dirs, files in os.walk(triton_dir):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")  # bytecode is not part of the key
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            st = os.stat(path)
+            h.update(f"{os.path.relpath(path, triton_dir)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ctime_ns}"
+                     f"\0{st.st_ino}\n".encode())
+    return h.hexdigest()
+
+
+def use_stored_triton_key(index_dir):
+    """Makes this process's triton_key() return the copy stored in the index directory `index_dir`
+    when it is still the installation's; else notes where to store it once computed. Returns
+    whether a stored key is in use. Any trouble with the file is only a lost shortcut."""
+    global _stored_key_file
+    if not index_dir:
+        return False
+    try:
+        triton_file = os.path.abspath(triton.__file__)
+        fingerprint = _installation_fingerprint(os.path.dirname(triton_file))
+        name = hashlib.sha256(triton_file.encode()).hexdigest()[:32] + ".key"
+        path = os.path.join(index_dir, "triton-keys", name)
+        try:
+            with open(path, encoding="utf-8") as f:
+                stored_fingerprint, key = f.read().split("\n")[:2]
+        except (OSError, ValueError):
+            stored_fingerprint, key = "", ""
+        if stored_fingerprint == fingerprint and key:
+            _use_triton_key(triton_file, key)
+            return True
+        with _stored_key_lock:
+            _stored_key_file = (path, fingerprint)
+    except Exception:  # noqa: BLE001
+        pass
+    return False
+
+
+def _store_triton_key():
+    """Stores this process's triton_key() where use_stored_triton_key noted, once; call it when
+    the key is computed already (after a compile) or about to be needed anyway."""
+    global _stored_key_file
+    with _stored_key_lock:
+        target, _stored_key_file = _stored_key_file, None
+    if target is None:
+        return
+    path, fingerprint = target
+    tmp = None
+    try:
+        key = _triton_key_module().triton_key()
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.tmp{os.getpid()}.{threading.get_ident()}"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(f"{fingerprint}\n{key}\n")
+        os.replace(tmp, path)
+    except Exception:  # noqa: BLE001 - a read-only or full index: computed again next time
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
 _worker_functions = {}  # (source, name) -> JITFunction, in a worker
 
 
@@ -1025,6 +1099,7 @@ class CompilePool:
     def _compute_triton_key(self):
         try:
             self._triton_key = (os.path.abspath(triton.__file__), _triton_key_module().triton_key())
+            _store_triton_key()
         except BaseException:  # noqa: BLE001 - the workers then compute their own
             pass
         finally:

@@ -846,6 +846,42 @@ def _pack_tune_gpu_flow(cli, out):
     assert p.returncode == 0 and p.stdout == f"*fp16:16,*fp16:16,i32:16,fp32,True,{m.group(2)}\n", p.stderr
 
 
+def _triton_key_flow(cli, out):
+    """Triton's installation key (triton_key(), hashing libtriton) is stored in the index by the
+    first compile and used by later processes while the installation's files are unchanged: a
+    stored key with the right fingerprint changes the kernel's hash, a stale one is replaced."""
+    import glob
+    import json
+
+    def compile_hash(sub):
+        shutil.rmtree(os.path.join(out, "index", "v3"), ignore_errors=True)  # a compile, not an index hit
+        cli("compile", ADD, "--signature", ADD_SIG_64, "--target", "cuda:90", "--out", "{out}/" + sub)
+        with open(os.path.join(out, sub, "add_kernel.json")) as f:
+            return json.load(f)["hash"]
+
+    def stored():
+        files = glob.glob(os.path.join(out, "index", "triton-keys", "*.key"))
+        assert len(files) == 1, files
+        with open(files[0]) as f:
+            return files[0], f.read().split("\n")[:2]
+
+    import triton.runtime.cache as cache
+    if not hasattr(cache, "triton_key"):
+        import triton.compiler.compiler as cache  # Triton 3.4
+    real_key = cache.triton_key()
+    first = compile_hash("a")
+    path, (fingerprint, key) = stored()
+    assert key == real_key and re.fullmatch(r"[0-9a-f]{64}", fingerprint), (fingerprint, key[:80])
+    with open(path, "w") as f:
+        f.write(f"{fingerprint}\nnot-the-installation-key\n")
+    assert compile_hash("b") != first, "a stored key with the installation's fingerprint is used"
+    assert stored()[1][1] == "not-the-installation-key"
+    with open(path, "w") as f:
+        f.write(f"{'0' * 64}\nnot-the-installation-key\n")
+    assert compile_hash("c") == first, "a key stored for other files is not used"
+    assert stored()[1] == [fingerprint, real_key], "and is replaced by the real one"
+
+
 FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "pack_flow": Flow(_pack_flow),
          "pack_dtype_flow": Flow(_pack_dtype_flow), "pack_module_flow": Flow(_pack_module_flow),
          "tune_store_flow": Flow(_tune_store_flow), "pack_autotune_flow": Flow(_pack_autotune_flow),
@@ -854,7 +890,7 @@ FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors), "
          "pack_output_checked_first_flow": Flow(_pack_output_checked_first_flow),
          "compile_defaults_flow": Flow(_compile_defaults_flow),
          "pack_target_checked_first_flow": Flow(_pack_target_checked_first_flow),
-         "output_captured_flow": Flow(_output_captured_flow)}
+         "output_captured_flow": Flow(_output_captured_flow), "triton_key_flow": Flow(_triton_key_flow)}
 
 
 def _check_version(out):
