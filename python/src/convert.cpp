@@ -451,19 +451,21 @@ PyObject* arg_to_python(const ArgValue& a) {
 }
 
 void init_convert() {
-  n.data_ptr = intern("data_ptr");
-  n.dtype = intern("dtype");
-  n.is_cuda = intern("is_cuda");
-  n.get_device = intern("get_device");
-  n.cai = intern("__cuda_array_interface__");
-  n.dlpack = intern("__dlpack__");
-  n.dlpack_device = intern("__dlpack_device__");
-  n.value = intern("value");
-  n.device = intern("device");
-  n.type = intern("type");
-  n.nbytes = intern("nbytes");
-  n.stream = intern("stream");
-  n.ptr = intern("ptr");
+  for (auto [field, name] : {std::pair{&n.data_ptr, "data_ptr"},
+                             {&n.dtype, "dtype"},
+                             {&n.is_cuda, "is_cuda"},
+                             {&n.get_device, "get_device"},
+                             {&n.cai, "__cuda_array_interface__"},
+                             {&n.dlpack, "__dlpack__"},
+                             {&n.dlpack_device, "__dlpack_device__"},
+                             {&n.value, "value"},
+                             {&n.device, "device"},
+                             {&n.type, "type"},
+                             {&n.nbytes, "nbytes"},
+                             {&n.stream, "stream"},
+                             {&n.ptr, "ptr"}}) {
+    *field = intern(name);
+  }
 }
 
 uint64_t framework_stream(const ConvertContext& ctx) {

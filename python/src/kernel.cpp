@@ -13,6 +13,7 @@
 #include "deferred_launch.h"
 #include "errors.h"
 #include "triton_jit/errors.h"
+#include "types.h"
 
 namespace nb = nanobind;
 
@@ -634,20 +635,7 @@ void register_kernel(nb::module_& m) {
           "The parameters a call passes, in order (those no decorator sets).")
       .def_prop_ro("signature", [](Kernel& k) { return k.fn().signature().to_string(); })
       .def(
-          "stats",
-          [](Kernel& k) {
-            const Stats s = k.fn().stats();
-            nb::dict d;
-            d["hits"] = s.hits;
-            d["misses"] = s.misses;
-            d["compiles"] = s.compiles;
-            d["loads"] = s.loads;
-            d["index_hits"] = s.index_hits;
-            d["pack_hits"] = s.pack_hits;
-            d["tunings"] = s.tunings;
-            d["heuristic_python_calls"] = s.heuristic_python_calls;
-            return d;
-          },
+          "stats", [](Kernel& k) { return stats_dict(k.fn().stats()); },
           "This function's counters: hits, misses, compiles, loads, index_hits, pack_hits, tunings.")
       .def("__repr__", [](Kernel& k) {
         if (!k.resolved()) return std::string("<triton_jit.Kernel, found at first use>");

@@ -73,26 +73,18 @@ inline std::string type_name(PyObject* o) {
   return (mod.empty() || mod == "builtins") ? qual : mod + "." + qual;
 }
 
-inline std::string repr_of(PyObject* o) {
-  PyObject* r = PyObject_Repr(o);
-  if (r == nullptr) {
-    PyErr_Clear();
-    return "<unprintable>";
-  }
-  std::string s = PyUnicode_AsUTF8(r);
-  Py_DECREF(r);
-  return s;
+// The text of PyObject_Repr or PyObject_Str of `o`, for messages: never fails.
+inline std::string text_of(PyObject* o, PyObject* (*to_text)(PyObject*)) {
+  PyObject* r = to_text(o);
+  const char* s = r != nullptr ? PyUnicode_AsUTF8(r) : nullptr;
+  std::string text = s != nullptr ? s : "<unprintable>";
+  if (s == nullptr) PyErr_Clear();
+  Py_XDECREF(r);
+  return text;
 }
 
-inline std::string str_of(PyObject* o) {
-  PyObject* r = PyObject_Str(o);
-  if (r == nullptr) {
-    PyErr_Clear();
-    return "<unprintable>";
-  }
-  std::string s = PyUnicode_AsUTF8(r);
-  Py_DECREF(r);
-  return s;
-}
+inline std::string repr_of(PyObject* o) { return text_of(o, PyObject_Repr); }
+
+inline std::string str_of(PyObject* o) { return text_of(o, PyObject_Str); }
 
 }  // namespace triton_jit::python

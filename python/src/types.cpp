@@ -44,6 +44,19 @@ CompileOptions to_options(const nb::dict& d) {
 
 }  // namespace
 
+nb::dict stats_dict(const Stats& s) {
+  nb::dict d;
+  d["hits"] = s.hits;
+  d["misses"] = s.misses;
+  d["compiles"] = s.compiles;
+  d["loads"] = s.loads;
+  d["index_hits"] = s.index_hits;
+  d["pack_hits"] = s.pack_hits;
+  d["tunings"] = s.tunings;
+  d["heuristic_python_calls"] = s.heuristic_python_calls;
+  return d;
+}
+
 void register_types(nb::module_& m) {
   nb::class_<Specialization>(m, "Specialization", "Triton's specialization of one call: its kernel key.")
       .def("signature", &Specialization::signature, "Triton's signature syntax: '*fp16:16,i32,1024'.")
@@ -125,21 +138,7 @@ void register_settings(nb::module_& m) {
   m.def("device_name", &device_name, "The current device's name.");
   m.def("triton_version", &triton_version, "The version of the Triton package kernels compile with.");
   m.def(
-      "global_stats",
-      []() {
-        const Stats s = global_stats();
-        nb::dict d;
-        d["hits"] = s.hits;
-        d["misses"] = s.misses;
-        d["compiles"] = s.compiles;
-        d["loads"] = s.loads;
-        d["index_hits"] = s.index_hits;
-        d["pack_hits"] = s.pack_hits;
-        d["tunings"] = s.tunings;
-        d["heuristic_python_calls"] = s.heuristic_python_calls;
-        return d;
-      },
-      "The counters of every function together.");
+      "global_stats", []() { return stats_dict(global_stats()); }, "The counters of every function together.");
 }
 
 }  // namespace triton_jit::python
