@@ -15,7 +15,7 @@ bench="$build/bench/compile_pool_bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-keys="$tmp/seed/index/triton-keys"  # Triton's installation key, stored by one compile
+keys="$tmp/seed/index/v3/installations"  # Triton's installation key, stored by one compile
 mkdir -p "$tmp/seed/triton" "$tmp/seed/out"
 TRITON_CACHE_DIR="$tmp/seed/triton" TRITON_JIT_CACHE_DIR="$tmp/seed/index" "$build/tools/triton-jit" compile \
   "$(dirname "${BASH_SOURCE[0]}")/kernels/launch_kernels.py:add_kernel" --signature "*fp32,*fp32,*fp32,i32,1024" \
@@ -25,7 +25,7 @@ run() {  # run NAME ARGS...: the output line of a fresh process with empty kerne
   local dir="$tmp/$1"
   shift
   mkdir -p "$dir/triton" "$dir/index"
-  [[ $dir == *-unkeyed ]] || cp -r "$keys" "$dir/index/"
+  [[ $dir == *-unkeyed ]] || { mkdir -p "$dir/index/v3" && cp -r "$keys" "$dir/index/v3/"; }
   TRITON_CACHE_DIR="$dir/triton" TRITON_JIT_CACHE_DIR="$dir/index" "$bench" "$@"
 }
 field() { sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p"; }

@@ -953,7 +953,7 @@ def use_stored_triton_key(index_dir):
         triton_file = os.path.abspath(triton.__file__)
         fingerprint = _installation_fingerprint(os.path.dirname(triton_file))
         name = hashlib.sha256(triton_file.encode()).hexdigest()[:32] + ".key"
-        path = os.path.join(index_dir, "triton-keys", name)
+        path = os.path.join(index_dir, "v3", "installations", name)
         try:
             with open(path, encoding="utf-8") as f:
                 stored_fingerprint, key = f.read().split("\n")[:2]
@@ -982,9 +982,11 @@ def _store_triton_key():
     try:
         key = _triton_key_module().triton_key()
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.tmp{os.getpid()}.{threading.get_ident()}"
+        tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"  # the store's temporary names
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(f"{fingerprint}\n{key}\n")
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except Exception:  # noqa: BLE001 - a read-only or full index: computed again next time
         if tmp is not None:

@@ -17,6 +17,7 @@
 #include "resolve/pack.h"
 #include "resolve/progress_bar.h"
 #include "settings/settings.h"
+#include "store/compile_lock.h"
 #include "store/kernel_index.h"
 #include "store/pack_registry.h"
 
@@ -33,6 +34,7 @@ struct Job {
   const CompileOptions* options = nullptr;
   Target target;
   const KernelEntry* entry = nullptr;  // the result
+  bool stored_meanwhile = false;       // found in the index once another process had compiled it
 };
 
 enum class Found { Memory, Pack, Index, Nowhere };
@@ -259,17 +261,88 @@ void finish(Job& job, bridge::CompileResult& compiled) {
   job.entry = insert(*job.fn, job.key, job.args, compiled.kernel);
 }
 
-// Compiles the jobs that were nowhere: one after another in this process with one worker, else
-// on the worker pool, `workers` at once. Each compiled kernel is stored in the index and
-// inserted into its function's table. Errors are collected, one per failed job, in job order for
-// one worker and completion order for several.
+// The compile lock of a job's kernel among the processes sharing the index (store/compile_lock.h),
+// waiting up to `wait` for another process that holds it. None where nothing is shared or nothing
+// can compile.
+CompileLock lock_compile(const Job& job, std::chrono::milliseconds wait) {
+  if (compile_lock_timeout().count() == 0 || offline() || job.fn->source_sha256.empty()) return {};
+  const std::string file = KernelIndex::instance().compile_lock_file(job.fn->path, job.fn->name, job.kernel_key,
+                                                                     bridge::python_environment());
+  if (wait.count() == 0) return CompileLock::take(file, wait);
+  bridge::ScopedGilRelease release;  // the holder may be a thread of this process needing the GIL
+  return CompileLock::take(file, wait);
+}
+
+// Under the lock: whether another process stored the kernel since this one missed it; then it
+// is taken from there (an index hit, no compile).
+bool stored_meanwhile(Job& job) {
+  Found found = Found::Nowhere;
+  auto kernel = find_stored(*job.fn, job.kernel_key, &found);
+  if (!kernel) return false;
+  job.entry = insert(*job.fn, job.key, job.args, *kernel);
+  job.stored_meanwhile = true;
+  return true;
+}
+
+// A miss's kernel compiled once across the processes sharing the index: this one compiles it
+// under its lock, unless another process did meanwhile.
+void compile_once(Job& job) {
+  CompileLock lock = lock_compile(job, compile_lock_timeout());
+  if (lock.held() && stored_meanwhile(job)) return;
+  bridge::CompileResult compiled = compile_one(job);
+  finish(job, compiled);
+}
+
+void compile_batch(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
+                   std::vector<std::exception_ptr>* errors);
+
+// Compiles the jobs that were nowhere, each once across the processes sharing the index: first
+// those whose lock this process takes at once, holding their locks until they are stored (no
+// waiting meanwhile, so two processes cannot wait on each other); then, one at a time, those
+// another process was compiling, each taken from the index when it stored it. Errors are
+// collected, one per failed job.
 void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
                   std::vector<std::exception_ptr>* errors) {
   auto advance = [&](const Job& job) {
     if (bar != nullptr) bar->advance(job.fn->signature.function);
   };
-  if (workers <= 1) {
-    for (Job* job : jobs) {
+  std::vector<Job*> mine, theirs;
+  std::vector<CompileLock> held;
+  for (Job* job : jobs) {
+    CompileLock lock = lock_compile(*job, std::chrono::milliseconds(0));
+    if (lock.state() == CompileLock::State::Busy) {
+      theirs.push_back(job);
+    } else if (lock.held() && stored_meanwhile(*job)) {
+      advance(*job);
+    } else {
+      mine.push_back(job);
+      held.push_back(std::move(lock));
+    }
+  }
+  compile_batch(mine, workers, bar, errors);
+  held.clear();
+  for (Job* job : theirs) {
+    CompileLock lock = lock_compile(*job, compile_lock_timeout());
+    if (lock.held() && stored_meanwhile(*job)) {
+      advance(*job);
+    } else {
+      compile_batch({job}, 1, bar, errors);
+    }
+  }
+}
+
+// Compiles `jobs`: one after another in this process with one worker, else on the worker pool,
+// `workers` at once. Each compiled kernel is stored in the index and inserted into its
+// function's table. Errors are collected, one per failed job, in job order for one worker and
+// completion order for several.
+void compile_batch(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
+                   std::vector<std::exception_ptr>* errors) {
+  auto advance = [&](const Job& job) {
+    if (bar != nullptr) bar->advance(job.fn->signature.function);
+  };
+  // In this process, one after another.
+  auto compile_here_each = [&](const std::vector<Job*>& here) {
+    for (Job* job : here) {
       try {
         bridge::CompileResult compiled = compile_here(*job->fn, job->spec, job->kernel_key, job->options, job->target);
         finish(*job, compiled);
@@ -278,6 +351,10 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
       }
       advance(*job);
     }
+  };
+  if (jobs.empty()) return;
+  if (workers <= 1) {
+    compile_here_each(jobs);
     return;
   }
   if (offline()) fail_missing(*jobs.front()->fn, jobs.front()->kernel_key, CannotCompile::Offline);
@@ -304,15 +381,7 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
                                   return true;
                                 }),
                  runnable.end());
-  for (Job* job : local) {
-    try {
-      bridge::CompileResult compiled = compile_here(*job->fn, job->spec, job->kernel_key, job->options, job->target);
-      finish(*job, compiled);
-    } catch (...) {
-      errors->push_back(std::current_exception());
-    }
-    advance(*job);
-  }
+  compile_here_each(local);
   if (runnable.empty()) return;
   std::vector<bridge::CompileJob> work;
   for (const Job* job : runnable) work.push_back(pool_job(*job));
@@ -401,8 +470,7 @@ const KernelEntry* Resolver::resolve(FunctionState& fn, const SpecKey& key, cons
       if (check_capture && cuda::stream_is_capturing(capture_stream)) {
         fail_missing(fn, job.kernel_key, CannotCompile::Capturing);
       }
-      bridge::CompileResult compiled = compile_one(job);
-      finish(job, compiled);
+      compile_once(job);
     }
     forget_pending();
     mine->promise.set_value(job.entry);
@@ -510,8 +578,7 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
       // One kernel is a miss like a launch's: in this process unless it is busy compiling.
       Job& job = *to_compile.front();
       try {
-        bridge::CompileResult compiled = compile_one(job);
-        finish(job, compiled);
+        compile_once(job);
       } catch (...) {
         errors.push_back(std::current_exception());
       }
@@ -519,7 +586,10 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
     } else {
       compile_jobs(to_compile, report.workers, &bar, &errors);
     }
-    for (const Job* job : to_compile) report.compiled += job->entry != nullptr;
+    for (const Job* job : to_compile) {
+      report.compiled += job->entry != nullptr && !job->stored_meanwhile;
+      report.from_index += job->stored_meanwhile;
+    }
   }
 
   if (options.load && cuda::driver_available()) {

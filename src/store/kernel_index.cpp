@@ -77,6 +77,14 @@ std::string KernelIndex::kernel_id(const std::string& path, const std::string& n
   return h.hex();
 }
 
+std::string KernelIndex::compile_lock_file(const std::string& path, const std::string& name, const KernelKey& key,
+                                           const std::string& environment) {
+  const std::string dir = directory();
+  if (dir.empty()) return {};
+  const std::string id = kernel_id(path, name, key, environment);
+  return dir + "/" TRITON_JIT_INDEX_DIR "/locks/" + id.substr(0, 2) + "/" + id + ".lock";
+}
+
 std::string KernelIndex::kernel_file(const std::string& dir, const std::string& id) const {
   return dir + "/" TRITON_JIT_INDEX_DIR "/kernels/" + id.substr(0, 2) + "/" + id + ".tjk";
 }
@@ -446,8 +454,12 @@ std::vector<IndexEntry> KernelIndex::list() {
 
 namespace {
 
+// The folders `clear` empties and `prune` rids of abandoned temporary files; not locks/, whose
+// files other processes may hold (store/compile_lock.h). installations/ is the bridge's
+// (Triton's installation key, triton_jit_bridge.py).
 constexpr const char* kSubfolders[] = {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions",
-                                       TRITON_JIT_INDEX_DIR "/tables", TRITON_JIT_INDEX_DIR "/modules"};
+                                       TRITON_JIT_INDEX_DIR "/tables", TRITON_JIT_INDEX_DIR "/modules",
+                                       TRITON_JIT_INDEX_DIR "/installations"};
 
 // A writer takes milliseconds; a temporary file this old was left by one that was killed.
 constexpr int64_t kAbandonedTempSeconds = 3600;

@@ -13,9 +13,10 @@
 namespace triton_jit::detail {
 
 // The on-disk index (docs/FORMATS.md):
-//   DIR/v2/kernels/XX/ID.tjk     one compiled kernel; ID = sha256(path, name, key text, environment)
-//   DIR/v2/functions/ID.tjs      one function's static signature; ID = sha256(path, name, environment)
-//   DIR/v2/modules/ID.tjm        the file a module was imported from; ID = sha256(module, environment)
+//   DIR/v3/kernels/XX/ID.tjk     one compiled kernel; ID = sha256(path, name, key text, environment)
+//   DIR/v3/functions/ID.tjs      one function's static signature; ID = sha256(path, name, environment)
+//   DIR/v3/modules/ID.tjm        the file a module was imported from; ID = sha256(module, environment)
+//   DIR/v3/locks/XX/ID.lock      a kernel's compile lock (store/compile_lock.h); ID as the kernel's
 // `environment` names the Triton installation the entry belongs to (bridge::python_environment):
 // a process using another one neither takes nor overwrites it.
 // Reads never fail: a missing, stale or damaged file is a miss. Writes go through a temporary
@@ -57,6 +58,10 @@ class KernelIndex {
   std::vector<IndexTable> list_tables();
   size_t clear();
   size_t prune(double days);
+
+  // The compile lock's file of a kernel (store/compile_lock.h); empty when the index is off.
+  std::string compile_lock_file(const std::string& path, const std::string& name, const KernelKey& key,
+                                const std::string& environment);
 
   static std::string kernel_id(const std::string& path, const std::string& name, const KernelKey& key,
                                const std::string& environment);

@@ -854,13 +854,13 @@ def _triton_key_flow(cli, out):
     import json
 
     def compile_hash(sub):
-        shutil.rmtree(os.path.join(out, "index", "v3"), ignore_errors=True)  # a compile, not an index hit
+        shutil.rmtree(os.path.join(out, "index", "v3", "kernels"), ignore_errors=True)  # a compile, not a hit
         cli("compile", ADD, "--signature", ADD_SIG_64, "--target", "cuda:90", "--out", "{out}/" + sub)
         with open(os.path.join(out, sub, "add_kernel.json")) as f:
             return json.load(f)["hash"]
 
     def stored():
-        files = glob.glob(os.path.join(out, "index", "triton-keys", "*.key"))
+        files = glob.glob(os.path.join(out, "index", "v3", "installations", "*.key"))
         assert len(files) == 1, files
         with open(files[0]) as f:
             return files[0], f.read().split("\n")[:2]

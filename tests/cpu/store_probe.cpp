@@ -5,11 +5,19 @@
 // --function NAME (instead of FUNCTION), --module NAME (get_module(NAME, FUNCTION); FILE unused), --dtype tl:NAME or
 // torch:NAME (a sixth argument, a dtype),
 // --versions 1 (also print params=N, the parameters of the launch, scratch=N, the kernel's scratch
-// pointers, and process_triton=VERSION, the Triton this process's Python has: starts Python).
+// pointers, and process_triton=VERSION, the Triton this process's Python has: starts Python),
+// --start-after FILE (wait for FILE to exist before the first miss: processes that miss at once),
+// --prepare JOBS (first prepare() the kernels of BLOCK 64, 128, 256 and 512 with that many jobs).
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_driver.h"
@@ -28,7 +36,11 @@ int main(int argc, char** argv) {
   std::string module;                       // --module: get_module(module, FUNCTION), FILE unused
   std::vector<triton_jit::ArgValue> extra;  // the dtype, if any
   bool versions = false;
+  std::string start_after;
+  int prepare_jobs = -1;
   for (int i = 3; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--start-after") == 0) start_after = argv[i + 1];
+    if (std::strcmp(argv[i], "--prepare") == 0) prepare_jobs = std::stoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--block") == 0) block = std::stoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--versions") == 0) versions = std::strcmp(argv[i + 1], "1") == 0;
     if (std::strcmp(argv[i], "--function") == 0) function = argv[i + 1];
@@ -63,6 +75,21 @@ int main(int argc, char** argv) {
                                               triton_jit::to_arg(1000), triton_jit::to_arg(block)};
     args.insert(args.end(), extra.begin(), extra.end());
     const triton_jit::ArgSpan span{args.data(), args.size()};
+    if (!start_after.empty()) {  // ready (Python started, the signature read): wait for the others
+      std::ofstream(start_after + ".ready." + std::to_string(::getpid())) << "ready";
+      for (int i = 0; !std::filesystem::exists(start_after) && i < 120000; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    if (prepare_jobs >= 0) {
+      std::vector<triton_jit::KernelRequest> requests;
+      for (int b : {64, 128, 256, 512}) requests.push_back(triton_jit::request(fn, config, x, y, out, 1000, b));
+      triton_jit::PrepareOptions options;
+      options.jobs = prepare_jobs;
+      options.progress = triton_jit::Progress::Never;
+      const triton_jit::PrepareReport r = triton_jit::prepare(requests, options);
+      std::cout << "prepare_compiled=" << r.compiled << " prepare_from_index=" << r.from_index << std::endl;
+    }
     fn.launch(config, span);
     const triton_jit::KernelInfo& info = fn.compile(config, span);
     const triton_jit::Stats s = fn.stats();

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -103,6 +104,28 @@ class StoreTest : public ::testing::Test {
       if (it->path().filename().string().find(needle) != std::string::npos) out.push_back(it->path());
     }
     return out;
+  }
+
+  // Runs `count` probes with `args` that all miss at one moment (the ranks of a job starting
+  // together): each starts Python and reads the signature, says it is ready, and waits for the go.
+  std::vector<Probe> run_at_once(int count, const std::string& env, const std::string& args) const {
+    const fs::path& root = root_;
+    const std::string go = (root / "go").string();
+    std::vector<Probe> results(count);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < count; ++i) {
+      threads.emplace_back([&, i] { results[i] = run(env, "--start-after '" + go + "' " + args); });
+    }
+    for (int waited = 0; waited < 240000; waited += 10) {
+      int ready = 0;
+      for (const auto& e : fs::directory_iterator(root))
+        ready += e.path().filename().string().rfind("go.ready.", 0) == 0;
+      if (ready == count) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    write_text(go, "go");
+    for (auto& th : threads) th.join();
+    return results;
   }
 
   fs::path root_;
@@ -315,6 +338,41 @@ TEST_F(StoreTest, ConcurrentWritersLeaveOneValidEntry) {
   EXPECT_EQ(entries[0].function_name, "scaled_add");
   const Probe reader = run(no_python());
   EXPECT_EQ(reader["index_hits"], "1") << reader.output;
+}
+
+// ---- processes sharing one index: each kernel compiled once ----
+
+int total(const std::vector<Probe>& results, const std::string& field) {
+  int sum = 0;
+  for (const Probe& p : results) {
+    EXPECT_EQ(p.status, 0) << p.output;
+    sum += std::atoi(p[field].c_str());
+  }
+  return sum;
+}
+
+TEST_F(StoreTest, ProcessesMissingAKernelAtOnceCompileItOnce) {
+  const auto results = run_at_once(3, "", "");
+  EXPECT_EQ(total(results, "compiles"), 1) << "one process compiles; the others wait for its lock";
+  EXPECT_EQ(total(results, "index_hits"), 2) << "and take the kernel from the index";
+  EXPECT_EQ(total(results, "launches"), 3);
+  std::set<std::string> cubins;
+  for (const Probe& p : results) cubins.insert(p["cubin_sha256"]);
+  EXPECT_EQ(cubins.size(), 1u);
+}
+
+TEST_F(StoreTest, WithTheLockTimeoutZeroEachProcessCompilesWhatItMisses) {
+  // The control of the test above: without the lock both compile.
+  const auto results = run_at_once(2, "TRITON_JIT_COMPILE_LOCK_TIMEOUT=0", "");
+  EXPECT_EQ(total(results, "compiles"), 2);
+}
+
+TEST_F(StoreTest, ProcessesPreparingTheSameKernelsAtOnceCompileEachOnce) {
+  // prepare() of four kernels on two worker processes each, in two processes at once.
+  const auto results = run_at_once(2, "", "--prepare 2");
+  EXPECT_EQ(total(results, "prepare_compiled"), 4);
+  EXPECT_EQ(total(results, "prepare_from_index"), 4);
+  EXPECT_EQ(total(results, "compiles"), 4) << "the launch after prepare() finds its kernel in memory";
 }
 
 // ---- one index, several Triton installations ----

@@ -10,7 +10,8 @@
 //                        writes half its bytes, as a disk filling up does
 //   FAULT_STOP=1         instead, the process stops itself (SIGSTOP) at the step, for its parent
 //                        to kill: a write writes half its bytes first (killed mid-write)
-//   FAULT_LOG=/abs/file  one line per step: "N op path"
+//   FAULT_LOG=/abs/file  one line per step: "N op path" (for write, fsync, close: the path the
+//                        descriptor was opened with)
 #ifdef _FORTIFY_SOURCE
 #undef _FORTIFY_SOURCE
 #endif
@@ -31,6 +32,7 @@ namespace {
 
 constexpr int kMaxFd = 4096;
 std::atomic<bool> g_tracked[kMaxFd];  // descriptors opened below FAULT_DIR
+char g_fd_path[kMaxFd][256];          // and the paths they were opened with, for the step log
 std::atomic<int> g_step{0};
 
 template <typename F>
@@ -106,7 +108,10 @@ int step(const char* op, const char* path) {
 }
 
 int after_open(int fd, const char* path) {
-  if (fd >= 0 && fd < kMaxFd && below_dir(path)) g_tracked[fd].store(true, std::memory_order_relaxed);
+  if (fd >= 0 && fd < kMaxFd && below_dir(path)) {
+    snprintf(g_fd_path[fd], sizeof g_fd_path[fd], "%s", path);
+    g_tracked[fd].store(true, std::memory_order_relaxed);
+  }
   return fd;
 }
 
@@ -141,7 +146,7 @@ mode_t mode_arg(int flags, va_list ap) {
 
 int do_sync(fd_fn fn, const char* op, int fd) {
   if (tracked(fd)) {
-    if (const int e = step(op, nullptr)) {
+    if (const int e = step(op, g_fd_path[fd])) {
       errno = e;
       return -1;
     }
@@ -189,7 +194,7 @@ ssize_t write(int fd, const void* buf, size_t count) {
   const write_fn w = real(&g_write, "write");
   if (tracked(fd)) {
     auto half = [&] { w(fd, buf, count / 2); };
-    if (const int e = step("write", nullptr, half)) {
+    if (const int e = step("write", g_fd_path[fd], half)) {
       half();
       errno = e;
       return -1;
@@ -205,7 +210,7 @@ int close(int fd) {
   const fd_fn c = real(&g_close, "close");
   if (!tracked(fd)) return c(fd);
   g_tracked[fd].store(false, std::memory_order_relaxed);
-  const int e = step("close", nullptr);
+  const int e = step("close", g_fd_path[fd]);
   const int rc = c(fd);  // Linux releases the descriptor even when close reports an error
   if (e != 0) {
     errno = e;

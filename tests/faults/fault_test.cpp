@@ -20,6 +20,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <regex>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -130,6 +131,13 @@ std::string damaged_files(const fs::path& dir) {
   std::string problems;
   for (const fs::path& file : list_files(dir).files) {
     const std::string bytes = read_text(file);
+    if (file.extension() == ".lock") continue;  // compile locks hold nothing (store/compile_lock.h)
+    if (file.extension() == ".key") {           // Triton's installation key: fingerprint and key, whole
+      if (!std::regex_match(bytes, std::regex("[0-9a-f]{64}\n[^\n]+\n"))) {
+        problems += file.string() + ": not a whole installation key\n";
+      }
+      continue;
+    }
     auto magic = kMagic.find(file.extension().string());
     if (magic == kMagic.end()) {
       problems += file.string() + ": not a file the store writes\n";
@@ -290,8 +298,16 @@ TEST_F(IndexEntryFaults, AFailedWriteAtEachStepLosesNothing) {
       ASSERT_EQ(r.status, 0) << "the launch goes on from memory:\n" << r.output;
       EXPECT_EQ(r["compiles"], "1");
       EXPECT_EQ(r["launches"], "1");
-      EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel cache"), 1u) << r.output;
-      EXPECT_NE(r.output.find(errno_text(e)), std::string::npos) << r.output;
+      const std::string& step = all[n - 1];
+      if (step.find("/v3/locks") != std::string::npos || step.find("/v3/installations") != std::string::npos) {
+        // A compile lock or Triton's installation key that cannot be written is only a lost
+        // shortcut: the kernel is stored all the same, and nothing needs saying.
+        EXPECT_EQ(count_of(r.output, "warning"), 0u) << r.output;
+        EXPECT_TRUE(kernel_stored()) << r.output;
+      } else {
+        EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel cache"), 1u) << r.output;
+        EXPECT_NE(r.output.find(errno_text(e)), std::string::npos) << r.output;
+      }
       expect_index_intact(where, false);
       expect_a_new_process_reads_the_index();
     }
