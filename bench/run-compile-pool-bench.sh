@@ -3,9 +3,11 @@
 # (bench/compile_pool_bench.cpp). Each run is a fresh process with empty kernel caches (Triton's
 # and the index), so every kernel really compiles. The index holds only Triton's installation key,
 # as on any machine where the runtime compiled once before (src/bridge/triton_jit_bridge.py:
-# use_stored_triton_key); the cold 16-thread case also runs without it, as the first process after
-# installing Triton. Prints the ratios against the targets of docs/BENCHMARKS.md (set for a 16-core
-# machine).
+# _take_stored_triton_key); the cold 16-thread case also runs without it, as the first process after
+# installing Triton. The pool's first prepare() call and the cold 16-thread case also run with
+# spawned workers (TRITON_JIT_COMPILE_WORKER_START=spawn: each a fresh Python instead of a fork of
+# the fork server), the baseline of the fork server. Prints the ratios against the targets of
+# docs/BENCHMARKS.md (set for a 16-core machine).
 # Usage: bench/run-compile-pool-bench.sh BUILD_DIR [PREPARE_COUNT] [MISS_THREADS]
 set -euo pipefail
 build=$(cd "${1:?usage: run-compile-pool-bench.sh BUILD_DIR [PREPARE_COUNT] [MISS_THREADS]}" && pwd)
@@ -34,27 +36,33 @@ ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]);
 echo "compile pool on $(nproc) cores, $(date +%F), $(uname -m)"
 serial=$(run prepare-serial prepare --jobs 1 --count "$count")
 pool=$(run prepare-pool prepare --jobs 0 --count "$count")
+spawned_pool=$(TRITON_JIT_COMPILE_WORKER_START=spawn run prepare-pool-spawned prepare --jobs 0 --count "$count")
 echo "prepare of $count specializations, then $count others (seconds):"
 echo "  serial (jobs=1, in process): $serial"
 echo "  pool   (jobs=0):             $pool"
+echo "  pool, spawned workers:       $spawned_pool"
 first=$(ratio "$(field first <<<"$serial")" "$(field first <<<"$pool")")
 second=$(ratio "$(field second <<<"$serial")" "$(field second <<<"$pool")")
 echo "  first call:  ${first}x serial (target on 16 cores: >= 6x)"
 echo "  second call: ${second}x serial (target on 16 cores: >= 8x)"
+echo "  first call with spawned workers (each a fresh Python, no fork server): $(ratio "$(field first <<<"$serial")" "$(field first <<<"$spawned_pool")")x serial"
 
 mkdir -p "$tmp/k1" "$tmp/kc" "$tmp/kw"
 one=$(run misses-serial misses --threads 1 --count "$threads" --dir "$tmp/k1")
 cold=$(run misses-cold misses --threads "$threads" --count "$threads" --dir "$tmp/kc")
-mkdir -p "$tmp/ku"
+mkdir -p "$tmp/ku" "$tmp/ks"
 unkeyed=$(run misses-cold-unkeyed misses --threads "$threads" --count "$threads" --dir "$tmp/ku")
 warm=$(run misses-warm misses --threads "$threads" --count "$threads" --dir "$tmp/kw" --warm 1)
+spawned=$(TRITON_JIT_COMPILE_WORKER_START=spawn run misses-cold-spawned misses --threads "$threads" --count "$threads" \
+  --dir "$tmp/ks")
 s=$(field seconds <<<"$one")
 echo "$threads threads each missing a different kernel (seconds):"
 echo "  one after another:                          $one"
 echo "  $threads threads at once, workers not started:   $cold"
 echo "  $threads threads at once, start_compile_workers: $warm"
 echo "  $threads threads at once, workers not started, no installation key stored: $unkeyed"
-echo "  wall = 1/$(ratio "$s" "$(field seconds <<<"$cold")") of serial, 1/$(ratio "$s" "$(field seconds <<<"$warm")") with the workers started, 1/$(ratio "$s" "$(field seconds <<<"$unkeyed")") with no key stored (target on 16 cores: <= 1/6)"
+echo "  $threads threads at once, workers not started, each a fresh Python (no fork server): $spawned"
+echo "  wall = 1/$(ratio "$s" "$(field seconds <<<"$cold")") of serial, 1/$(ratio "$s" "$(field seconds <<<"$warm")") with the workers started, 1/$(ratio "$s" "$(field seconds <<<"$unkeyed")") with no key stored, 1/$(ratio "$s" "$(field seconds <<<"$spawned")") with spawned workers (target on 16 cores: <= 1/6)"
 
 mkdir -p "$tmp/kl"
 lone=$(run lone lone --dir "$tmp/kl")

@@ -22,7 +22,7 @@
 namespace triton_jit::bridge {
 
 // Raised whenever the table's layout or meaning changes.
-inline constexpr uint32_t kBridgeAbiVersion = 1;
+inline constexpr uint32_t kBridgeAbiVersion = 2;
 
 // The file the core looks for beside itself, then in the installation's library folder.
 inline constexpr const char* kBridgeLibraryName = "libtriton_jit_python.so";
@@ -60,6 +60,7 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::workers_may_load) workers_may_load;
   decltype(&triton_jit::bridge::compile_in_pool) compile_in_pool;
   decltype(&triton_jit::bridge::start_workers) start_workers;
+  decltype(&triton_jit::bridge::prestart_fork_server) prestart_fork_server;
   decltype(&triton_jit::bridge::compile_pool_status) compile_pool_status;
   decltype(&triton_jit::bridge::python_environment) python_environment;
   bool (*interpreter_used)() noexcept;

@@ -298,6 +298,8 @@ CompileResult compile_in_pool(const CompileJob& job) { return api().compile_in_p
 
 void start_workers(int count) { api().start_workers(count); }
 
+void prestart_fork_server() { api().prestart_fork_server(); }
+
 PoolStatus compile_pool_status() {
   // Starts no Python: a pool exists only once the bridge is loaded.
   const BridgeApi* loaded = g_api.load(std::memory_order_acquire);

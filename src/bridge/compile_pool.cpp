@@ -17,8 +17,11 @@
 #include <thread>
 
 #include "bridge/compile_codec.h"
+#include "bridge/fork_server.h"
 #include "bridge/interpreter.h"
+#include "bridge/python_select.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/index.h"
 #include "triton_jit/settings.h"
 
 // Generated at build time from triton_jit_bridge.py: workers run the same source.
@@ -88,16 +91,41 @@ void untrack(int64_t pid) {
   v.erase(std::remove_if(v.begin(), v.end(), [&](const Tracked& w) { return w.pid == pid; }), v.end());
 }
 
-// ---- jobs ------------------------------------------------------------------------------------
+// ---- the fork server ------------------------------------------------------------------------
 
 std::atomic<bool> g_pool_created{false};
+std::atomic<bool> g_prestart_tried{false};
+std::mutex g_prestarted_mutex;
+std::optional<ForkServerProcess> g_prestarted;  // started ahead of the pool, not yet taken by it
+
+// For the pool (GIL held): the server started ahead, else a new one running `python`, as
+// (pid, fd); None when workers are to be spawned or no server starts. Tracked from its start:
+// ended and reaped at exit like a worker.
+py::object take_fork_server(const std::string& python) {
+  std::optional<ForkServerProcess> server;
+  {
+    py::gil_scoped_release unlocked;  // a prestart may hold the mutex: it needs no GIL, but waits
+    std::lock_guard<std::mutex> lock(g_prestarted_mutex);
+    server.swap(g_prestarted);
+  }
+  if (!server && fork_server_wanted()) {
+    const std::string index = index_dir();
+    py::gil_scoped_release unlocked;
+    server = spawn_fork_server(python, index);
+    if (server) track(server->pid, server->control);
+  }
+  if (!server) return py::none();
+  return py::make_tuple(server->pid, server->control);
+}
+
+// ---- jobs ------------------------------------------------------------------------------------
 
 // The bridge's pool (created on first use), its limit set to the current setting. Needs the GIL.
 py::object pool(py::module_& b) {
   const std::string python = py::str(py::module_::import("sys").attr("executable")).cast<std::string>();
-  py::object p = b.attr("compile_pool")(python.empty() ? std::string("python3") : python,
-                                        std::string(kTritonJitBridgeSource), compile_workers(),
-                                        py::cpp_function(&track), py::cpp_function(&untrack));
+  py::object p = b.attr("compile_pool")(
+      python.empty() ? std::string("python3") : python, std::string(kTritonJitBridgeSource), compile_workers(),
+      py::cpp_function(&track), py::cpp_function(&untrack), py::cpp_function(&take_fork_server));
   g_pool_created.store(true);
   return p;
 }
@@ -195,6 +223,17 @@ void start_workers(int count) {
   }
 }
 
+void prestart_fork_server() {
+  if (g_pool_created.load() || g_prestart_tried.exchange(true)) return;
+  // A host's interpreter runs already; its own python is known only under the GIL.
+  if (!fork_server_wanted() || compile_workers() == 0 || interpreter_is_hosts()) return;
+  // Held while spawning (a few milliseconds): a pool created meanwhile takes this server rather
+  // than starting a second one.
+  std::lock_guard<std::mutex> lock(g_prestarted_mutex);
+  g_prestarted = spawn_fork_server(python_executable(), index_dir());
+  if (g_prestarted) track(g_prestarted->pid, g_prestarted->control);
+}
+
 PoolStatus compile_pool_status() {
   PoolStatus s;
   if (!g_pool_created.load()) return s;
@@ -206,6 +245,7 @@ PoolStatus compile_pool_status() {
   s.started = d["started"].cast<int64_t>();
   s.replaced = d["replaced"].cast<int64_t>();
   s.jobs = d["jobs"].cast<int64_t>();
+  s.forkserver = d["forkserver"].cast<int64_t>();
   return s;
 }
 

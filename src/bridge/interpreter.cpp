@@ -3,9 +3,11 @@
 #include <pybind11/eval.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "bridge/bridge.h"
 #include "bridge/python_select.h"
@@ -75,44 +77,75 @@ PythonFailure describe(py::error_already_set& e) {
   return f;
 }
 
+namespace {
+
+// Imports triton and runs the bridge's source as the module triton_jit_bridge. Needs the GIL.
+py::module_ load_bridge() {
+  py::module_ sys = py::module_::import("sys");
+  try {
+    py::module_::import("triton");
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("the embedded Python (" + py::str(sys.attr("executable")).cast<std::string>() + ", version " +
+                          py::str(sys.attr("version")).cast<std::string>().substr(0, 6) +
+                          ") cannot import triton: " + f.type + ": " + f.message +
+                          ". Install triton (3.4 or newer) there, or set TRITON_JIT_PYTHON to a python that has it.",
+                      f.traceback);
+  }
+  py::module_ types = py::module_::import("types");
+  py::module_ m = types.attr("ModuleType")("triton_jit_bridge").cast<py::module_>();
+  m.attr("__file__") = "<triton_jit_bridge>";
+  py::dict globals = m.attr("__dict__");
+  try {
+    py::exec(kTritonJitBridgeSource, globals);
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw PythonError("the triton_jit bridge failed to load: " + f.type + ": " + f.message, f.traceback);
+  }
+  sys.attr("modules")["triton_jit_bridge"] = m;
+  try {
+    m.attr("set_index_dir_for_triton_key")(index_dir());
+  } catch (py::error_already_set&) {  // only a shortcut: Triton computes its key itself
+  }
+  return m;
+}
+
+}  // namespace
+
 py::module_& bridge() {
-  // Created once under the GIL; leaked on purpose: it must not be destroyed after Python ends.
-  static py::module_* module = [] {
-    py::module_ sys = py::module_::import("sys");
-    try {
-      py::module_::import("triton");
-    } catch (py::error_already_set& e) {
-      PythonFailure f = describe(e);
-      throw PythonError("the embedded Python (" + py::str(sys.attr("executable")).cast<std::string>() + ", version " +
-                            py::str(sys.attr("version")).cast<std::string>().substr(0, 6) +
-                            ") cannot import triton: " + f.type + ": " + f.message +
-                            ". Install triton (3.4 or newer) there, or set TRITON_JIT_PYTHON to a python that has it.",
-                        f.traceback);
+  // Loaded once, leaked on purpose (it must not be destroyed after Python ends). Not a function's
+  // static: the load runs Python, which releases the GIL now and then (imports, file reads), and a
+  // second thread would then wait for the static's guard while holding the GIL the loading thread
+  // needs back. The GIL guards these variables; a thread that finds the load under way gives the
+  // GIL up while it waits.
+  static py::module_* module = nullptr;
+  static bool loading = false;
+  static std::thread::id loader;
+  while (module == nullptr) {
+    if (!loading) {
+      loading = true;
+      loader = std::this_thread::get_id();
+      struct Done {
+        ~Done() { loading = false; }
+      } done;
+      module = new py::module_(load_bridge());
+      break;
     }
-    py::module_ types = py::module_::import("types");
-    auto* m = new py::module_(types.attr("ModuleType")("triton_jit_bridge").cast<py::module_>());
-    m->attr("__file__") = "<triton_jit_bridge>";
-    py::dict globals = m->attr("__dict__");
-    try {
-      py::exec(kTritonJitBridgeSource, globals);
-    } catch (py::error_already_set& e) {
-      PythonFailure f = describe(e);
-      throw PythonError("the triton_jit bridge failed to load: " + f.type + ": " + f.message, f.traceback);
+    if (loader == std::this_thread::get_id()) {
+      throw PythonError("the triton_jit bridge was used while it was still loading (from its own load)", "");
     }
-    sys.attr("modules")["triton_jit_bridge"] = *m;
-    try {
-      m->attr("use_stored_triton_key")(index_dir());
-    } catch (py::error_already_set&) {  // only a shortcut: Triton computes its key itself
-    }
-    return m;
-  }();
+    py::gil_scoped_release unlocked;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   return *module;
 }
 
 bool interpreter_used() noexcept { return g_used.load(std::memory_order_relaxed); }
 
+bool interpreter_is_hosts() noexcept { return Py_IsInitialized() && !g_starting_own.load(); }
+
 std::string python_environment() {
-  if (Py_IsInitialized() && !g_starting_own.load()) {
+  if (interpreter_is_hosts()) {
     // The host runs Python: its own executable, read once. Lock order: the GIL, then the mutex
     // (a thread holding the GIL may be the one that reads it).
     static std::mutex mutex;

@@ -20,6 +20,10 @@ class GilGuard {
   PyGILState_STATE state_;
 };
 
+// Whether the process's interpreter is its host program's (the runtime joined it), not one the
+// runtime started. No GIL needed.
+bool interpreter_is_hosts() noexcept;
+
 // The bridge module, created from the source embedded in the library. Needs the GIL.
 pybind11::module_& bridge();
 

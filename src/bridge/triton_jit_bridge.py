@@ -699,6 +699,7 @@ def compile(fn, specialization, options, target):
     Returns the binary (cubin or hsaco) and the launch metadata: a dict holding every field of
     TRITON_JIT_KERNEL_FIELDS (src/kernel/kernel_fields.h), read by name in C++."""
     try:
+        _take_stored_triton_key()
         result = _compile(fn, specialization, options, target)
         _store_triton_key()  # computed by the compile: storing it costs a small write
         return result
@@ -831,9 +832,10 @@ _WORKER_BOOT = (
     "os._exit(0)\n")
 
 
-def _serve(inp, out):
+def _serve(inp, out, warm_up=True):
     import pickle
-    _warm_up()
+    if warm_up:
+        _warm_up()
     while True:
         try:
             job = pickle.load(inp)
@@ -925,7 +927,10 @@ def _use_triton_key(triton_file, key):
 # Triton's installation hash kept in the index: triton_key() reads and hashes libtriton (hundreds of
 # MB, most of a second), in every process that compiles, and a compile worker's first job waited
 # for it. The stored copy is used while every file of the installation has the size, times and
-# inode it was computed from: a reinstall or an edit changes them.
+# inode it was computed from: a reinstall or an edit changes them. Looked at before the first
+# compile only, so a process that never compiles does not fingerprint Triton.
+_key_index_dir = ""      # the index the C++ side uses (set_index_dir_for_triton_key)
+_key_looked_at = False   # whether _take_stored_triton_key has run
 _stored_key_file = None  # where this process would store its key: (path, fingerprint), or None
 _stored_key_lock = threading.Lock()
 
@@ -942,36 +947,44 @@ def _installation_fingerprint(triton_dir):
     return h.hexdigest()
 
 
-def use_stored_triton_key(index_dir):
-    """Makes this process's triton_key() return the copy stored in the index directory `index_dir`
-    when it is still the installation's; else notes where to store it once computed. Returns
-    whether a stored key is in use. Any trouble with the file is only a lost shortcut."""
-    global _stored_key_file
-    if not index_dir:
-        return False
-    try:
-        triton_file = os.path.abspath(triton.__file__)
-        fingerprint = _installation_fingerprint(os.path.dirname(triton_file))
-        name = hashlib.sha256(triton_file.encode()).hexdigest()[:32] + ".key"
-        path = os.path.join(index_dir, "v3", "installations", name)
+def set_index_dir_for_triton_key(index_dir):
+    """Where the stored installation key lives (the index directory; empty: nowhere)."""
+    global _key_index_dir
+    _key_index_dir = index_dir or ""
+
+
+def _take_stored_triton_key():
+    """Once per process, before its first compile: makes triton_key() return the copy stored in
+    the index when it is still the installation's; else notes where to store it once computed.
+    Any trouble with the file is only a lost shortcut."""
+    global _key_looked_at, _stored_key_file
+    with _stored_key_lock:  # held throughout: a second caller waits for the answer, not for a hash
+        if _key_looked_at:
+            return
+        _key_looked_at = True
+        if not _key_index_dir:
+            return
         try:
-            with open(path, encoding="utf-8") as f:
-                stored_fingerprint, key = f.read().split("\n")[:2]
-        except (OSError, ValueError):
-            stored_fingerprint, key = "", ""
-        if stored_fingerprint == fingerprint and key:
-            _use_triton_key(triton_file, key)
-            return True
-        with _stored_key_lock:
-            _stored_key_file = (path, fingerprint)
-    except Exception:  # noqa: BLE001
-        pass
-    return False
+            triton_file = os.path.abspath(triton.__file__)
+            fingerprint = _installation_fingerprint(os.path.dirname(triton_file))
+            name = hashlib.sha256(triton_file.encode()).hexdigest()[:32] + ".key"
+            path = os.path.join(_key_index_dir, "v3", "installations", name)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    stored_fingerprint, key = f.read().split("\n")[:2]
+            except (OSError, ValueError):
+                stored_fingerprint, key = "", ""
+            if stored_fingerprint == fingerprint and key:
+                _use_triton_key(triton_file, key)
+            else:
+                _stored_key_file = (path, fingerprint)
+        except Exception:  # noqa: BLE001
+            pass
 
 
 def _store_triton_key():
-    """Stores this process's triton_key() where use_stored_triton_key noted, once; call it when
-    the key is computed already (after a compile) or about to be needed anyway."""
+    """Stores this process's triton_key() where _take_stored_triton_key noted, once; call it
+    when the key is computed already (after a compile) or about to be needed anyway."""
     global _stored_key_file
     with _stored_key_lock:
         target, _stored_key_file = _stored_key_file, None
@@ -1022,18 +1035,284 @@ def _run_job(job):
         return ("error", describe_exception(e, fn))
 
 
+# The fork server: one process that imported Triton and its compiler and holds Triton's
+# installation key forks the compile workers. Started by the C++ side (src/bridge/fork_server.cpp),
+# possibly while this process still starts: it runs _forkserver_main on fd 3, its end of a
+# SOCK_SEQPACKET socket pair. A worker so made starts in a millisecond or two, where a fresh
+# Python pays its start, Triton's import and the key again (most of a second, and 16 of them at
+# once contend for the machine).
+_FORKSERVER_GRACE = 2.0  # seconds its workers get to finish when the server's parent is gone
+
+
+def _forkserver_main(sock, index_dir):
+    """The server's loop. Requests (pickles, one per message): ("fork",) with two descriptors, the
+    worker's job input and reply output, answered ("pid", pid); ("reap", pid), answered ("status",
+    exit status as subprocess reports it, or None); ("kill", pid), answered the same way. Its
+    workers stay its children until reaped on request, so their ids are never reused while the
+    parent may still signal them. End of input: the parent is gone or shutting the pool down."""
+    import pickle
+    import signal
+    import socket
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the parent's to handle
+    set_index_dir_for_triton_key(index_dir)
+    try:
+        _take_stored_triton_key()
+        _triton_key_module().triton_key()  # the stored copy, or computed here once for every worker
+        _store_triton_key()
+    except BaseException:  # noqa: BLE001 - each worker then computes it at its first compile
+        pass
+    _warm_up()
+    live = set()
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, 4096, 2)
+        except OSError:
+            break
+        if not message:
+            for fd in fds:
+                os.close(fd)
+            break
+        request = pickle.loads(message)
+        if request[0] == "fork" and len(fds) == 2:
+            reply = ("pid", _fork_worker(sock, fds))
+            live.add(reply[1])
+        elif request[0] in ("reap", "kill") and request[1] in live:
+            if request[0] == "kill":
+                os.kill(request[1], signal.SIGKILL)
+            live.discard(request[1])
+            reply = ("status", _reap(request[1], 5.0))
+        else:
+            reply = ("status", None)
+        for fd in fds:
+            os.close(fd)
+        sock.send(pickle.dumps(reply))
+    _end_forked(live)
+
+
+def _fork_worker(sock, fds):
+    """Forks a worker serving jobs from fds[0] and replies to fds[1]; returns its process id."""
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        sock.close()
+        _die_with_parent()
+        _serve(os.fdopen(fds[0], "rb"), os.fdopen(fds[1], "wb"), warm_up=False)
+    finally:
+        os._exit(0)
+
+
+def _die_with_parent():
+    """A forked worker is killed when its fork server dies (Linux's PR_SET_PDEATHSIG): never an
+    orphan that nothing reaps in order."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except BaseException:  # noqa: BLE001 - elsewhere the worker still ends with its input
+        pass
+
+
+def _reap(pid, timeout):
+    """The exit status of child `pid` (-N: killed by signal N) once it ends, or None after
+    `timeout` seconds."""
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.002)
+
+
+def _end_forked(live):
+    """At the server's end: its workers' input ended with the parent's, so they exit once their
+    job is done; one still running after the grace period is killed. All are reaped."""
+    import signal
+    import time
+    deadline = time.monotonic() + _FORKSERVER_GRACE
+    for pid in live:
+        if _reap(pid, max(0.0, deadline - time.monotonic())) is None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _reap(pid, 5.0)
+
+
+class _ForkServer:
+    """The pool's handle on a fork server the C++ side started (process `pid`, a child of this
+    process, serving the socket `fd`, which this handle owns from now on); fork() is safe from
+    any thread."""
+
+    def __init__(self, pid, fd):
+        import socket
+        self.proc = _Child(pid)
+        self.sock = socket.socket(fileno=fd)
+        self.sock.settimeout(120)  # its boot, on a loaded machine: beyond that it is stuck
+        self._lock = threading.Lock()
+
+    def _request(self, request, fds=()):
+        import pickle
+        import socket
+        with self._lock:
+            socket.send_fds(self.sock, [pickle.dumps(request)], list(fds), socket.MSG_NOSIGNAL)
+            reply = self.sock.recv(4096)
+        if not reply:
+            raise OSError(f"the compile fork server (process {self.proc.pid}) exited "
+                          f"(exit status {self.proc.poll()})")
+        return pickle.loads(reply)
+
+    def fork(self):
+        """A new worker, booted (it serves jobs at once): (process, job socket, reply file)."""
+        import socket
+        jobs, their_jobs = socket.socketpair()
+        reply_read, reply_write = os.pipe()
+        try:
+            kind, pid = self._request(("fork",), (their_jobs.fileno(), reply_write))
+            if kind != "pid":
+                raise OSError(f"the compile fork server answered {kind!r} to a fork")
+            pidfd = os.pidfd_open(pid)
+        except BaseException:
+            jobs.close()
+            os.close(reply_read)
+            raise
+        finally:
+            their_jobs.close()
+            os.close(reply_write)
+        return _ForkedProcess(self, pid, pidfd), jobs, os.fdopen(reply_read, "rb")
+
+    def status_of(self, pid, kill=False):
+        """The exit status of a worker that ended (killed first when `kill`), or None."""
+        try:
+            return self._request(("kill" if kill else "reap", pid))[1]
+        except (OSError, EOFError):
+            return None
+
+    def stop(self, timeout=5.0):
+        """Ends the server: end of input, then SIGKILL after `timeout` seconds; reaped."""
+        self.sock.close()
+        if self.proc.wait(timeout) is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class _Child:
+    """A child process this one did not start with subprocess (the fork server)."""
+
+    def __init__(self, pid):
+        self.pid, self.returncode = pid, None
+
+    def poll(self):
+        if self.returncode is None:
+            try:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere
+                done, status = self.pid, 0
+            if done:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout=None):
+        """The exit status once the process ended; None after `timeout` seconds."""
+        import time
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                return None
+            time.sleep(0.002)
+        return self.returncode
+
+    def kill(self):
+        import signal
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)  # still unreaped: the id is still its own
+
+
+class _ForkedProcess:
+    """A worker forked by the fork server, with the parts of subprocess.Popen the pool uses. It is
+    the server's child, not this process's: its end is seen through a pidfd, and the server, which
+    holds its id until it reaps it, signals it and reports its exit status."""
+
+    def __init__(self, server, pid, pidfd):
+        self.server, self.pid, self._pidfd = server, pid, pidfd
+        self.returncode = None  # once ended: as subprocess reports it, or "unknown" (its server died)
+
+    def poll(self):
+        import select
+        if self._pidfd is not None and select.select([self._pidfd], [], [], 0)[0]:
+            self._collect(kill=False)
+        return self.returncode
+
+    def wait(self, timeout=None):
+        import select
+        import subprocess
+        if self._pidfd is not None:
+            if not select.select([self._pidfd], [], [], timeout)[0]:
+                raise subprocess.TimeoutExpired(f"compile worker {self.pid}", timeout)
+            self._collect(kill=False)
+        return self.returncode
+
+    def kill(self):
+        if self._pidfd is not None:
+            self._collect(kill=True)
+
+    def _collect(self, kill):
+        status = self.server.status_of(self.pid, kill)
+        self.returncode = "unknown" if status is None else status
+        os.close(self._pidfd)
+        self._pidfd = None
+
+
+def _fork_supported():
+    """Whether this platform can run the fork server: Linux's pidfd and descriptor passing."""
+    import socket
+    if not (hasattr(os, "pidfd_open") and hasattr(socket, "send_fds") and hasattr(socket, "SOCK_SEQPACKET")):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+        return True
+    except OSError:
+        return False
+
+
+def _send(sock, data):
+    """Sends all of `data` on `sock`. A peer that is gone raises BrokenPipeError rather than
+    sending SIGPIPE, which an embedded interpreter does not ignore: it would end the host."""
+    import socket
+    sock.sendall(data, socket.MSG_NOSIGNAL)
+
+
 class _Worker:
     """One compile process and the sources it has imported (a job goes preferably to a worker
-    that imported its file already)."""
+    that imported its file already). Jobs go to it on a socket (`jobs`), replies come back on a
+    pipe (`replies`)."""
 
-    def __init__(self, python, source):
+    def __init__(self, python, source, forkserver=None):
         import pickle
+        import socket
         import subprocess
-        self.proc = subprocess.Popen([python, "-c", _WORKER_BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.sources = set()
+        if forkserver is not None:
+            self.proc, self.jobs, self.replies = forkserver.fork()
+            self.keyed = True  # its fork server held Triton's key
+            return
+        self.jobs, theirs = socket.socketpair()
+        try:
+            self.proc = subprocess.Popen([python, "-c", _WORKER_BOOT], stdin=theirs.fileno(), stdout=subprocess.PIPE)
+        except BaseException:
+            self.jobs.close()
+            raise
+        finally:
+            theirs.close()
+        self.replies = self.proc.stdout
         self.keyed = False  # whether it has been handed the parent's triton_key
-        pickle.dump(source, self.proc.stdin)
-        self.proc.stdin.flush()
+        _send(self.jobs, pickle.dumps(source))
 
     def run(self, job, triton_key=None):
         """The worker's reply to `job` (a compile job, or "ping")."""
@@ -1044,19 +1323,21 @@ class _Worker:
             else:
                 job = job[:5] + (dict(job[5], triton_key=triton_key),)
             self.keyed = True
-        pickle.dump(job, self.proc.stdin)
-        self.proc.stdin.flush()
-        reply = pickle.load(self.proc.stdout)
+        _send(self.jobs, pickle.dumps(job))
+        reply = pickle.load(self.replies)
         if job != "ping" and job[0]:
             self.sources.add(job[0])
         return reply
+
+    def alive(self):
+        return self.proc.poll() is None
 
     def stop(self, timeout):
         """Ends the process: end of input, then SIGKILL after `timeout` seconds; always reaped."""
         import subprocess
         try:
-            self.proc.stdin.close()
-        except BaseException:  # noqa: BLE001 - the pipe is broken when the process died
+            self.jobs.close()
+        except BaseException:  # noqa: BLE001
             pass
         try:
             self.proc.wait(timeout)
@@ -1064,7 +1345,7 @@ class _Worker:
             self.proc.kill()
             self.proc.wait()
         try:
-            self.proc.stdout.close()
+            self.replies.close()
         except BaseException:  # noqa: BLE001
             pass
 
@@ -1074,15 +1355,17 @@ class CompilePool:
     every thread: run(job) blocks the calling thread (not the interpreter: waits release the GIL)
     until a worker has compiled the job. At most `limit` workers exist unless a caller allows
     more (prepare's explicit jobs). A worker that dies is reaped and replaced, and its job run
-    once more on a fresh one. `track(pid, fd)` and `untrack(pid)` tell the C++ side which
-    processes to end at exit when Python itself never finalizes (an embedded interpreter)."""
+    once more on a fresh one. Workers are forked by the fork server (_ForkServer) where the
+    platform allows, else each is a fresh Python. `track(pid, fd)` and `untrack(pid)` tell the
+    C++ side which processes to end at exit when Python itself never finalizes (an embedded
+    interpreter)."""
 
-    def __init__(self, python, source, limit, track=None, untrack=None):
+    def __init__(self, python, source, limit, track=None, untrack=None, spawn_server=None):
         import atexit
         import threading
         self.python, self.source, self.limit = python, source, max(1, int(limit))
         self.pid = os.getpid()
-        self._track, self._untrack = track, untrack
+        self._track, self._untrack, self._spawn_server = track, untrack, spawn_server
         self._cond = threading.Condition()
         self._idle = []   # workers waiting for a job, most recently used last
         self._live = 0    # workers starting, idle or busy
@@ -1092,14 +1375,60 @@ class CompilePool:
         self.replaced = 0  # workers that died under a job
         self.jobs = 0     # jobs run to a reply
         atexit.register(self.shutdown)  # a Python host: before its interpreter finalizes
-        # Triton's installation hash, computed here once while the first workers start, instead
-        # of by each of them before its first compile.
+        self._forkserver = None  # started with the first worker; False: workers are spawned
+        self._forkserver_failures = 0
+        self._forkserver_lock = threading.Lock()
+        # Triton's installation hash for spawned workers, computed here once while the first of
+        # them start, instead of by each of them before its first compile.
         self._triton_key = None
         self._key_done = threading.Event()
-        threading.Thread(target=self._compute_triton_key, daemon=True).start()
+        self._key_started = False
+
+    def _fork_server(self):
+        """The running fork server, started on first use; None where workers are spawned."""
+        with self._forkserver_lock:
+            if self._forkserver is None:
+                self._forkserver = False
+                if self._spawn_server is not None and _fork_supported():
+                    try:  # (pid, fd), tracked for the exit already; None: workers are spawned
+                        started = self._spawn_server(self.python)
+                        if started is not None:
+                            self._forkserver = _ForkServer(*started)
+                    except BaseException:  # noqa: BLE001 - no server: spawned workers still compile
+                        self._forkserver_failures += 1
+            return self._forkserver or None
+
+    def _drop_fork_server(self, server, timeout):
+        """Ends `server`, once; after a failure, the next worker starts a new one (twice at most:
+        then workers are spawned)."""
+        with self._forkserver_lock:
+            if self._forkserver is not server:
+                return
+            self._forkserver = False if self._closed or self._forkserver_failures >= 1 else None
+            self._forkserver_failures += 1
+        self._stop_fork_server(server, timeout)
+
+    def _stop_fork_server(self, server, timeout=5.0):
+        if self._untrack is not None:
+            self._untrack(server.proc.pid)
+        server.stop(timeout)
+
+    def _new_worker(self):
+        server = self._fork_server()
+        if server is not None:
+            try:
+                return _Worker(self.python, self.source, server)
+            except BaseException:  # noqa: BLE001 - the server died or is stuck: spawn this one
+                self._drop_fork_server(server, 1.0)
+        with self._cond:
+            start_key, self._key_started = not self._key_started, True
+        if start_key:
+            threading.Thread(target=self._compute_triton_key, daemon=True).start()
+        return _Worker(self.python, self.source)
 
     def _compute_triton_key(self):
         try:
+            _take_stored_triton_key()
             self._triton_key = (os.path.abspath(triton.__file__), _triton_key_module().triton_key())
             _store_triton_key()
         except BaseException:  # noqa: BLE001 - the workers then compute their own
@@ -1126,7 +1455,7 @@ class CompilePool:
                     break
                 self._cond.wait()
         try:
-            worker = _Worker(self.python, self.source)
+            worker = self._new_worker()
         except BaseException:
             with self._cond:
                 self._live -= 1
@@ -1136,7 +1465,7 @@ class CompilePool:
             self.started += 1
             self._pids.add(worker.proc.pid)
         if self._track is not None:
-            self._track(worker.proc.pid, worker.proc.stdin.fileno())
+            self._track(worker.proc.pid, worker.jobs.fileno())
         return worker
 
     def _release(self, worker):
@@ -1155,12 +1484,23 @@ class CompilePool:
             self._live -= 1
             self._pids.discard(worker.proc.pid)
             self._cond.notify()
+            last = self._closed and self._live == 0
+        if last:
+            self._end_fork_server()
+
+    def _end_fork_server(self):
+        """At shutdown, once no worker is left: the server's end of input, then it exits."""
+        with self._forkserver_lock:
+            server, self._forkserver = self._forkserver, False
+        if server:
+            self._stop_fork_server(server)
 
     def run(self, job, allowance=0):
         """(status, result) of `job`, as a worker's _run_job returns it; ("error", description)
         when the worker died on it twice."""
         failures = []
         for _ in range(2):
+            self._end_dead_idle()
             worker = self._acquire(job[0], allowance)
             try:
                 if not worker.keyed:
@@ -1179,6 +1519,16 @@ class CompilePool:
         return ("error", ("WorkerError", f"the compile worker process ({self.python}) died on this job twice: "
                           + "; then ".join(failures), job[0], 0, ""))
 
+    def _end_dead_idle(self):
+        """Ends idle workers that died waiting (killed from outside, or with their fork server),
+        so that no job is sent to them."""
+        with self._cond:
+            dead = [w for w in self._idle if not w.alive()]
+            if dead:
+                self._idle = [w for w in self._idle if all(w is not d for d in dead)]
+        for worker in dead:
+            self._end(worker, 1.0)
+
     def start(self, count):
         """Starts workers until `count` run (at most the limit), in the background: each is idle
         once it has booted and answered a ping."""
@@ -1193,7 +1543,8 @@ class CompilePool:
                 worker = self._acquire(None, 0, fresh=True)
                 if worker is None:
                     return
-                self._key_done.wait(120)
+                if not worker.keyed:
+                    self._key_done.wait(120)
                 worker.run("ping", self._triton_key)
                 self._release(worker)
             except BaseException:  # noqa: BLE001 - a worker that cannot start: the next job says why
@@ -1215,8 +1566,9 @@ class CompilePool:
 
     def status(self):
         with self._cond:
+            server = self._forkserver
             return {"limit": self.limit, "idle": len(self._idle), "pids": sorted(self._pids), "started": self.started,
-                    "replaced": self.replaced, "jobs": self.jobs}
+                    "replaced": self.replaced, "jobs": self.jobs, "forkserver": server.proc.pid if server else 0}
 
     def shutdown(self):
         """Ends every idle worker now, and each busy one when its job returns."""
@@ -1226,21 +1578,24 @@ class CompilePool:
             self._closed = True
             idle, self._idle = self._idle, []
             self._cond.notify_all()
+            none_busy = self._live == len(idle)
         for worker in idle:
             self._end(worker, 5.0)
+        if none_busy:
+            self._end_fork_server()
 
 
 _pool = None
 _pool_lock = threading.Lock()  # creating the pool releases the GIL (it starts a thread)
 
 
-def compile_pool(python, source, limit, track=None, untrack=None):
+def compile_pool(python, source, limit, track=None, untrack=None, spawn_server=None):
     """The process's compile pool, created on first use; later calls adjust its limit."""
     global _pool
     with _pool_lock:
         # A forked child inherits the pool's pipes to its parent's workers: it starts its own.
         if _pool is None or _pool.pid != os.getpid():
-            _pool = CompilePool(python, source, limit, track, untrack)
+            _pool = CompilePool(python, source, limit, track, untrack, spawn_server)
         else:
             _pool.limit = max(1, int(limit))
         pool = _pool

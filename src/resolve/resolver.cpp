@@ -221,6 +221,16 @@ bool workers_may_load(const FunctionState& fn) {
   }
 }
 
+// A miss is bound for the pool while this process may still be starting Python: the pool's fork
+// server boots meanwhile instead of after (bridge::prestart_fork_server).
+void prestart_pool(const FunctionState& fn) {
+  if (offline() || fn.source_sha256.empty()) return;
+  try {
+    bridge::prestart_fork_server();
+  } catch (const std::exception&) {  // the bridge cannot load: the compile says why
+  }
+}
+
 // Compiles on a worker process of the pool.
 bridge::CompileResult compile_on_worker(const Job& job) {
   FunctionState& fn = *job.fn;
@@ -243,6 +253,7 @@ bridge::CompileResult compile_on_worker(const Job& job) {
 // different keys compile in parallel instead of queueing for the GIL (docs/DESIGN.md).
 bridge::CompileResult compile_one(const Job& job) {
   if (compile_workers() != 0 && !InterpreterSlot::try_claim()) {
+    prestart_pool(*job.fn);
     if (workers_may_load(*job.fn)) return compile_on_worker(job);
     return compile_here(*job.fn, job.spec, job.kernel_key, job.options, job.target);  // queues for the GIL
   }
@@ -293,6 +304,11 @@ void compile_once(Job& job) {
   finish(job, compiled);
 }
 
+// One job done, compiled or not: the progress bar moves on, when there is one.
+void advance(ProgressBar* bar, const Job& job) {
+  if (bar != nullptr) bar->advance(job.fn->signature.function);
+}
+
 void compile_batch(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
                    std::vector<std::exception_ptr>* errors);
 
@@ -303,9 +319,6 @@ void compile_batch(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
 // collected, one per failed job.
 void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
                   std::vector<std::exception_ptr>* errors) {
-  auto advance = [&](const Job& job) {
-    if (bar != nullptr) bar->advance(job.fn->signature.function);
-  };
   std::vector<Job*> mine, theirs;
   std::vector<CompileLock> held;
   for (Job* job : jobs) {
@@ -313,7 +326,7 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
     if (lock.state() == CompileLock::State::Busy) {
       theirs.push_back(job);
     } else if (lock.held() && stored_meanwhile(*job)) {
-      advance(*job);
+      advance(bar, *job);
     } else {
       mine.push_back(job);
       held.push_back(std::move(lock));
@@ -324,7 +337,7 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
   for (Job* job : theirs) {
     CompileLock lock = lock_compile(*job, compile_lock_timeout());
     if (lock.held() && stored_meanwhile(*job)) {
-      advance(*job);
+      advance(bar, *job);
     } else {
       compile_batch({job}, 1, bar, errors);
     }
@@ -337,9 +350,6 @@ void compile_jobs(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
 // completion order for several.
 void compile_batch(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
                    std::vector<std::exception_ptr>* errors) {
-  auto advance = [&](const Job& job) {
-    if (bar != nullptr) bar->advance(job.fn->signature.function);
-  };
   // In this process, one after another.
   auto compile_here_each = [&](const std::vector<Job*>& here) {
     for (Job* job : here) {
@@ -349,7 +359,7 @@ void compile_batch(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
       } catch (...) {
         errors->push_back(std::current_exception());
       }
-      advance(*job);
+      advance(bar, *job);
     }
   };
   if (jobs.empty()) return;
@@ -358,6 +368,7 @@ void compile_batch(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
     return;
   }
   if (offline()) fail_missing(*jobs.front()->fn, jobs.front()->kernel_key, CannotCompile::Offline);
+  prestart_pool(*jobs.front()->fn);
   std::vector<Job*> runnable;
   for (Job* job : jobs) {
     if (!job->fn->source_sha256.empty()) {
@@ -369,7 +380,7 @@ void compile_batch(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
     } catch (...) {
       errors->push_back(std::current_exception());
     }
-    advance(*job);
+    advance(bar, *job);
   }
   // Functions whose module the host handed over compile here, one after another, before the rest
   // go to the pool.
@@ -394,7 +405,7 @@ void compile_batch(const std::vector<Job*>& jobs, int workers, ProgressBar* bar,
       } else {
         errors->push_back(error);
       }
-      advance(job);
+      advance(bar, job);
     });
   } catch (const PythonError& e) {
     fail_missing(*runnable.front()->fn, runnable.front()->kernel_key, CannotCompile::NoPython, e.what());
@@ -582,7 +593,7 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
       } catch (...) {
         errors.push_back(std::current_exception());
       }
-      bar.advance(job.fn->signature.function);
+      advance(&bar, job);
     } else {
       compile_jobs(to_compile, report.workers, &bar, &errors);
     }

@@ -81,12 +81,17 @@ std::string KernelIndex::compile_lock_file(const std::string& path, const std::s
                                            const std::string& environment) {
   const std::string dir = directory();
   if (dir.empty()) return {};
-  const std::string id = kernel_id(path, name, key, environment);
-  return dir + "/" TRITON_JIT_INDEX_DIR "/locks/" + id.substr(0, 2) + "/" + id + ".lock";
+  return sharded_file(dir, "locks", kernel_id(path, name, key, environment), ".lock");
 }
 
 std::string KernelIndex::kernel_file(const std::string& dir, const std::string& id) const {
-  return dir + "/" TRITON_JIT_INDEX_DIR "/kernels/" + id.substr(0, 2) + "/" + id + ".tjk";
+  return sharded_file(dir, "kernels", id, ".tjk");
+}
+
+// DIR/v3/FOLDER/XX/ID.EXT: kernels are many, so their files spread over 256 folders.
+std::string KernelIndex::sharded_file(const std::string& dir, const char* folder, const std::string& id,
+                                      const char* extension) {
+  return dir + "/" TRITON_JIT_INDEX_DIR "/" + folder + "/" + id.substr(0, 2) + "/" + id + extension;
 }
 
 std::string KernelIndex::signature_file(const std::string& dir, const std::string& path, const std::string& name,

@@ -68,6 +68,8 @@ class KernelIndex {
 
  private:
   std::string kernel_file(const std::string& dir, const std::string& id) const;
+  static std::string sharded_file(const std::string& dir, const char* folder, const std::string& id,
+                                  const char* extension);
   std::vector<std::string> entry_files(const std::string& dir) const;
   std::string signature_file(const std::string& dir, const std::string& path, const std::string& name,
                              const std::string& environment) const;

@@ -1,13 +1,22 @@
 // A process of its own for compile_pool_test's exit cases: starts two compile workers, prints
-// `pids=P1,P2`, then exits, either returning from main with the workers idle ("idle") or calling
-// std::exit while they compile ("busy"). The test then checks that no worker outlived it.
-// "limit" prints compile_workers() as the environment sets it.
+// `pids=P1,P2 forkserver=P`, then exits, either returning from main with the workers idle
+// ("idle") or calling std::exit while they compile ("busy"). The test then checks that no worker
+// outlived it. "limit" prints compile_workers() as the environment sets it. "concurrent": four
+// threads miss four kernels at once before this process has started Python; prints the fork
+// servers it started (`servers=N`, children running _forkserver_main) and the compiles.
+#include <dirent.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "bridge/compile_pool.h"
 #include "test_util.h"
@@ -19,12 +28,66 @@ void print_pids() {
   std::string line = "pids=";
   const auto s = triton_jit::bridge::compile_pool_status();
   for (size_t i = 0; i < s.pids.size(); ++i) line += (i ? "," : "") + std::to_string(s.pids[i]);
-  std::printf("%s\n", line.c_str());
+  std::printf("%s forkserver=%lld\n", line.c_str(), static_cast<long long>(s.forkserver));
   std::fflush(stdout);
 }
 
+const triton_jit::TritonJitFunction& add() {
+  return triton_jit::TritonJitFunction::get(test::kernel("add.py"), "add_kernel");
+}
+
+// Children of this process whose command line runs the fork server.
+int fork_servers_started() {
+  int count = 0;
+  DIR* dir = ::opendir("/proc");
+  if (dir == nullptr) return -1;
+  while (dirent* e = ::readdir(dir)) {
+    const std::string pid = e->d_name;
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    char state = 0;
+    long parent = 0;
+    rest >> state >> parent;
+    std::ifstream cmdline("/proc/" + pid + "/cmdline");
+    const std::string command((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    if (parent == ::getpid() && command.find("_forkserver_main") != std::string::npos) ++count;
+  }
+  ::closedir(dir);
+  return count;
+}
+
+// Four threads released at once, each missing its own kernel.
+int concurrent_misses() {
+  std::atomic<int> ready{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      ++ready;
+      while (ready.load() < 4) std::this_thread::yield();
+      try {
+        triton_jit::LaunchConfig config{triton_jit::Grid(1)};
+        config.num_warps = 4;
+        add().compile(config, reinterpret_cast<const float*>(0x10000), reinterpret_cast<const float*>(0x20000),
+                      reinterpret_cast<float*>(0x30000), 1000, 16 << i);
+      } catch (const std::exception& e) {
+        std::printf("error=%s\n", e.what());
+        ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::printf("servers=%d compiles=%llu\n", fork_servers_started(),
+              static_cast<unsigned long long>(add().stats().compiles));
+  print_pids();
+  return failures == 0 ? 0 : 1;
+}
+
 void prepare(std::initializer_list<int> blocks, int warps) {
-  const auto& fn = triton_jit::TritonJitFunction::get(test::kernel("add.py"), "add_kernel");
+  const auto& fn = add();
   std::vector<triton_jit::KernelRequest> requests;
   triton_jit::LaunchConfig config{triton_jit::Grid(1)};
   config.num_warps = warps;
@@ -55,6 +118,7 @@ int main(int argc, char** argv) {
       print_pids();
       return 0;
     }
+    if (mode == "concurrent") return concurrent_misses();
     if (mode == "busy") {
       std::thread([] {
         try {
@@ -73,6 +137,6 @@ int main(int argc, char** argv) {
     std::printf("error=%s\n", e.what());
     return 3;
   }
-  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|limit\n");
+  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|concurrent|limit\n");
   return 2;
 }

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -51,8 +52,8 @@ std::pair<char, long> proc_state(long pid) {
   return {state, parent};
 }
 
-// Children of this process that exited and were never reaped.
-std::vector<long> zombie_children() {
+// Children of `parent` (this process by default) that exited and were never reaped.
+std::vector<long> zombie_children(long parent = ::getpid()) {
   std::vector<long> zombies;
   DIR* dir = ::opendir("/proc");
   if (dir == nullptr) return zombies;
@@ -60,11 +61,26 @@ std::vector<long> zombie_children() {
     char* end = nullptr;
     const long pid = std::strtol(e->d_name, &end, 10);
     if (*end != '\0' || pid <= 0) continue;
-    const auto [state, parent] = proc_state(pid);
-    if (state == 'Z' && parent == ::getpid()) zombies.push_back(pid);
+    const auto [state, of] = proc_state(pid);
+    if (state == 'Z' && of == parent) zombies.push_back(pid);
   }
   ::closedir(dir);
   return zombies;
+}
+
+// Whether workers should be forked by the fork server: on Linux unless this run asks for fresh
+// Pythons (the ctest cpu.CompilePoolSpawned runs the suite so).
+bool forking() {
+  const char* start = std::getenv("TRITON_JIT_COMPILE_WORKER_START");
+  return start == nullptr || std::string(start) != "spawn";
+}
+
+// No worker left unreaped, by this process or by the fork server.
+void expect_no_zombies() {
+  EXPECT_EQ(zombie_children(), std::vector<long>{});
+  if (const int64_t server = compile_pool_status().forkserver; server != 0) {
+    EXPECT_EQ(zombie_children(server), std::vector<long>{}) << "children of the fork server " << server;
+  }
 }
 
 class CompilePoolTest : public ::testing::Test {
@@ -108,11 +124,14 @@ TEST_F(CompilePoolTest, WorkersAreStartedOnceAndKeptAcrossBatches) {
   EXPECT_EQ(s1.limit, 2);
   ASSERT_EQ(s1.pids.size(), 2u);
   EXPECT_EQ(s1.idle, 2);
+  // Forked by the fork server, this process's child; or each this process's child.
+  EXPECT_EQ(s1.forkserver != 0, forking());
+  if (s1.forkserver != 0) EXPECT_EQ(proc_state(s1.forkserver).second, ::getpid());
   for (int64_t pid : s1.pids) {
     const auto [state, parent] = proc_state(pid);
     EXPECT_NE(state, 0) << pid;
     EXPECT_NE(state, 'Z') << pid;
-    EXPECT_EQ(parent, ::getpid()) << pid;
+    EXPECT_EQ(parent, s1.forkserver != 0 ? s1.forkserver : ::getpid()) << pid;
   }
   // A second batch reuses them: no process started.
   const triton_jit::PrepareReport second = prepare({128, 256, 512}, 1);
@@ -130,7 +149,7 @@ TEST_F(CompilePoolTest, ABatchAskingForMoreJobsGrowsThePoolForItselfOnly) {
   const PoolStatus s = compile_pool_status();
   EXPECT_EQ(s.pids.size(), 2u);  // the third worker ended with the batch
   EXPECT_EQ(s.idle, 2);
-  EXPECT_EQ(zombie_children(), std::vector<long>{});
+  expect_no_zombies();
   // A lowered limit ends the idle workers beyond it at the pool's next use.
   triton_jit::set_compile_workers(1);
   EXPECT_EQ(prepare({128, 256}, 32, 2).compiled, 2u);
@@ -232,7 +251,7 @@ TEST_F(CompilePoolTest, ConcurrentMissesOnDifferentKeysEachCompileOnce) {
     ASSERT_NE(got[i], nullptr);
     EXPECT_EQ(got[i]->hash, compiled_here(blocks[i], 4).hash) << blocks[i];
   }
-  EXPECT_EQ(zombie_children(), std::vector<long>{});
+  expect_no_zombies();
 }
 
 TEST_F(CompilePoolTest, AWorkerKilledUnderAJobIsReplacedAndTheJobRetriedOnce) {
@@ -250,7 +269,7 @@ TEST_F(CompilePoolTest, AWorkerKilledUnderAJobIsReplacedAndTheJobRetriedOnce) {
   EXPECT_EQ(after.jobs, before.jobs + 3);
   EXPECT_LE(after.pids.size(), 2u);
   for (int64_t pid : after.pids) EXPECT_EQ(proc_state(pid).first == 'Z', false) << pid;
-  EXPECT_EQ(zombie_children(), std::vector<long>{});
+  expect_no_zombies();
   // The kernels are right: a launch-equivalent lookup finds them in memory.
   const triton_jit::Stats s = add().stats();
   for (int b : {16, 32, 64}) add().compile(config(8), kX, kY, kOut, 1000, b);
@@ -276,12 +295,49 @@ TEST_F(CompilePoolTest, AJobThatKillsEveryWorkerFailsWithAClearErrorAndThePoolRe
   const PoolStatus after = compile_pool_status();
   EXPECT_EQ(after.replaced, before.replaced + 4);  // each job: its worker, then the retry's
   EXPECT_EQ(after.pids.size(), 0u);
-  EXPECT_EQ(zombie_children(), std::vector<long>{});
+  expect_no_zombies();
   // Nothing half-cached: the same keys compile once the hook is gone, on fresh workers.
   ::unsetenv("TRITON_JIT_TEST_WORKER_CRASH");
   const triton_jit::PrepareReport r = prepare({16, 32}, 16);
   EXPECT_EQ(r.compiled, 2u);
   EXPECT_EQ(compile_pool_status().pids.size(), 2u);
+}
+
+TEST_F(CompilePoolTest, WorkersThatDiedIdleAreNeverSentAJobAndAKilledForkServerIsReplaced) {
+  EXPECT_EQ(prepare({8192, 16384}, 16).compiled, 2u);
+  const PoolStatus before = compile_pool_status();
+  ASSERT_EQ(before.idle, 2);
+  // Killing the fork server kills the workers it forked (PR_SET_PDEATHSIG); spawned workers are
+  // killed one by one.
+  if (before.forkserver != 0) {
+    ASSERT_EQ(::kill(static_cast<pid_t>(before.forkserver), SIGKILL), 0);
+  } else {
+    for (int64_t pid : before.pids) ASSERT_EQ(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
+  }
+  for (int64_t pid : before.pids) {
+    for (int i = 0; i < 500 && proc_state(pid).first != 0 && proc_state(pid).first != 'Z'; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(proc_state(pid).first == 0 || proc_state(pid).first == 'Z') << "worker " << pid << " still runs";
+  }
+  // No job goes to a dead worker, and this process survives writing to one (no SIGPIPE).
+  const triton_jit::PrepareReport r = prepare({8192, 16384}, 32);
+  EXPECT_EQ(r.compiled, 2u);
+  const PoolStatus after = compile_pool_status();
+  EXPECT_EQ(after.replaced, before.replaced);  // no job died with a worker
+  EXPECT_EQ(after.jobs, before.jobs + 2);
+  for (int64_t pid : before.pids) {
+    EXPECT_EQ(std::find(after.pids.begin(), after.pids.end(), pid), after.pids.end()) << pid;
+  }
+  if (before.forkserver != 0) {
+    // The next worker after the failed fork was spawned; the one after that came from a new server.
+    EXPECT_EQ(prepare({8192, 16384, 32768}, 64, 3).compiled, 3u);
+    const int64_t server = compile_pool_status().forkserver;
+    EXPECT_NE(server, 0);
+    EXPECT_NE(server, before.forkserver);
+  }
+  expect_no_zombies();
+  EXPECT_NE(proc_state(before.forkserver).first, 'Z');  // the dead server was reaped too
 }
 
 TEST_F(CompilePoolTest, AFileWhoseModuleTheHostHandedOverNeverRunsInAWorker) {
@@ -368,6 +424,12 @@ std::string run_probe(const std::string& mode, int* status, const std::string& e
   return text.str();
 }
 
+// The number after "NAME=" in a probe's output, or -1.
+long field_of(const std::string& text, const std::string& name) {
+  const size_t at = text.find(name + "=");
+  return at == std::string::npos ? -1 : std::strtol(text.c_str() + at + name.size() + 1, nullptr, 10);
+}
+
 std::vector<long> pids_of(const std::string& text) {
   std::vector<long> pids;
   const size_t at = text.find("pids=");
@@ -395,8 +457,10 @@ TEST(CompilePoolExit, AProcessReturningFromMainEndsAndReapsItsIdleWorkers) {
   const std::string out = run_probe("idle", &status);
   ASSERT_TRUE(WIFEXITED(status)) << out;
   ASSERT_EQ(WEXITSTATUS(status), 0) << out;
-  const std::vector<long> pids = pids_of(out);
+  std::vector<long> pids = pids_of(out);
   ASSERT_EQ(pids.size(), 2u) << out;
+  EXPECT_EQ(field_of(out, "forkserver") > 0, forking()) << out;
+  if (forking()) pids.push_back(field_of(out, "forkserver"));
   expect_gone(pids);
 }
 
@@ -407,10 +471,24 @@ TEST(CompilePoolExit, AProcessExitingWhileWorkersCompileEndsAndReapsThem) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(WIFEXITED(status)) << out;
   ASSERT_EQ(WEXITSTATUS(status), 0) << out;
-  const std::vector<long> pids = pids_of(out);
+  std::vector<long> pids = pids_of(out);
   ASSERT_EQ(pids.size(), 2u) << out;
+  if (forking()) pids.push_back(field_of(out, "forkserver"));
   expect_gone(pids);
   EXPECT_LT(seconds, 60) << out;
+}
+
+TEST(CompilePoolForkServer, ConcurrentFirstMissesInAFreshProcessLoadPythonOnceAndStartOneForkServer) {
+  int status = 0;
+  const std::string out = run_probe("concurrent", &status);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_EQ(field_of(out, "compiles"), 4) << out;
+  // Started ahead by a miss bound for the pool, or by the pool itself: never both.
+  EXPECT_EQ(field_of(out, "servers"), forking() ? 1 : 0) << out;
+  std::vector<long> pids = pids_of(out);
+  if (forking()) pids.push_back(field_of(out, "forkserver"));
+  expect_gone(pids);
 }
 
 }  // namespace

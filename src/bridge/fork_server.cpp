@@ -1,0 +1,92 @@
+#include "bridge/fork_server.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+// Generated at build time from triton_jit_bridge.py: the server runs the same source.
+extern const char* const kTritonJitBridgeSource;
+extern char** environ;
+
+namespace triton_jit::bridge {
+namespace {
+
+// The server reads "INDEX_DIR\0SOURCE" from its input (fd 0), runs the bridge and serves fd 3.
+// Anything Triton prints goes to stderr: fd 1 of its workers carries nothing.
+constexpr const char* kBoot = "import os, socket, sys\n"
+                              "os.dup2(2, 1)\n"
+                              "index_dir, source = sys.stdin.buffer.read().split(b'\\0', 1)\n"
+                              "os.dup2(os.open(os.devnull, os.O_RDONLY), 0)\n"
+                              "ns = {'__name__': 'triton_jit_bridge'}\n"
+                              "exec(compile(source.decode(), '<triton_jit_bridge>', 'exec'), ns)\n"
+                              "ns['_forkserver_main'](socket.socket(fileno=3), index_dir.decode())\n"
+                              "os._exit(0)\n";
+
+void close_both(int fds[2]) {
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+// Writes all of `data` to `fd`, then closes it, on a thread of its own: the source is larger than
+// a socket buffer, and the server reads it only once its Python has started.
+void send_in_background(int fd, std::string data) {
+  std::thread([fd, data = std::move(data)] {
+    size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // the server died: its pool sees that on the first request
+      done += static_cast<size_t>(n);
+    }
+    ::close(fd);
+  }).detach();
+}
+
+}  // namespace
+
+bool fork_server_wanted() {
+  const char* start = std::getenv("TRITON_JIT_COMPILE_WORKER_START");
+  return start == nullptr || std::strcmp(start, "spawn") != 0;
+}
+
+std::optional<ForkServerProcess> spawn_fork_server(const std::string& python, const std::string& index_dir) {
+  int control[2];
+  int input[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, control) != 0) return std::nullopt;
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, input) != 0) {
+    close_both(control);
+    return std::nullopt;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, input[1], 0);
+  posix_spawn_file_actions_adddup2(&actions, control[1], 3);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(&actions, 4);  // descriptors opened without O_CLOEXEC too
+#endif
+  std::string program = python;
+  std::string dash_c = "-c";
+  std::string boot = kBoot;
+  char* argv[] = {program.data(), dash_c.data(), boot.data(), nullptr};
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(input[1]);
+  ::close(control[1]);
+  if (rc != 0) {
+    ::close(input[0]);
+    ::close(control[0]);
+    return std::nullopt;
+  }
+  send_in_background(input[0], index_dir + '\0' + kTritonJitBridgeSource);
+  return ForkServerProcess{pid, control[0]};
+}
+
+}  // namespace triton_jit::bridge
