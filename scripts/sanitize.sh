@@ -14,7 +14,9 @@
 #       the registry and concurrent misses (KernelCache.Concurrent*), concurrent launches and the
 #       hit counters (FakeLaunch.Concurrent*), the index under concurrent writers
 #       (StoreTest.Concurrent*, whose writer processes are instrumented too), concurrent misses
-#       through the compile-worker pool (CompilePoolTest.Concurrent*, .AMissWhile*).
+#       through the compile-worker pool (CompilePoolTest.Concurrent*, .AMissWhile*), and four
+#       threads' first misses in a fresh process (CompilePoolForkServer: the bridge's load, the
+#       fork server started once).
 # Suppressions, each justified, are in scripts/sanitize/. Python runs uninstrumented inside the
 # tests (the embedded interpreter, Triton's compiler); PYTHONMALLOC=malloc puts its objects on
 # the instrumented allocator, so an overrun of a Python buffer from our code is seen.
@@ -92,7 +94,7 @@ for p in "${parts[@]}"; do
     rc=0
     env TSAN_OPTIONS="suppressions=$SUPP/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0" \
       ctest --test-dir "$dir" \
-      -R 'KernelCache\.Concurrent|FakeLaunch\.Concurrent|StoreTest\.Concurrent|CompilePoolTest\.(Concurrent|AMissWhile)' \
+      -R 'KernelCache\.Concurrent|FakeLaunch\.Concurrent|StoreTest\.Concurrent|CompilePoolTest\.(Concurrent|AMissWhile)|CompilePoolForkServer' \
       --output-on-failure --no-tests=error --parallel "$CTEST_JOBS" --timeout 1800 || rc=$?
   fi
   tj_log "$p: exit status $rc after $((SECONDS - start)) s"
