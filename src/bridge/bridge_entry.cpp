@@ -37,6 +37,7 @@ extern "C" __attribute__((visibility("default"))) const triton_jit::bridge::Brid
                 "the entry's type is the one the core calls");
   if (core == nullptr || abi_version != b::kBridgeAbiVersion) return nullptr;
   triton_jit::g_core = core;
+  // clang-format off: one entry per line, in the table's order
   static const b::BridgeApi api = {
       b::kBridgeAbiVersion,      sizeof(b::BridgeApi),     TRITON_JIT_BRIDGE_BUILD_ID,
       &b::load_function,         &b::module_file,          &b::compile,
@@ -48,5 +49,6 @@ extern "C" __attribute__((visibility("default"))) const triton_jit::bridge::Brid
       &b::prestart_fork_server,  &b::compile_pool_status,  &b::python_environment,
       &b::interpreter_used,
   };
+  // clang-format on
   return &api;
 }

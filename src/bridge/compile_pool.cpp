@@ -98,9 +98,15 @@ std::atomic<bool> g_prestart_tried{false};
 std::mutex g_prestarted_mutex;
 std::optional<ForkServerProcess> g_prestarted;  // started ahead of the pool, not yet taken by it
 
+// A fork server running `python`, tracked from its start: ended and reaped at exit like a worker.
+std::optional<ForkServerProcess> spawn_tracked(const std::string& python) {
+  std::optional<ForkServerProcess> server = spawn_fork_server(python, index_dir());
+  if (server) track(server->pid, server->control);
+  return server;
+}
+
 // For the pool (GIL held): the server started ahead, else a new one running `python`, as
-// (pid, fd); None when workers are to be spawned or no server starts. Tracked from its start:
-// ended and reaped at exit like a worker.
+// (pid, fd); None when workers are to be spawned or no server starts.
 py::object take_fork_server(const std::string& python) {
   std::optional<ForkServerProcess> server;
   {
@@ -109,10 +115,8 @@ py::object take_fork_server(const std::string& python) {
     server.swap(g_prestarted);
   }
   if (!server && fork_server_wanted()) {
-    const std::string index = index_dir();
     py::gil_scoped_release unlocked;
-    server = spawn_fork_server(python, index);
-    if (server) track(server->pid, server->control);
+    server = spawn_tracked(python);
   }
   if (!server) return py::none();
   return py::make_tuple(server->pid, server->control);
@@ -230,8 +234,7 @@ void prestart_fork_server() {
   // Held while spawning (a few milliseconds): a pool created meanwhile takes this server rather
   // than starting a second one.
   std::lock_guard<std::mutex> lock(g_prestarted_mutex);
-  g_prestarted = spawn_fork_server(python_executable(), index_dir());
-  if (g_prestarted) track(g_prestarted->pid, g_prestarted->control);
+  g_prestarted = spawn_tracked(python_executable());
 }
 
 PoolStatus compile_pool_status() {

@@ -1009,6 +1009,15 @@ def _store_triton_key():
                 pass
 
 
+def _installation_key():
+    """This process's triton_key(): the copy stored in the index while it is still the
+    installation's, else computed now and stored."""
+    _take_stored_triton_key()
+    key = _triton_key_module().triton_key()
+    _store_triton_key()
+    return key
+
+
 _worker_functions = {}  # (source, name) -> JITFunction, in a worker
 
 
@@ -1056,9 +1065,7 @@ def _forkserver_main(sock, index_dir):
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the parent's to handle
     set_index_dir_for_triton_key(index_dir)
     try:
-        _take_stored_triton_key()
-        _triton_key_module().triton_key()  # the stored copy, or computed here once for every worker
-        _store_triton_key()
+        _installation_key()  # the stored copy, or computed here once for every worker
     except BaseException:  # noqa: BLE001 - each worker then computes it at its first compile
         pass
     _warm_up()
@@ -1428,9 +1435,7 @@ class CompilePool:
 
     def _compute_triton_key(self):
         try:
-            _take_stored_triton_key()
-            self._triton_key = (os.path.abspath(triton.__file__), _triton_key_module().triton_key())
-            _store_triton_key()
+            self._triton_key = (os.path.abspath(triton.__file__), _installation_key())
         except BaseException:  # noqa: BLE001 - the workers then compute their own
             pass
         finally:
