@@ -9,7 +9,8 @@
 //       N (16) functions (copies of the matmul under other names, written to DIR), each missed once
 //       by compile(): T threads at once, each its own function (T=1: one after another). With
 //       --warm 1 the workers are started (start_compile_workers) and booted before the clock
-//       starts, as in a server that started them at start-up. Prints seconds=S compiles=C pool_jobs=P.
+//       starts, as in a server that started them at start-up. Prints seconds=S compiles=C pool_jobs=P
+//       and setup_seconds (reading the N functions, and the workers' start with --warm 1).
 //   compile_pool_bench lone --dir DIR
 //       One miss (each a copy of the same kernel, written to DIR) compiled in this process (Triton
 //       warm), on a fresh worker, on a running worker. Prints here_ms=... pool_cold_ms=...
@@ -103,6 +104,7 @@ std::string write_copies(const std::string& dir, int count) {
 }
 
 int run_misses(int threads, int count, const std::string& dir, bool warm) {
+  const auto setup = std::chrono::steady_clock::now();
   const std::string path = write_copies(dir, count);
   std::vector<const triton_jit::TritonJitFunction*> fns;
   for (int i = 0; i < count; ++i) {
@@ -143,8 +145,10 @@ int run_misses(int threads, int count, const std::string& dir, bool warm) {
   const double s = seconds_since(start);
   uint64_t compiles = 0;
   for (const auto* fn : fns) compiles += fn->stats().compiles;
-  std::printf("seconds=%.3f compiles=%llu pool_jobs=%lld threads=%d\n", s, static_cast<unsigned long long>(compiles),
-              static_cast<long long>(triton_jit::bridge::compile_pool_status().jobs), threads);
+  std::printf("seconds=%.3f compiles=%llu pool_jobs=%lld threads=%d setup_seconds=%.3f\n", s,
+              static_cast<unsigned long long>(compiles),
+              static_cast<long long>(triton_jit::bridge::compile_pool_status().jobs), threads,
+              std::chrono::duration<double>(start - setup).count());
   return failures == 0 && compiles == static_cast<uint64_t>(count) ? 0 : 1;
 }
 

@@ -6,7 +6,9 @@
 # _take_stored_triton_key); the cold 16-thread case also runs without it, as the first process after
 # installing Triton. The pool's first prepare() call and the cold 16-thread case also run with
 # spawned workers (TRITON_JIT_COMPILE_WORKER_START=spawn: each a fresh Python instead of a fork of
-# the fork server), the baseline of the fork server. Prints the ratios against the targets of
+# the fork server), the baseline of the fork server; the cold case also with the fork server
+# started on demand (TRITON_JIT_COMPILE_WORKER_START=on-demand: by the pool's first worker instead
+# of when the process first reads a kernel through Python). Prints the ratios against the targets of
 # docs/BENCHMARKS.md (set for a 16-core machine).
 # Usage: bench/run-compile-pool-bench.sh BUILD_DIR [PREPARE_COUNT] [MISS_THREADS]
 set -euo pipefail
@@ -50,9 +52,11 @@ echo "  first call with spawned workers (each a fresh Python, no fork server): $
 mkdir -p "$tmp/k1" "$tmp/kc" "$tmp/kw"
 one=$(run misses-serial misses --threads 1 --count "$threads" --dir "$tmp/k1")
 cold=$(run misses-cold misses --threads "$threads" --count "$threads" --dir "$tmp/kc")
-mkdir -p "$tmp/ku" "$tmp/ks"
+mkdir -p "$tmp/ku" "$tmp/ks" "$tmp/kd"
 unkeyed=$(run misses-cold-unkeyed misses --threads "$threads" --count "$threads" --dir "$tmp/ku")
 warm=$(run misses-warm misses --threads "$threads" --count "$threads" --dir "$tmp/kw" --warm 1)
+on_demand=$(TRITON_JIT_COMPILE_WORKER_START=on-demand run misses-cold-on-demand misses --threads "$threads" \
+  --count "$threads" --dir "$tmp/kd")
 spawned=$(TRITON_JIT_COMPILE_WORKER_START=spawn run misses-cold-spawned misses --threads "$threads" --count "$threads" \
   --dir "$tmp/ks")
 s=$(field seconds <<<"$one")
@@ -61,8 +65,10 @@ echo "  one after another:                          $one"
 echo "  $threads threads at once, workers not started:   $cold"
 echo "  $threads threads at once, start_compile_workers: $warm"
 echo "  $threads threads at once, workers not started, no installation key stored: $unkeyed"
+echo "  $threads threads at once, workers not started, fork server started on demand: $on_demand"
 echo "  $threads threads at once, workers not started, each a fresh Python (no fork server): $spawned"
-echo "  wall = 1/$(ratio "$s" "$(field seconds <<<"$cold")") of serial, 1/$(ratio "$s" "$(field seconds <<<"$warm")") with the workers started, 1/$(ratio "$s" "$(field seconds <<<"$unkeyed")") with no key stored, 1/$(ratio "$s" "$(field seconds <<<"$spawned")") with spawned workers (target on 16 cores: <= 1/6)"
+of_serial() { echo "1/$(ratio "$s" "$(field seconds <<<"$1")")"; }
+echo "  wall = $(of_serial "$cold") of serial, $(of_serial "$warm") with the workers started, $(of_serial "$unkeyed") with no key stored, $(of_serial "$on_demand") with the fork server on demand, $(of_serial "$spawned") with spawned workers (target on 16 cores: <= 1/6)"
 
 mkdir -p "$tmp/kl"
 lone=$(run lone lone --dir "$tmp/kl")

@@ -22,7 +22,7 @@
 namespace triton_jit::bridge {
 
 // Raised whenever the table's layout or meaning changes.
-inline constexpr uint32_t kBridgeAbiVersion = 2;
+inline constexpr uint32_t kBridgeAbiVersion = 3;
 
 // The file the core looks for beside itself, then in the installation's library folder.
 inline constexpr const char* kBridgeLibraryName = "libtriton_jit_python.so";

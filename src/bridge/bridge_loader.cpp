@@ -298,7 +298,7 @@ CompileResult compile_in_pool(const CompileJob& job) { return api().compile_in_p
 
 void start_workers(int count) { api().start_workers(count); }
 
-void prestart_fork_server() { api().prestart_fork_server(); }
+void prestart_fork_server(bool ahead) { api().prestart_fork_server(ahead); }
 
 PoolStatus compile_pool_status() {
   // Starts no Python: a pool exists only once the bridge is loaded.

@@ -12,8 +12,10 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "bridge/compile_codec.h"
@@ -33,6 +35,8 @@ namespace triton_jit::bridge {
 namespace {
 
 // ---- the workers to end at exit --------------------------------------------------------------
+
+void kill_unused_fork_server();
 
 struct Tracked {
   pid_t pid;
@@ -57,6 +61,7 @@ void end_workers_at_exit() {
     std::lock_guard<std::mutex> lock(tracked_mutex());
     workers.swap(tracked());
   }
+  kill_unused_fork_server();
   for (const Tracked& w : workers) ::close(w.fd);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   while (!workers.empty()) {
@@ -85,18 +90,75 @@ void track(int64_t pid, int fd) {
   tracked().push_back(Tracked{static_cast<pid_t>(pid), fd});
 }
 
-void untrack(int64_t pid) {
+// Whether `pid` was tracked: not when the exit handler took it already.
+bool untrack_process(pid_t pid) {
   std::lock_guard<std::mutex> lock(tracked_mutex());
   auto& v = tracked();
-  v.erase(std::remove_if(v.begin(), v.end(), [&](const Tracked& w) { return w.pid == pid; }), v.end());
+  const auto end = std::remove_if(v.begin(), v.end(), [&](const Tracked& w) { return w.pid == pid; });
+  const bool found = end != v.end();
+  v.erase(end, v.end());
+  return found;
 }
+
+void untrack(int64_t pid) { untrack_process(static_cast<pid_t>(pid)); }
 
 // ---- the fork server ------------------------------------------------------------------------
 
 std::atomic<bool> g_pool_created{false};
 std::atomic<bool> g_prestart_tried{false};
-std::mutex g_prestarted_mutex;
-std::optional<ForkServerProcess> g_prestarted;  // started ahead of the pool, not yet taken by it
+
+// A server started before the pool exists waits here for the pool to take it. Leaked: the thread
+// that ends an unused one may still wait on it while the process exits.
+struct Prestarted {
+  std::mutex mutex;
+  std::condition_variable taken;
+  std::optional<ForkServerProcess> server;
+};
+Prestarted& prestarted() {
+  static auto* p = new Prestarted;
+  return *p;
+}
+
+// How long a server started ahead waits to be taken. A process that compiled only in itself
+// meanwhile (one thread, one miss at a time) does not keep an idle Python holding Triton (about
+// 130 MB) for its whole life; its pool, if it ever needs one, starts a server then.
+// TRITON_JIT_TEST_UNUSED_FORK_SERVER_MS shortens the wait for tests.
+std::chrono::milliseconds unused_server_life() {
+  if (const char* ms = std::getenv("TRITON_JIT_TEST_UNUSED_FORK_SERVER_MS"); ms && *ms) {
+    return std::chrono::milliseconds(std::strtol(ms, nullptr, 10));
+  }
+  return std::chrono::seconds(60);
+}
+
+// Kills and reaps a server that never forked a worker: it has nothing to finish.
+void end_unused(const ForkServerProcess& server) {
+  ::kill(server.pid, SIGKILL);
+  ::close(server.control);
+  int status = 0;
+  while (::waitpid(server.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// On a thread of its own: ends the prestarted server if the pool has not taken it in time.
+void end_prestarted_if_unused() {
+  Prestarted& p = prestarted();
+  std::optional<ForkServerProcess> server;
+  {
+    std::unique_lock<std::mutex> lock(p.mutex);
+    const bool taken = p.taken.wait_for(lock, unused_server_life(), [&] { return !p.server; });
+    // Untracked under this lock, as the exit handler looks at it under this lock: one of the two
+    // ends it, never both.
+    if (!taken && untrack_process(p.server->pid)) server.swap(p.server);
+  }
+  if (server) end_unused(*server);
+}
+
+// At exit, a server the pool never took may still be importing Triton: it is not waited for.
+void kill_unused_fork_server() {
+  Prestarted& p = prestarted();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (p.server) ::kill(p.server->pid, SIGKILL);  // reaped with the workers
+}
 
 // A fork server running `python`, tracked from its start: ended and reaped at exit like a worker.
 std::optional<ForkServerProcess> spawn_tracked(const std::string& python) {
@@ -111,8 +173,10 @@ py::object take_fork_server(const std::string& python) {
   std::optional<ForkServerProcess> server;
   {
     py::gil_scoped_release unlocked;  // a prestart may hold the mutex: it needs no GIL, but waits
-    std::lock_guard<std::mutex> lock(g_prestarted_mutex);
-    server.swap(g_prestarted);
+    Prestarted& p = prestarted();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    server.swap(p.server);
+    p.taken.notify_all();
   }
   if (!server && fork_server_wanted()) {
     py::gil_scoped_release unlocked;
@@ -227,14 +291,20 @@ void start_workers(int count) {
   }
 }
 
-void prestart_fork_server() {
+void prestart_fork_server(bool ahead) {
+  if (ahead && worker_start() != WorkerStart::Ahead) return;
   if (g_pool_created.load() || g_prestart_tried.exchange(true)) return;
   // A host's interpreter runs already; its own python is known only under the GIL.
   if (!fork_server_wanted() || compile_workers() == 0 || interpreter_is_hosts()) return;
-  // Held while spawning (a few milliseconds): a pool created meanwhile takes this server rather
-  // than starting a second one.
-  std::lock_guard<std::mutex> lock(g_prestarted_mutex);
-  g_prestarted = spawn_tracked(python_executable());
+  {
+    // Held while spawning (a few milliseconds): a pool created meanwhile takes this server rather
+    // than starting a second one.
+    Prestarted& p = prestarted();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    p.server = spawn_tracked(python_executable());
+    if (!p.server) return;
+  }
+  std::thread(end_prestarted_if_unused).detach();
 }
 
 PoolStatus compile_pool_status() {

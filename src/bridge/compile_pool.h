@@ -29,10 +29,12 @@ void start_workers(int count);
 
 // Starts the pool's fork server now, once per process, when the pool does not exist yet and may
 // fork workers (compile_workers() is not 0, TRITON_JIT_COMPILE_WORKER_START is not "spawn", the
-// runtime starts its own interpreter): called by a miss bound for the pool before it waits for
-// the interpreter, so that the server boots while another thread still starts Python. Needs
-// no GIL, starts no Python here; failing, the pool starts one later.
-void prestart_fork_server();
+// runtime starts its own interpreter), so that it boots while this process still starts Python
+// or compiles in it. Called by a miss bound for the pool before it waits for the interpreter,
+// and, with `ahead` (only where worker_start() is WorkerStart::Ahead, fork_server.h), when this
+// process first reads a kernel through Python. A server the pool has not taken within a minute
+// is ended. Needs no GIL, starts no Python here; failing, the pool starts one later.
+void prestart_fork_server(bool ahead);
 
 // What the pool holds now, for tests and benchmarks.
 struct PoolStatus {

@@ -5,11 +5,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
+
+#include "triton_jit/settings.h"
 
 // Generated at build time from triton_jit_bridge.py: the server runs the same source.
 extern const char* const kTritonJitBridgeSource;
@@ -51,9 +55,21 @@ void send_in_background(int fd, std::string data) {
 
 }  // namespace
 
-bool fork_server_wanted() {
+WorkerStart worker_start() {
   const char* start = std::getenv("TRITON_JIT_COMPILE_WORKER_START");
-  return start == nullptr || std::strcmp(start, "spawn") != 0;
+  if (start != nullptr && *start != '\0') {
+    if (std::strcmp(start, "ahead") == 0) return WorkerStart::Ahead;
+    if (std::strcmp(start, "on-demand") == 0) return WorkerStart::OnDemand;
+    if (std::strcmp(start, "spawn") == 0) return WorkerStart::Spawn;
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true)) {
+      std::fprintf(stderr,
+                   "[triton_jit] ignoring TRITON_JIT_COMPILE_WORKER_START=%s: expected ahead, on-demand or spawn "
+                   "(unset: ahead where the pool may run %d workers or more, else on-demand)\n",
+                   start, kAheadMinWorkers);
+    }
+  }
+  return compile_workers() >= kAheadMinWorkers ? WorkerStart::Ahead : WorkerStart::OnDemand;
 }
 
 std::optional<ForkServerProcess> spawn_fork_server(const std::string& python, const std::string& index_dir) {

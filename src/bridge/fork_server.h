@@ -22,8 +22,22 @@ struct ForkServerProcess {
 // process (reap it) and the descriptor.
 std::optional<ForkServerProcess> spawn_fork_server(const std::string& python, const std::string& index_dir);
 
-// Whether workers are to be forked by a fork server: unless TRITON_JIT_COMPILE_WORKER_START is
-// "spawn" (each worker then a fresh Python, as on platforms without one).
-bool fork_server_wanted();
+// How compile workers start: TRITON_JIT_COMPILE_WORKER_START, read at each use. Unset (or an
+// unknown value, which warns once): Ahead where the pool may run kAheadMinWorkers or more
+// (compile_workers()), else OnDemand.
+enum class WorkerStart {
+  Ahead,     // "ahead": forked by a fork server that starts, in the background, as soon as this
+             // process reads a kernel through Python, since compiles usually follow
+  OnDemand,  // "on-demand": the same, but the server starts with the pool's first worker
+  Spawn,     // "spawn": each a fresh Python (as on platforms without a fork server)
+};
+WorkerStart worker_start();
+
+// Below this many workers a burst of misses gains little from a server booted ahead, and on so
+// few cores its boot (a fifth of a second of CPU or more) competes with the process's own start.
+inline constexpr int kAheadMinWorkers = 4;
+
+// Whether workers are to be forked by a fork server (any start but Spawn).
+inline bool fork_server_wanted() { return worker_start() != WorkerStart::Spawn; }
 
 }  // namespace triton_jit::bridge

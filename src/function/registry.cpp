@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "bridge/compile_pool.h"
 #include "launch/function_state.h"
 #include "resolve/pack.h"
 #include "settings/settings.h"
@@ -56,6 +57,16 @@ using detail::PackRegistry;
 
 namespace {
 
+// A kernel read through Python is one no earlier process has seen: its compiles usually follow.
+// The compile pool's fork server boots meanwhile, beside this process's own Python, so that
+// misses from several threads find it ready (bridge::prestart_fork_server).
+void start_fork_server_ahead() {
+  try {
+    bridge::prestart_fork_server(true);
+  } catch (const std::exception&) {  // the bridge cannot load: reading the signature says why
+  }
+}
+
 // The static signature of `name` in `path` without Python when a pack or the index has it;
 // else through Python (and then recorded in the index for the next process). `source` is the
 // file as read now; none when there is no file, which only a pack can make up for.
@@ -76,6 +87,7 @@ StaticSignature read_static_signature(std::string_view requested_path, const std
                                 "cache entry holds this function; pack it with `triton-jit pack`",
                             path, name);
   }
+  start_fork_server_ahead();
   bridge::LoadedFunction loaded = bridge::load_function(module.empty() ? path : bridge::module_source(module), name);
   loaded.signature.file = path;  // the bridge names the module's source when imported by module
   *function = loaded.function;

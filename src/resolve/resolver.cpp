@@ -226,7 +226,7 @@ bool workers_may_load(const FunctionState& fn) {
 void prestart_pool(const FunctionState& fn) {
   if (offline() || fn.source_sha256.empty()) return;
   try {
-    bridge::prestart_fork_server();
+    bridge::prestart_fork_server(false);
   } catch (const std::exception&) {  // the bridge cannot load: the compile says why
   }
 }

@@ -3,7 +3,10 @@
 // ("idle") or calling std::exit while they compile ("busy"). The test then checks that no worker
 // outlived it. "limit" prints compile_workers() as the environment sets it. "concurrent": four
 // threads miss four kernels at once before this process has started Python; prints the fork
-// servers it started (`servers=N`, children running _forkserver_main) and the compiles.
+// servers it started (`servers=N`, children running _forkserver_main) and the compiles. "ahead":
+// reads a kernel through Python, prints the fork servers then running (`servers_read=N`), then
+// sends a miss to the pool and prints the servers and the pool's. "unused": reads a kernel, waits
+// for the server to be ended unused, then misses on the pool. "read": reads a kernel and exits.
 #include <dirent.h>
 #include <unistd.h>
 
@@ -14,11 +17,13 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bridge/compile_pool.h"
+#include "resolve/resolver.h"
 #include "test_util.h"
 #include "triton_jit/triton_jit.h"
 
@@ -36,9 +41,11 @@ const triton_jit::TritonJitFunction& add() {
   return triton_jit::TritonJitFunction::get(test::kernel("add.py"), "add_kernel");
 }
 
-// Children of this process whose command line runs the fork server.
-int fork_servers_started() {
+// Children of this process whose command line runs the fork server (their ids in *pids), and
+// children that ended unreaped (*zombies).
+int fork_servers_started(std::vector<long>* pids = nullptr, int* zombies = nullptr) {
   int count = 0;
+  if (zombies != nullptr) *zombies = 0;
   DIR* dir = ::opendir("/proc");
   if (dir == nullptr) return -1;
   while (dirent* e = ::readdir(dir)) {
@@ -53,7 +60,12 @@ int fork_servers_started() {
     rest >> state >> parent;
     std::ifstream cmdline("/proc/" + pid + "/cmdline");
     const std::string command((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-    if (parent == ::getpid() && command.find("_forkserver_main") != std::string::npos) ++count;
+    if (parent != ::getpid()) continue;
+    if (state == 'Z' && zombies != nullptr) ++*zombies;
+    if (command.find("_forkserver_main") != std::string::npos) {
+      ++count;
+      if (pids != nullptr) pids->push_back(std::stol(pid));
+    }
   }
   ::closedir(dir);
   return count;
@@ -84,6 +96,38 @@ int concurrent_misses() {
               static_cast<unsigned long long>(add().stats().compiles));
   print_pids();
   return failures == 0 ? 0 : 1;
+}
+
+// One miss compiled on the pool: this process's interpreter is claimed, as by another thread.
+void miss_on_the_pool(int block) {
+  if (!triton_jit::detail::InterpreterSlot::try_claim()) throw std::runtime_error("the interpreter slot is taken");
+  struct Release {
+    ~Release() { triton_jit::detail::InterpreterSlot::release(); }
+  } release;
+  triton_jit::LaunchConfig config{triton_jit::Grid(1)};
+  config.num_warps = 4;
+  add().compile(config, reinterpret_cast<const float*>(0x10000), reinterpret_cast<const float*>(0x20000),
+                reinterpret_cast<float*>(0x30000), 1000, block);
+}
+
+// Reads a kernel through Python, then misses on the pool; with `wait_ms`, that long in between.
+// With a negative `wait_ms`, exits right after the read instead.
+int read_then_miss(int wait_ms) {
+  add();
+  std::vector<long> servers;
+  int zombies = 0;
+  fork_servers_started(&servers);
+  std::printf("servers_read=%zu server=%ld\n", servers.size(), servers.empty() ? 0L : servers.front());
+  std::fflush(stdout);
+  if (wait_ms < 0) return 0;
+  std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+  std::printf("servers_waited=%d ", fork_servers_started(nullptr, &zombies));
+  std::printf("zombies=%d\n", zombies);
+  miss_on_the_pool(64);
+  std::printf("servers=%d jobs=%lld\n", fork_servers_started(),
+              static_cast<long long>(triton_jit::bridge::compile_pool_status().jobs));
+  print_pids();
+  return 0;
 }
 
 void prepare(std::initializer_list<int> blocks, int warps) {
@@ -119,6 +163,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (mode == "concurrent") return concurrent_misses();
+    if (mode == "ahead") return read_then_miss(0);
+    if (mode == "unused") return read_then_miss(2500);
+    if (mode == "read") return read_then_miss(-1);
     if (mode == "busy") {
       std::thread([] {
         try {
@@ -137,6 +184,6 @@ int main(int argc, char** argv) {
     std::printf("error=%s\n", e.what());
     return 3;
   }
-  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|concurrent|limit\n");
+  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|concurrent|ahead|unused|read|limit\n");
   return 2;
 }

@@ -330,11 +330,19 @@ TEST_F(CompilePoolTest, WorkersThatDiedIdleAreNeverSentAJobAndAKilledForkServerI
     EXPECT_EQ(std::find(after.pids.begin(), after.pids.end(), pid), after.pids.end()) << pid;
   }
   if (before.forkserver != 0) {
-    // The next worker after the failed fork was spawned; the one after that came from a new server.
+    // The workers after the failed fork were spawned; the next one comes from a new server. (A
+    // batch need not start one: its jobs may all fit on the idle workers.)
+    triton_jit::set_compile_workers(3);
+    triton_jit::start_compile_workers();
+    PoolStatus grown = compile_pool_status();
+    for (int i = 0; i < 6000 && grown.idle < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      grown = compile_pool_status();
+    }
+    ASSERT_EQ(grown.idle, 3) << "the third worker did not boot within a minute";
+    EXPECT_NE(grown.forkserver, 0);
+    EXPECT_NE(grown.forkserver, before.forkserver);
     EXPECT_EQ(prepare({8192, 16384, 32768}, 64, 3).compiled, 3u);
-    const int64_t server = compile_pool_status().forkserver;
-    EXPECT_NE(server, 0);
-    EXPECT_NE(server, before.forkserver);
   }
   expect_no_zombies();
   EXPECT_NE(proc_state(before.forkserver).first, 'Z');  // the dead server was reaped too
@@ -489,6 +497,59 @@ TEST(CompilePoolForkServer, ConcurrentFirstMissesInAFreshProcessLoadPythonOnceAn
   std::vector<long> pids = pids_of(out);
   if (forking()) pids.push_back(field_of(out, "forkserver"));
   expect_gone(pids);
+}
+
+// The runs below name the way workers start: they hold under the spawned-worker suite too.
+constexpr const char* kAhead = "TRITON_JIT_COMPILE_WORKER_START=ahead";
+
+TEST(CompilePoolForkServer, ReadingAKernelThroughPythonStartsTheServerAheadAndThePoolTakesIt) {
+  int status = 0;
+  const std::string out = run_probe("ahead", &status, kAhead);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_EQ(field_of(out, "servers_read"), 1) << out;  // booting before any miss
+  // The miss's worker came from that server: no second one was started.
+  EXPECT_EQ(field_of(out, "servers"), 1) << out;
+  EXPECT_EQ(field_of(out, "forkserver"), field_of(out, "server")) << out;
+  EXPECT_EQ(field_of(out, "jobs"), 1) << out;
+  std::vector<long> pids = pids_of(out);
+  pids.push_back(field_of(out, "forkserver"));
+  expect_gone(pids);
+}
+
+TEST(CompilePoolForkServer, OnDemandTheServerStartsWithThePoolsFirstWorker) {
+  int status = 0;
+  const std::string out = run_probe("ahead", &status, "TRITON_JIT_COMPILE_WORKER_START=on-demand");
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_EQ(field_of(out, "servers_read"), 0) << out;
+  EXPECT_EQ(field_of(out, "servers"), 1) << out;
+  EXPECT_EQ(field_of(out, "jobs"), 1) << out;
+}
+
+TEST(CompilePoolForkServer, AServerThePoolDoesNotTakeInTimeIsEndedAndReapedAndALaterPoolStartsItsOwn) {
+  int status = 0;
+  const std::string out =
+      run_probe("unused", &status, std::string(kAhead) + " TRITON_JIT_TEST_UNUSED_FORK_SERVER_MS=1000");
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << out;
+  // Seen after the read unless the read took the whole second (a loaded machine): the test of
+  // the start ahead is the one above; this one is about the end.
+  EXPECT_LE(field_of(out, "servers_read"), 1) << out;
+  EXPECT_EQ(field_of(out, "servers_waited"), 0) << out;
+  EXPECT_EQ(field_of(out, "zombies"), 0) << out;
+  EXPECT_EQ(field_of(out, "jobs"), 1) << out;
+  EXPECT_EQ(field_of(out, "servers"), 1) << out;
+  EXPECT_NE(field_of(out, "forkserver"), field_of(out, "server")) << out;
+}
+
+TEST(CompilePoolForkServer, AProcessExitingWhileItsUnusedServerBootsKillsAndReapsIt) {
+  int status = 0;
+  const std::string out = run_probe("read", &status, kAhead);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << out;
+  ASSERT_GT(field_of(out, "server"), 0) << out;
+  expect_gone({field_of(out, "server")});
 }
 
 }  // namespace

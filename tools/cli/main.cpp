@@ -12,6 +12,7 @@
 #include "error_report.h"
 #include "options.h"
 #include "output_capture.h"
+#include "triton_jit/settings.h"
 #include "triton_jit/version.h"
 #include "usage_error.h"
 
@@ -20,6 +21,12 @@ using namespace triton_jit_cli;
 namespace {
 
 int run(const Options& o) {
+  // These compile one kernel in this process, or none: no compile pool, and so no fork server
+  // booting beside them for nothing (the pool's server starts when a process first reads a kernel).
+  if (o.command == Command::Inspect || o.command == Command::Specialize || o.command == Command::Compile ||
+      o.command == Command::Cache) {
+    triton_jit::set_compile_workers(0);
+  }
   switch (o.command) {
     case Command::Help: std::cout << help_text(o.help_topic); return 0;
     case Command::Version: std::cout << "triton-jit " << TRITON_JIT_VERSION_STRING << '\n'; return 0;
