@@ -2,7 +2,10 @@
 // calls that write files and makes one of them fail, or stops the process there so the test can
 // kill it. Only calls on paths below FAULT_DIR count (and on descriptors opened there), so the
 // interpreter, Triton's own cache and the terminal are left alone. Steps, numbered from 1 in call
-// order: mkdir, open (for writing), write, fsync, fdatasync, close, rename.
+// order: mkdir, open (for writing), write, fsync, fdatasync, close, rename. Only in the process
+// the test started: its own children (the compile pool's fork server, which stores Triton's
+// installation key in the same index) inherit the shim but count nothing, so that step N is
+// one call of the process under test, whatever its helpers do meanwhile.
 //
 //   FAULT_DIR=/abs/dir   the folder whose files count (required; nothing counts without it)
 //   FAULT_AT=N           the step to act on (0 or unset: none; the run is only logged)
@@ -64,7 +67,24 @@ const char* env(const char* name) {
   return v != nullptr && *v != 0 ? v : nullptr;
 }
 
+// Whether this is the process the test started (FAULT_SUBJECT_PID, set by the first process
+// that loads the shim and inherited by its children).
+bool g_subject = false;
+
+__attribute__((constructor)) void note_subject() {
+  char pid[32];
+  snprintf(pid, sizeof pid, "%d", static_cast<int>(getpid()));
+  const char* subject = getenv("FAULT_SUBJECT_PID");
+  if (subject == nullptr || *subject == 0) {
+    setenv("FAULT_SUBJECT_PID", pid, 1);
+    g_subject = true;
+  } else {
+    g_subject = strcmp(subject, pid) == 0;
+  }
+}
+
 bool below_dir(const char* path) {
+  if (!g_subject) return false;
   const char* dir = env("FAULT_DIR");
   if (dir == nullptr || path == nullptr) return false;
   const size_t n = strlen(dir);

@@ -179,7 +179,11 @@ class FaultTest : public ::testing::Test {
 
   // The probes' environment: this test's index; with `fault`, the shim and its settings.
   std::vector<std::string> environment(const std::vector<std::string>& fault = {}) const {
-    std::vector<std::string> env = {"TRITON_JIT_TEST_KEEP_CACHE_DIR=1", "TRITON_JIT_CACHE_DIR=" + cache_.string()};
+    // No compile pool's fork server started ahead: it stores Triton's installation key in this
+    // index too, and whether it does so before the probe looks for the key would change the
+    // probe's own sequence of writes from run to run, and so what step N is.
+    std::vector<std::string> env = {"TRITON_JIT_TEST_KEEP_CACHE_DIR=1", "TRITON_JIT_CACHE_DIR=" + cache_.string(),
+                                    "TRITON_JIT_COMPILE_WORKER_START=on-demand"};
     if (!fault.empty()) {
       env.push_back("LD_PRELOAD=" FAULT_SHIM_PATH);
       // Under AddressSanitizer (scripts/sanitize.sh) its runtime must come first unless told
