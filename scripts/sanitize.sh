@@ -14,9 +14,10 @@
 #       the registry and concurrent misses (KernelCache.Concurrent*), concurrent launches and the
 #       hit counters (FakeLaunch.Concurrent*), the index under concurrent writers
 #       (StoreTest.Concurrent*, whose writer processes are instrumented too), concurrent misses
-#       through the compile-worker pool (CompilePoolTest.Concurrent*, .AMissWhile*), and four
-#       threads' first misses in a fresh process (CompilePoolForkServer: the bridge's load, the
-#       fork server started once).
+#       through the compile-worker pool (CompilePoolTest.Concurrent*, .AMissWhile*), and the
+#       fork server (CompilePoolForkServer: four threads' first misses in a fresh process, the
+#       bridge's load and the server started once; a server started ahead, taken by the pool or
+#       ended unused by its timer thread).
 # Suppressions, each justified, are in scripts/sanitize/. Python runs uninstrumented inside the
 # tests (the embedded interpreter, Triton's compiler); PYTHONMALLOC=malloc puts its objects on
 # the instrumented allocator, so an overrun of a Python buffer from our code is seen.

@@ -543,7 +543,7 @@ TEST(CompilePoolForkServer, AServerThePoolDoesNotTakeInTimeIsEndedAndReapedAndAL
   EXPECT_NE(field_of(out, "forkserver"), field_of(out, "server")) << out;
 }
 
-TEST(CompilePoolForkServer, AProcessExitingWhileItsUnusedServerBootsKillsAndReapsIt) {
+TEST(CompilePoolForkServer, AProcessExitingRightAfterStartingAServerAheadLeavesNoServerBehind) {
   int status = 0;
   const std::string out = run_probe("read", &status, kAhead);
   ASSERT_TRUE(WIFEXITED(status)) << out;
