@@ -113,6 +113,9 @@ struct Prestarted {
   std::mutex mutex;
   std::condition_variable taken;
   std::optional<ForkServerProcess> server;
+  pid_t owner = 0;  // the process that started it: a forked child's copy is its parent's server
+
+  bool ours() const { return server && owner == ::getpid(); }
 };
 Prestarted& prestarted() {
   static auto* p = new Prestarted;
@@ -157,7 +160,7 @@ void end_prestarted_if_unused() {
 void kill_unused_fork_server() {
   Prestarted& p = prestarted();
   std::lock_guard<std::mutex> lock(p.mutex);
-  if (p.server) ::kill(p.server->pid, SIGKILL);  // reaped with the workers
+  if (p.ours()) ::kill(p.server->pid, SIGKILL);  // reaped with the workers
 }
 
 // A fork server running `python`, tracked from its start: ended and reaped at exit like a worker.
@@ -175,7 +178,7 @@ py::object take_fork_server(const std::string& python) {
     py::gil_scoped_release unlocked;  // a prestart may hold the mutex: it needs no GIL, but waits
     Prestarted& p = prestarted();
     std::lock_guard<std::mutex> lock(p.mutex);
-    server.swap(p.server);
+    if (p.ours()) server.swap(p.server);
     p.taken.notify_all();
   }
   if (!server && fork_server_wanted()) {
@@ -302,6 +305,7 @@ void prestart_fork_server(bool ahead) {
     Prestarted& p = prestarted();
     std::lock_guard<std::mutex> lock(p.mutex);
     p.server = spawn_tracked(python_executable());
+    p.owner = ::getpid();
     if (!p.server) return;
   }
   std::thread(end_prestarted_if_unused).detach();

@@ -7,7 +7,9 @@
 // reads a kernel through Python, prints the fork servers then running (`servers_read=N`), then
 // sends a miss to the pool and prints the servers and the pool's. "unused": reads a kernel, waits
 // for the server to be ended unused, then misses on the pool. "read": reads a kernel and exits.
+// "fork": reads a kernel, forks a child that exits at once, then misses on the pool.
 #include <dirent.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -130,6 +132,28 @@ int read_then_miss(int wait_ms) {
   return 0;
 }
 
+// Reads a kernel (the server starts ahead), forks a child that exits at once through exit() (its
+// exit handlers run), then misses on the pool: the server must have outlived the child's exit,
+// and the pool must take it.
+int read_fork_then_miss() {
+  add();
+  std::vector<long> servers;
+  fork_servers_started(&servers);
+  std::printf("servers_read=%zu server=%ld\n", servers.size(), servers.empty() ? 0L : servers.front());
+  std::fflush(stdout);
+  const pid_t child = ::fork();
+  if (child == 0) std::exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  std::printf("child_exit=%d servers_after_child=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+              fork_servers_started());  // a killed one is a zombie: no command line
+  miss_on_the_pool(64);
+  std::printf("servers=%d jobs=%lld\n", fork_servers_started(),
+              static_cast<long long>(triton_jit::bridge::compile_pool_status().jobs));
+  print_pids();
+  return 0;
+}
+
 void prepare(std::initializer_list<int> blocks, int warps) {
   const auto& fn = add();
   std::vector<triton_jit::KernelRequest> requests;
@@ -166,6 +190,7 @@ int main(int argc, char** argv) {
     if (mode == "ahead") return read_then_miss(0);
     if (mode == "unused") return read_then_miss(2500);
     if (mode == "read") return read_then_miss(-1);
+    if (mode == "fork") return read_fork_then_miss();
     if (mode == "busy") {
       std::thread([] {
         try {
@@ -184,6 +209,6 @@ int main(int argc, char** argv) {
     std::printf("error=%s\n", e.what());
     return 3;
   }
-  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|concurrent|ahead|unused|read|limit\n");
+  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|concurrent|ahead|unused|read|fork|limit\n");
   return 2;
 }

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -541,6 +542,24 @@ TEST(CompilePoolForkServer, AServerThePoolDoesNotTakeInTimeIsEndedAndReapedAndAL
   EXPECT_EQ(field_of(out, "jobs"), 1) << out;
   EXPECT_EQ(field_of(out, "servers"), 1) << out;
   EXPECT_NE(field_of(out, "forkserver"), field_of(out, "server")) << out;
+}
+
+TEST(CompilePoolForkServer, AForkedChildsExitLeavesItsParentsServerToItsParent) {
+  // An index of the probe's own, which the child's exit handlers do not remove (the test
+  // environment's per-process index would be removed by the child's as well).
+  char index[] = "/tmp/tj_fork_probe_XXXXXX";
+  ASSERT_NE(::mkdtemp(index), nullptr);
+  int status = 0;
+  const std::string out = run_probe(
+      "fork", &status, std::string(kAhead) + " TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR=" + index);
+  std::filesystem::remove_all(index);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << out;
+  ASSERT_GT(field_of(out, "server"), 0) << out;
+  EXPECT_EQ(field_of(out, "child_exit"), 0) << out;
+  EXPECT_EQ(field_of(out, "servers_after_child"), 1) << out;
+  EXPECT_EQ(field_of(out, "forkserver"), field_of(out, "server")) << out;
+  EXPECT_EQ(field_of(out, "servers"), 1) << out;
 }
 
 TEST(CompilePoolForkServer, AProcessExitingRightAfterStartingAServerAheadLeavesNoServerBehind) {
