@@ -25,10 +25,12 @@ std::optional<FileStamp> stat_file(const std::string& path) noexcept {
   return s;
 }
 
-std::optional<std::string> read_file(const std::string& path, std::string* error) {
+std::optional<std::string> read_file(const std::string& path, std::string* error, int* error_number) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (error) *error = std::strerror(errno);
+    const int e = errno;
+    if (error) *error = std::strerror(e);
+    if (error_number) *error_number = e;
     return std::nullopt;
   }
   std::string out;
@@ -39,8 +41,10 @@ std::optional<std::string> read_file(const std::string& path, std::string* error
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n == 0) break;
     if (n < 0) {
-      if (errno == EINTR) continue;
-      if (error) *error = std::strerror(errno);
+      const int e = errno;
+      if (e == EINTR) continue;
+      if (error) *error = std::strerror(e);
+      if (error_number) *error_number = e;
       ::close(fd);
       return std::nullopt;
     }

@@ -15,8 +15,9 @@ struct FileStamp {
 // Size and modification time, or nothing when the file cannot be stat'ed.
 std::optional<FileStamp> stat_file(const std::string& path) noexcept;
 
-// The whole file, or nothing (with errno's text in *error when given).
-std::optional<std::string> read_file(const std::string& path, std::string* error = nullptr);
+// The whole file, or nothing (with errno's text in *error and errno in *error_number when given).
+std::optional<std::string> read_file(const std::string& path, std::string* error = nullptr,
+                                     int* error_number = nullptr);
 
 // Writes `bytes` to a temporary file beside `path` ("<path>.tmp.<pid>.<n>"), flushes it to disk,
 // then renames it over `path`: readers and concurrent writers see the old file or the new one,

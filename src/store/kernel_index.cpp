@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -385,7 +386,7 @@ void KernelIndex::store_module_file(const std::string& module, const std::string
   write(dir, module_record_file(dir, module, environment), seal(kModuleMagic, kFormatVersion, w.bytes()));
 }
 
-IndexEntry describe_entry(const std::string& file) {
+std::optional<IndexEntry> describe_entry(const std::string& file) {
   IndexEntry e;
   e.file = file;
   e.id = fs::path(file).stem().string();
@@ -394,8 +395,12 @@ IndexEntry describe_entry(const std::string& file) {
     e.last_used_unix = stamp->mtime_ns / 1000000000;
   }
   std::string error;
-  auto bytes = read_file(file, &error);
+  int error_number = 0;
+  auto bytes = read_file(file, &error, &error_number);
   if (!bytes) {
+    // Removed since its folder was listed (another process's prune or clear), even if a writer
+    // has stored the same entry again since: not an entry of this listing.
+    if (error_number == ENOENT) return std::nullopt;
     e.state = IndexEntry::State::Corrupt;
     e.problem = "cannot be read: " + error;
     return e;
@@ -449,10 +454,7 @@ std::vector<std::string> KernelIndex::entry_files(const std::string& dir) const 
 std::vector<IndexEntry> KernelIndex::list() {
   std::vector<IndexEntry> out;
   for (const std::string& file : entry_files(directory())) {
-    IndexEntry e = describe_entry(file);
-    // Removed since the folder was listed (another process's prune or clear): not an entry.
-    if (e.state == IndexEntry::State::Corrupt && !stat_file(file)) continue;
-    out.push_back(std::move(e));
+    if (std::optional<IndexEntry> e = describe_entry(file)) out.push_back(std::move(*e));
   }
   return out;
 }

@@ -87,6 +87,7 @@ class KernelIndex {
   std::atomic<bool> writes_off_{false};
 };
 
-IndexEntry describe_entry(const std::string& file);
+// What the entry file holds; nothing when the file is gone (removed since it was listed).
+std::optional<IndexEntry> describe_entry(const std::string& file);
 
 }  // namespace triton_jit::detail

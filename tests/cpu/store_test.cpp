@@ -1,6 +1,7 @@
 // The persistent kernel index and kernel packs, across processes: each case runs store_probe
 // (a fresh process) against a private cache directory and reads what the probe took to launch.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "../support/child_process.h"
 #include "store/files.h"
+#include "store/kernel_index.h"
 #include "store/records.h"
 #include "store/sha256.h"
 #include "support/launch_metadata.h"
@@ -164,6 +166,22 @@ TEST(SealedFile, DetectsTruncationDamageAndVersion) {
   EXPECT_NE(reason(flipped).find("checksum"), std::string::npos);
   EXPECT_NE(reason(sealed, 2).find("format version 1"), std::string::npos);
   EXPECT_NE(reason("short").find("truncated"), std::string::npos);
+}
+
+// A listing skips an entry whose file is gone when it is read (another process's prune or clear
+// removed it after the folder was listed, even if a writer stored it again since), and reports
+// one that is there but damaged.
+TEST(IndexListing, AnEntryGoneWhenReadIsNoEntryAndADamagedOneIsCorrupt) {
+  using namespace triton_jit::detail;
+  const fs::path dir = fs::temp_directory_path() / ("tj_describe_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  EXPECT_FALSE(describe_entry((dir / "gone.tjk").string()).has_value());
+  std::ofstream((dir / "damaged.tjk").string()) << "not an entry";
+  const std::optional<triton_jit::IndexEntry> damaged = describe_entry((dir / "damaged.tjk").string());
+  ASSERT_TRUE(damaged.has_value());
+  EXPECT_EQ(damaged->state, triton_jit::IndexEntry::State::Corrupt);
+  EXPECT_FALSE(damaged->problem.empty());
+  fs::remove_all(dir);
 }
 
 TEST_F(StoreTest, ANewProcessLaunchesFromTheIndexWithoutPython) {
