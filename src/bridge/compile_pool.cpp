@@ -38,6 +38,13 @@ namespace {
 
 void kill_unused_fork_server();
 
+void kill_and_reap(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
 struct Tracked {
   pid_t pid;
   int fd;  // the worker's stdin, written by this process
@@ -75,12 +82,7 @@ void end_workers_at_exit() {
     if (workers.empty() || std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  for (const Tracked& w : workers) {
-    ::kill(w.pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
+  for (const Tracked& w : workers) kill_and_reap(w.pid);
 }
 
 void track(int64_t pid, int fd) {
@@ -91,7 +93,7 @@ void track(int64_t pid, int fd) {
 }
 
 // Whether `pid` was tracked: not when the exit handler took it already.
-bool untrack_process(pid_t pid) {
+bool untrack(int64_t pid) {
   std::lock_guard<std::mutex> lock(tracked_mutex());
   auto& v = tracked();
   const auto end = std::remove_if(v.begin(), v.end(), [&](const Tracked& w) { return w.pid == pid; });
@@ -99,8 +101,6 @@ bool untrack_process(pid_t pid) {
   v.erase(end, v.end());
   return found;
 }
-
-void untrack(int64_t pid) { untrack_process(static_cast<pid_t>(pid)); }
 
 // ---- the fork server ------------------------------------------------------------------------
 
@@ -133,15 +133,6 @@ std::chrono::milliseconds unused_server_life() {
   return std::chrono::seconds(60);
 }
 
-// Kills and reaps a server that never forked a worker: it has nothing to finish.
-void end_unused(const ForkServerProcess& server) {
-  ::kill(server.pid, SIGKILL);
-  ::close(server.control);
-  int status = 0;
-  while (::waitpid(server.pid, &status, 0) < 0 && errno == EINTR) {
-  }
-}
-
 // On a thread of its own: ends the prestarted server if the pool has not taken it in time.
 void end_prestarted_if_unused() {
   Prestarted& p = prestarted();
@@ -151,9 +142,12 @@ void end_prestarted_if_unused() {
     const bool taken = p.taken.wait_for(lock, unused_server_life(), [&] { return !p.server; });
     // Untracked under this lock, as the exit handler looks at it under this lock: one of the two
     // ends it, never both.
-    if (!taken && untrack_process(p.server->pid)) server.swap(p.server);
+    if (!taken && untrack(p.server->pid)) server.swap(p.server);
   }
-  if (server) end_unused(*server);
+  if (server) {  // it never forked a worker: nothing to finish
+    ::close(server->control);
+    kill_and_reap(server->pid);
+  }
 }
 
 // At exit, a server the pool never took may still be importing Triton: it is not waited for.
@@ -295,10 +289,11 @@ void start_workers(int count) {
 }
 
 void prestart_fork_server(bool ahead) {
-  if (ahead && worker_start() != WorkerStart::Ahead) return;
+  const WorkerStart start = worker_start();
+  if (start == WorkerStart::Spawn || (ahead && start != WorkerStart::Ahead)) return;
   if (g_pool_created.load() || g_prestart_tried.exchange(true)) return;
   // A host's interpreter runs already; its own python is known only under the GIL.
-  if (!fork_server_wanted() || compile_workers() == 0 || interpreter_is_hosts()) return;
+  if (compile_workers() == 0 || interpreter_is_hosts()) return;
   {
     // Held while spawning (a few milliseconds): a pool created meanwhile takes this server rather
     // than starting a second one.

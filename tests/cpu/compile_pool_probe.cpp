@@ -112,19 +112,18 @@ void miss_on_the_pool(int block) {
                 reinterpret_cast<float*>(0x30000), 1000, block);
 }
 
-// Reads a kernel through Python, then misses on the pool; with `wait_ms`, that long in between.
-// With a negative `wait_ms`, exits right after the read instead.
-int read_then_miss(int wait_ms) {
+// Reads a kernel through Python and prints the fork servers then running (`servers_read=N
+// server=PID`).
+void read_a_kernel() {
   add();
   std::vector<long> servers;
-  int zombies = 0;
   fork_servers_started(&servers);
   std::printf("servers_read=%zu server=%ld\n", servers.size(), servers.empty() ? 0L : servers.front());
   std::fflush(stdout);
-  if (wait_ms < 0) return 0;
-  std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-  std::printf("servers_waited=%d ", fork_servers_started(nullptr, &zombies));
-  std::printf("zombies=%d\n", zombies);
+}
+
+// Misses on the pool, then prints the fork servers, the pool's jobs and its processes.
+int miss_and_print() {
   miss_on_the_pool(64);
   std::printf("servers=%d jobs=%lld\n", fork_servers_started(),
               static_cast<long long>(triton_jit::bridge::compile_pool_status().jobs));
@@ -132,26 +131,30 @@ int read_then_miss(int wait_ms) {
   return 0;
 }
 
+// Reads a kernel through Python, then misses on the pool; with `wait_ms`, that long in between.
+// With a negative `wait_ms`, exits right after the read instead.
+int read_then_miss(int wait_ms) {
+  read_a_kernel();
+  if (wait_ms < 0) return 0;
+  std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+  int zombies = 0;
+  std::printf("servers_waited=%d ", fork_servers_started(nullptr, &zombies));
+  std::printf("zombies=%d\n", zombies);
+  return miss_and_print();
+}
+
 // Reads a kernel (the server starts ahead), forks a child that exits at once through exit() (its
 // exit handlers run), then misses on the pool: the server must have outlived the child's exit,
 // and the pool must take it.
 int read_fork_then_miss() {
-  add();
-  std::vector<long> servers;
-  fork_servers_started(&servers);
-  std::printf("servers_read=%zu server=%ld\n", servers.size(), servers.empty() ? 0L : servers.front());
-  std::fflush(stdout);
+  read_a_kernel();
   const pid_t child = ::fork();
   if (child == 0) std::exit(0);
   int status = 0;
   ::waitpid(child, &status, 0);
   std::printf("child_exit=%d servers_after_child=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
               fork_servers_started());  // a killed one is a zombie: no command line
-  miss_on_the_pool(64);
-  std::printf("servers=%d jobs=%lld\n", fork_servers_started(),
-              static_cast<long long>(triton_jit::bridge::compile_pool_status().jobs));
-  print_pids();
-  return 0;
+  return miss_and_print();
 }
 
 void prepare(std::initializer_list<int> blocks, int warps) {
