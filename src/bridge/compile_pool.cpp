@@ -59,10 +59,17 @@ std::vector<Tracked>& tracked() {
   return *v;
 }
 
-// At exit: each worker's input is closed (it finishes its job, if any, reads the end and exits),
-// then it is reaped; one still running after the grace period is killed and reaped. No Python:
-// the interpreter may be held by a thread that exit() stopped nowhere in particular.
+std::atomic<bool> g_exiting{false};
+
+// At exit: Python threads stop first (a thread of the pool would otherwise see its worker end
+// and start another, which nobody would end). Then each worker's input is closed (it finishes its
+// job, if any, reads the end and exits), and it is reaped; one still running after the grace
+// period is killed and reaped. No Python here: the interpreter may be held by a thread that
+// exit() stopped nowhere in particular. Registered twice (a server started ahead is tracked
+// before Triton's imports, see stop_python_threads): the first call does the work.
 void end_workers_at_exit() {
+  if (g_exiting.exchange(true)) return;
+  stop_python_threads();
   std::vector<Tracked> workers;
   {
     std::lock_guard<std::mutex> lock(tracked_mutex());
@@ -86,10 +93,16 @@ void end_workers_at_exit() {
 }
 
 void track(int64_t pid, int fd) {
-  static std::once_flag registered;
+  static std::once_flag registered;  // a server started ahead is tracked before the pool exists
   std::call_once(registered, [] { std::atexit(end_workers_at_exit); });
-  std::lock_guard<std::mutex> lock(tracked_mutex());
-  tracked().push_back(Tracked{static_cast<pid_t>(pid), fd});
+  {
+    std::lock_guard<std::mutex> lock(tracked_mutex());
+    if (!g_exiting.load()) {
+      tracked().push_back(Tracked{static_cast<pid_t>(pid), fd});
+      return;
+    }
+  }
+  kill_and_reap(static_cast<pid_t>(pid));  // started by a thread still running after the exit handler
 }
 
 // Whether `pid` was tracked: not when the exit handler took it already.
@@ -187,6 +200,9 @@ py::object take_fork_server(const std::string& python) {
 
 // The bridge's pool (created on first use), its limit set to the current setting. Needs the GIL.
 py::object pool(py::module_& b) {
+  // After Triton's imports (bridge() made them): this handler runs before their libraries' own.
+  static std::once_flag registered;
+  std::call_once(registered, [] { std::atexit(end_workers_at_exit); });
   const std::string python = py::str(py::module_::import("sys").attr("executable")).cast<std::string>();
   py::object p = b.attr("compile_pool")(
       python.empty() ? std::string("python3") : python, std::string(kTritonJitBridgeSource), compile_workers(),

@@ -1,10 +1,12 @@
 #include "bridge/interpreter.h"
 
 #include <pybind11/eval.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -24,6 +26,7 @@ namespace {
 
 std::atomic<bool> g_used{false};
 std::atomic<bool> g_starting_own{false};  // set before this runtime starts its own interpreter
+std::atomic<pid_t> g_own_pid{0};          // the process that started it (not a forked child)
 std::once_flag g_init_once;
 
 void start_interpreter() {
@@ -37,6 +40,7 @@ void start_interpreter() {
   std::string exe = python_executable();
   PyStatus status = PyStatus_Ok();
   g_starting_own.store(true);
+  g_own_pid.store(::getpid());
   if (!exe.empty()) status = PyConfig_SetBytesString(&config, &config.program_name, exe.c_str());
   if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
   PyConfig_Clear(&config);
@@ -103,6 +107,7 @@ py::module_ load_bridge() {
     throw PythonError("the triton_jit bridge failed to load: " + f.type + ": " + f.message, f.traceback);
   }
   sys.attr("modules")["triton_jit_bridge"] = m;
+  std::atexit(stop_python_threads);
   try {
     m.attr("set_index_dir_for_triton_key")(index_dir());
   } catch (py::error_already_set&) {  // only a shortcut: Triton computes its key itself
@@ -138,6 +143,20 @@ py::module_& bridge() {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return *module;
+}
+
+void stop_python_threads() {
+  static std::atomic<bool> stopped{false};
+  if (stopped.exchange(true)) return;
+  if (g_own_pid.load() != ::getpid() || !Py_IsInitialized() || PyGILState_Check()) return;
+  auto* held = new std::promise<void>;  // leaked: the thread outlives this call when the wait ends
+  std::future<void> taken = held->get_future();
+  std::thread([held] {
+    PyGILState_Ensure();
+    held->set_value();
+    for (;;) ::pause();  // until the process ends
+  }).detach();
+  taken.wait_for(std::chrono::seconds(3));
 }
 
 bool interpreter_used() noexcept { return g_used.load(std::memory_order_relaxed); }

@@ -8,7 +8,11 @@
 // sends a miss to the pool and prints the servers and the pool's. "unused": reads a kernel, waits
 // for the server to be ended unused, then misses on the pool. "read": reads a kernel and exits.
 // "fork": reads a kernel, forks a child that exits at once, then misses on the pool.
+// "python-thread": reads a kernel, starts a Python thread counting as fast as it can, then exits;
+// an exit handler that runs after the runtime's prints `python_stopped=1` when the count no longer
+// moves there (`counted=N`: the thread had run).
 #include <dirent.h>
+#include <pybind11/eval.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +29,7 @@
 #include <vector>
 
 #include "bridge/compile_pool.h"
+#include "bridge/interpreter.h"
 #include "resolve/resolver.h"
 #include "test_util.h"
 #include "triton_jit/triton_jit.h"
@@ -157,6 +162,37 @@ int read_fork_then_miss() {
   return miss_and_print();
 }
 
+// Written by a Python thread through ctypes; read without the GIL by the exit handler.
+volatile long g_python_count = 0;
+
+void print_whether_python_stopped() {
+  const long before = g_python_count;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::printf("counted=%ld python_stopped=%d\n", before, g_python_count == before ? 1 : 0);
+  std::fflush(stdout);
+}
+
+int exit_with_a_python_thread_running() {
+  std::atexit(print_whether_python_stopped);  // before the runtime's handlers: runs after them
+  read_a_kernel();
+  {
+    triton_jit::bridge::GilGuard gil;
+    pybind11::dict scope;
+    scope["address"] = reinterpret_cast<uintptr_t>(&g_python_count);
+    pybind11::exec(R"(
+import ctypes, threading
+count = ctypes.c_long.from_address(address)
+def run():
+    while True:
+        count.value += 1
+threading.Thread(target=run, daemon=True).start()
+)",
+                   scope);
+  }
+  while (g_python_count < 1000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::exit(0);
+}
+
 void prepare(std::initializer_list<int> blocks, int warps) {
   const auto& fn = add();
   std::vector<triton_jit::KernelRequest> requests;
@@ -194,6 +230,7 @@ int main(int argc, char** argv) {
     if (mode == "unused") return read_then_miss(2500);
     if (mode == "read") return read_then_miss(-1);
     if (mode == "fork") return read_fork_then_miss();
+    if (mode == "python-thread") return exit_with_a_python_thread_running();
     if (mode == "busy") {
       std::thread([] {
         try {
@@ -212,6 +249,6 @@ int main(int argc, char** argv) {
     std::printf("error=%s\n", e.what());
     return 3;
   }
-  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|concurrent|ahead|unused|read|fork|limit\n");
+  std::fprintf(stderr, "usage: compile_pool_probe idle|busy|concurrent|ahead|unused|read|fork|python-thread|limit\n");
   return 2;
 }

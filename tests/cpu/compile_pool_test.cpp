@@ -487,6 +487,18 @@ TEST(CompilePoolExit, AProcessExitingWhileWorkersCompileEndsAndReapsThem) {
   EXPECT_LT(seconds, 60) << out;
 }
 
+// Python threads left running at exit would run on while later exit handlers tear down the
+// libraries they use (a thread hashing under OpenSSL after its cleanup crashed the "busy" probe
+// now and then): the runtime's exit handler stops them.
+TEST(CompilePoolExit, NoPythonThreadRunsAfterTheRuntimesExitHandler) {
+  int status = 0;
+  const std::string out = run_probe("python-thread", &status);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  ASSERT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_GE(field_of(out, "counted"), 1000) << out;
+  EXPECT_EQ(field_of(out, "python_stopped"), 1) << out;
+}
+
 TEST(CompilePoolForkServer, ConcurrentFirstMissesInAFreshProcessLoadPythonOnceAndStartOneForkServer) {
   int status = 0;
   const std::string out = run_probe("concurrent", &status);
@@ -530,8 +542,8 @@ TEST(CompilePoolForkServer, OnDemandTheServerStartsWithThePoolsFirstWorker) {
 
 TEST(CompilePoolForkServer, AServerThePoolDoesNotTakeInTimeIsEndedAndReapedAndALaterPoolStartsItsOwn) {
   int status = 0;
-  const std::string out =
-      run_probe("unused", &status, std::string(kAhead) + " TRITON_JIT_TEST_UNUSED_FORK_SERVER_MS=1000");
+  const std::string out = run_probe("unused", &status,
+                                    std::string(kAhead) + " TRITON_JIT_TEST_UNUSED_FORK_SERVER_MS=1000");
   ASSERT_TRUE(WIFEXITED(status)) << out;
   ASSERT_EQ(WEXITSTATUS(status), 0) << out;
   // Seen after the read unless the read took the whole second (a loaded machine): the test of
