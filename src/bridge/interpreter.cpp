@@ -149,14 +149,19 @@ void stop_python_threads() {
   static std::atomic<bool> stopped{false};
   if (stopped.exchange(true)) return;
   if (g_own_pid.load() != ::getpid() || !Py_IsInitialized() || PyGILState_Check()) return;
-  auto* held = new std::promise<void>;  // leaked: the thread outlives this call when the wait ends
-  std::future<void> taken = held->get_future();
-  std::thread([held] {
-    PyGILState_Ensure();
-    held->set_value();
-    for (;;) ::pause();  // until the process ends
+  // Whether the GIL is passed around at all: a thread that holds it without end (blocked in a C
+  // call that keeps it) would hold this one up for good, and then Python is left as it is.
+  auto* passed = new std::promise<void>;  // leaked: the probe may outlive this call
+  std::future<void> probe = passed->get_future();
+  std::thread([passed] {
+    const PyGILState_STATE state = PyGILState_Ensure();
+    PyGILState_Release(state);
+    passed->set_value();
   }).detach();
-  taken.wait_for(std::chrono::seconds(3));
+  if (probe.wait_for(std::chrono::seconds(3)) != std::future_status::ready) return;
+  // Held by this thread, the exiting one, and never given back: later exit handlers that take
+  // the GIL on this thread (torch's static destructors do) take it again at once.
+  PyGILState_Ensure();
 }
 
 bool interpreter_used() noexcept { return g_used.load(std::memory_order_relaxed); }

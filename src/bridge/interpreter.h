@@ -27,15 +27,15 @@ bool interpreter_is_hosts() noexcept;
 // The bridge module, created from the source embedded in the library. Needs the GIL.
 pybind11::module_& bridge();
 
-// For exit handlers, in the process that started its own interpreter: from now on no thread runs
-// Python again. A thread takes the GIL and keeps it (waiting for it 3 s at most), so Python
-// threads still running (the compile pool's, a thread compiling in this process) stop where they
-// are, rather than run on while later exit handlers tear down what they use (OpenSSL's cleanup,
-// under hashlib, crashed one) or start workers nobody ends. Once per process; a no-op where the
-// calling thread holds the GIL (nothing else runs then), in a forked child, and in a host's
-// interpreter (it finalizes itself). The thread calling exit() must not need the GIL afterwards.
-// The bridge's load registers it with std::atexit, after Triton's imports, so that it runs before
-// the exit handlers of the libraries they loaded.
+// For exit handlers, in the process that started its own interpreter: from now on no other
+// thread runs Python. The thread calling exit() takes the GIL and keeps it, so Python threads
+// still running (the compile pool's, a thread compiling in this process) stop where they are,
+// rather than run on while later exit handlers tear down what they use (OpenSSL's cleanup, under
+// hashlib, crashed one) or start workers nobody ends; later handlers on the exiting thread (torch's
+// static destructors take the GIL) still can. Once per process; a no-op where that thread holds
+// the GIL already, where no thread got the GIL within 3 s, in a forked child, and in a host's
+// interpreter (it finalizes itself). The bridge's load registers it with std::atexit, after
+// Triton's imports, so that it runs before the exit handlers of the libraries they loaded.
 void stop_python_threads();
 
 // Type, message and traceback of a Python exception, as text.

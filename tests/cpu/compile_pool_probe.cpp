@@ -10,7 +10,7 @@
 // "fork": reads a kernel, forks a child that exits at once, then misses on the pool.
 // "python-thread": reads a kernel, starts a Python thread counting as fast as it can, then exits;
 // an exit handler that runs after the runtime's prints `python_stopped=1` when the count no longer
-// moves there (`counted=N`: the thread had run).
+// moves there (`counted=N`: the thread had run), then `gil_taken_after=1` once it took the GIL.
 #include <dirent.h>
 #include <pybind11/eval.h>
 #include <sys/wait.h>
@@ -165,10 +165,15 @@ int read_fork_then_miss() {
 // Written by a Python thread through ctypes; read without the GIL by the exit handler.
 volatile long g_python_count = 0;
 
+// Then takes the GIL on the exiting thread, as torch's static destructors do at exit.
 void print_whether_python_stopped() {
   const long before = g_python_count;
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   std::printf("counted=%ld python_stopped=%d\n", before, g_python_count == before ? 1 : 0);
+  std::fflush(stdout);
+  const PyGILState_STATE state = PyGILState_Ensure();
+  PyGILState_Release(state);
+  std::printf("gil_taken_after=1\n");
   std::fflush(stdout);
 }
 
