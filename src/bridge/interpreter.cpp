@@ -151,9 +151,9 @@ void stop_python_threads() {
   if (g_own_pid.load() != ::getpid() || !Py_IsInitialized() || PyGILState_Check()) return;
   // Whether the GIL is passed around at all: a thread that holds it without end (blocked in a C
   // call that keeps it) would hold this one up for good, and then Python is left as it is.
-  auto* passed = new std::promise<void>;  // leaked: the probe may outlive this call
+  static auto* passed = new std::promise<void>;  // leaked: the probe may outlive this call
   std::future<void> probe = passed->get_future();
-  std::thread([passed] {
+  std::thread([] {
     const PyGILState_STATE state = PyGILState_Ensure();
     PyGILState_Release(state);
     passed->set_value();
