@@ -363,6 +363,11 @@ CASES = {
                                  stderr=r"--args\[0\]: unknown pointer element type \"fp17\".*"),
     "error_json_unknown_dtype": Case(["specialize", DTYPE, "--args", args(ptr("fp32", 16), 8, dtype("fp17"))], rc=2,
                                      stderr=r"--args\[2\]: unknown dtype \"fp17\" \(Triton's names: fp16, .*"),
+    # A string from --args is quoted as JSON in the error, so the error stays one line (found by
+    # the cli_json_args fuzzer).
+    "error_json_dtype_with_a_line_break": Case(["specialize", DTYPE, "--args", args(ptr("fp32", 16), 8,
+                                                                                   dtype("fp\n16"))], rc=2,
+                                               stderr=r"--args\[2\]: unknown dtype \"fp\\n16\" \(Triton's names: .*"),
     "error_json_unknown_torch_dtype": Case(["specialize", DTYPE, "--args", args(ptr("fp32", 16), 8,
                                                                                torch_dtype("complex64"))], rc=2,
                                            stderr=r"--args\[2\]: unknown dtype \"complex64\" \(torch's names: .*"),

@@ -55,6 +55,12 @@ std::string without_exception_id(const char* what) {
 
 std::string where(size_t index) { return "--args[" + std::to_string(index) + "]"; }
 
+// A string from --args as JSON writes it, quoted and escaped: an error stays one line whatever the
+// string holds ("\n" in a dtype name printed a line break).
+std::string as_json_string(std::string_view text) {
+  return json(std::string(text)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 uint64_t read_address(const json& addr, size_t index) {
   if (addr.is_number_unsigned()) return addr.get<uint64_t>();
   if (addr.is_number_integer()) {
@@ -68,7 +74,8 @@ uint64_t read_address(const json& addr, size_t index) {
       const unsigned long long value = std::strtoull(text.c_str(), &end, 0);
       if (errno == 0 && end != text.c_str() && *end == '\0') return value;
     }
-    throw UsageError(where(index) + ": \"addr\" must be an address such as 4096 or \"0x1000\", got \"" + text + "\"");
+    throw UsageError(where(index) + ": \"addr\" must be an address such as 4096 or \"0x1000\", got " +
+                     as_json_string(text));
   }
   throw UsageError(where(index) + ": \"addr\" must be an address such as 4096 or \"0x1000\", got " + addr.dump());
 }
@@ -87,7 +94,8 @@ ArgValue read_pointer(const json& item, size_t index, JsonArgs::Memory memory, u
                       triton_jit::DType* dtype_out) {
   for (const auto& [key, value] : item.items()) {
     if (key != "ptr" && key != "addr" && key != "bytes") {
-      throw UsageError(where(index) + ": unknown key \"" + key + "\" in a pointer; expected " + kPointerForm);
+      throw UsageError(where(index) + ": unknown key " + as_json_string(key) + " in a pointer; expected " +
+                       kPointerForm);
     }
   }
   const auto ptr = item.find("ptr");
@@ -112,8 +120,8 @@ ArgValue read_pointer(const json& item, size_t index, JsonArgs::Memory memory, u
   if (!name.empty() && name[0] == '*') name.remove_prefix(1);
   triton_jit::DType dtype;
   if (!triton_jit::parse_dtype(name, &dtype)) {
-    throw UsageError(where(index) + ": unknown pointer element type \"" + std::string(name) +
-                     "\" (Triton's names: fp16, bf16, fp32, fp64, i8..i64, u1, u8..u64, fp8e4nv, fp8e5, ...)");
+    throw UsageError(where(index) + ": unknown pointer element type " + as_json_string(name) +
+                     " (Triton's names: fp16, bf16, fp32, fp64, i8..i64, u1, u8..u64, fp8e4nv, fp8e5, ...)");
   }
   if (size != item.end()) {
     *bytes = read_bytes(*size, index);
@@ -140,7 +148,7 @@ ArgValue read_dtype(const json& item, size_t index) {
   if (!torch && name.substr(0, 3) == "tl.") name.remove_prefix(3);
   triton_jit::DType dtype;
   if (!triton_jit::parse_dtype(name, &dtype)) {
-    throw UsageError(where(index) + ": unknown dtype \"" + std::string(name) + "\" (" +
+    throw UsageError(where(index) + ": unknown dtype " + as_json_string(name) + " (" +
                      (torch ? "torch's names: float16, bfloat16, float32, int64, bool, float8_e4m3fn, ...; Triton's "
                               "names work too"
                             : "Triton's names: fp16, bf16, fp32, fp64, i8..i64, u1, u8..u64, fp8e4nv, fp8e5, ...") +
