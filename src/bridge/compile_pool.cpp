@@ -65,10 +65,11 @@ std::atomic<bool> g_exiting{false};
 // and start another, which nobody would end). Then each worker's input is closed (it finishes its
 // job, if any, reads the end and exits), and it is reaped; one still running after the grace
 // period is killed and reaped. No Python here: the interpreter may be held by a thread that
-// exit() stopped nowhere in particular. Registered twice (a server started ahead is tracked
-// before Triton's imports, see stop_python_threads): the first call does the work.
+// exit() stopped nowhere in particular. Registered at the first track(), which may come before
+// Triton's imports (a server started ahead): stop_python_threads, registered after them, then
+// ran already, and the call below does nothing.
 void end_workers_at_exit() {
-  if (g_exiting.exchange(true)) return;
+  g_exiting.store(true);
   stop_python_threads();
   std::vector<Tracked> workers;
   {
@@ -93,7 +94,7 @@ void end_workers_at_exit() {
 }
 
 void track(int64_t pid, int fd) {
-  static std::once_flag registered;  // a server started ahead is tracked before the pool exists
+  static std::once_flag registered;
   std::call_once(registered, [] { std::atexit(end_workers_at_exit); });
   {
     std::lock_guard<std::mutex> lock(tracked_mutex());
@@ -200,9 +201,6 @@ py::object take_fork_server(const std::string& python) {
 
 // The bridge's pool (created on first use), its limit set to the current setting. Needs the GIL.
 py::object pool(py::module_& b) {
-  // After Triton's imports (bridge() made them): this handler runs before their libraries' own.
-  static std::once_flag registered;
-  std::call_once(registered, [] { std::atexit(end_workers_at_exit); });
   const std::string python = py::str(py::module_::import("sys").attr("executable")).cast<std::string>();
   py::object p = b.attr("compile_pool")(
       python.empty() ? std::string("python3") : python, std::string(kTritonJitBridgeSource), compile_workers(),
