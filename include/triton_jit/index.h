@@ -20,6 +20,21 @@ TRITON_JIT_API void set_index_dir(std::optional<std::string> dir);
 // The directory in use; empty when the index is off.
 TRITON_JIT_API std::string index_dir();
 
+// Whether the index can be used now (`triton-jit cache` says why not).
+struct IndexStatus {
+  enum class State {
+    Usable,     // a folder this process may read and write
+    Off,        // no index (TRITON_JIT_CACHE_DIR or set_index_dir is empty)
+    Missing,    // the folder does not exist yet (nothing stored)
+    ReadOnly,   // trusted and readable, but this process cannot write it
+    Unusable,   // not a folder, not readable, a link below it, or not trusted (docs/FORMATS.md#trust)
+  };
+  State state = State::Off;
+  std::string dir;
+  std::string problem;  // for ReadOnly and Unusable: what is wrong and what to do
+};
+TRITON_JIT_API IndexStatus index_status();
+
 // A source file a kernel was compiled from, as recorded then and as it is now.
 struct IndexDependency {
   std::string path;

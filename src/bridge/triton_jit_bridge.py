@@ -13,6 +13,7 @@ import inspect
 import json
 import os
 import re
+import stat
 import sys
 import threading
 import traceback
@@ -947,6 +948,61 @@ def _installation_fingerprint(triton_dir):
     return h.hexdigest()
 
 
+def _shared_index_trusted():
+    return os.environ.get("TRITON_JIT_TRUST_SHARED_INDEX", "") in ("1", "true", "yes", "on")
+
+
+def _index_folder_problem(path, is_root):
+    """Why the index folder `path` may not be used, or None: the C++ side's rules
+    (src/store/index_folders.h): no link below the index folder, owned by this user or root, not
+    writable by group or others without the sticky bit unless TRITON_JIT_TRUST_SHARED_INDEX."""
+    st = os.stat(path) if is_root else os.lstat(path)  # the index folder may be a link, not what is below
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "not a folder"
+    if _shared_index_trusted():
+        return None
+    if st.st_uid not in (os.geteuid(), 0):
+        return "owned by another user"
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        return "writable by others"
+    return None
+
+
+def _installation_key_folder(create):
+    """The index's installations/ folder when every folder on the way is usable (made when
+    `create`, mode 0755 less the umask), else None."""
+    folder = _key_index_dir
+    if create:
+        os.makedirs(folder, mode=0o755, exist_ok=True)
+    if _index_folder_problem(folder, True):
+        return None
+    for part in ("v3", "installations"):
+        folder = os.path.join(folder, part)
+        if create and not os.path.lexists(folder):
+            try:
+                os.mkdir(folder, 0o755)
+            except FileExistsError:
+                pass
+        if _index_folder_problem(folder, False):
+            return None
+    return folder
+
+
+def _read_installation_key_file(path):
+    """The stored (fingerprint, key), never through a link; ("", "") when absent or unusable."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (st.st_uid not in (os.geteuid(), 0) and not _shared_index_trusted()):
+            return "", ""
+        fingerprint, key = os.read(fd, 1 << 16).decode("utf-8").split("\n")[:2]
+        return fingerprint, key
+    finally:
+        os.close(fd)
+
+
 def set_index_dir_for_triton_key(index_dir):
     """Where the stored installation key lives (the index directory; empty: nowhere)."""
     global _key_index_dir
@@ -970,8 +1026,8 @@ def _take_stored_triton_key():
             name = hashlib.sha256(triton_file.encode()).hexdigest()[:32] + ".key"
             path = os.path.join(_key_index_dir, "v3", "installations", name)
             try:
-                with open(path, encoding="utf-8") as f:
-                    stored_fingerprint, key = f.read().split("\n")[:2]
+                folder = _installation_key_folder(create=False)
+                stored_fingerprint, key = _read_installation_key_file(path) if folder else ("", "")
             except (OSError, ValueError):
                 stored_fingerprint, key = "", ""
             if stored_fingerprint == fingerprint and key:
@@ -994,9 +1050,13 @@ def _store_triton_key():
     tmp = None
     try:
         key = _triton_key_module().triton_key()
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"  # the store's temporary names
-        with open(tmp, "w", encoding="utf-8") as f:
+        if _installation_key_folder(create=True) is None:
+            return
+        name = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"  # the store's temporary names
+        # O_EXCL|O_NOFOLLOW: never written through a link; os.replace renames over a link, never into it.
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        tmp = name
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(f"{fingerprint}\n{key}\n")
             f.flush()
             os.fsync(f.fileno())

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <thread>
 
+#include "store/index_folders.h"
+
 namespace triton_jit::detail {
 namespace {
 
@@ -25,6 +27,7 @@ void warn_once(std::atomic<bool>& told, const std::string& message) {
 
 std::atomic<bool> g_told_unavailable{false};
 std::atomic<bool> g_told_timeout{false};
+std::atomic<bool> g_told_link{false};
 
 }  // namespace
 
@@ -52,9 +55,16 @@ CompileLock::~CompileLock() {
 CompileLock CompileLock::take(const std::string& file, std::chrono::milliseconds wait) {
   CompileLock lock;
   if (file.empty()) return lock;
-  std::error_code ec;
-  fs::create_directories(fs::path(file).parent_path(), ec);
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // KernelIndex::compile_lock_file checked the folders (and made them); made again here only
+  // when removed since.
+  make_folders(fs::path(file).parent_path().string());
+  // Never through a link: a dangling one would create the file it points to.
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == ELOOP) {
+    warn_once(g_told_link, "the compile lock " + file +
+                               " is a symbolic link: not following it (links below the kernel cache folder are "
+                               "never followed); compiling without the lock. Remove the link.");
+  }
   // An index that cannot take a lock file cannot take the kernel either: its own warning says so.
   if (fd < 0) return lock;
   const auto deadline = std::chrono::steady_clock::now() + wait;

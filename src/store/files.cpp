@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "store/binary_io.h"
+#include "store/index_folders.h"
 #include "store/sha256.h"
 
 namespace triton_jit::detail {
@@ -33,24 +34,34 @@ std::optional<std::string> read_file(const std::string& path, std::string* error
     if (error_number) *error_number = e;
     return std::nullopt;
   }
+  auto out = read_open_file(fd, UINT64_MAX, error, error_number);
+  ::close(fd);
+  return out;
+}
+
+std::optional<std::string> read_open_file(int fd, uint64_t limit, std::string* error, int* error_number) {
+  auto fail = [&](int e) -> std::optional<std::string> {
+    if (error) *error = std::strerror(e);
+    if (error_number) *error_number = e;
+    return std::nullopt;
+  };
   std::string out;
   struct stat st;
-  if (::fstat(fd, &st) == 0 && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+    if (static_cast<uint64_t>(st.st_size) > limit) return fail(EFBIG);
+    out.reserve(static_cast<size_t>(st.st_size));
+  }
   char buf[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n == 0) break;
     if (n < 0) {
-      const int e = errno;
-      if (e == EINTR) continue;
-      if (error) *error = std::strerror(e);
-      if (error_number) *error_number = e;
-      ::close(fd);
-      return std::nullopt;
+      if (errno == EINTR) continue;
+      return fail(errno);
     }
+    if (out.size() + static_cast<size_t>(n) > limit) return fail(EFBIG);
     out.append(buf, static_cast<size_t>(n));
   }
-  ::close(fd);
   return out;
 }
 
@@ -66,7 +77,7 @@ int write_once(const std::string& path, const std::string& tmp, std::string_view
     ::unlink(tmp.c_str());
     return e;
   };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int e = errno;
     *why = std::strerror(e);
@@ -91,30 +102,33 @@ int write_once(const std::string& path, const std::string& tmp, std::string_view
 
 }  // namespace
 
-std::string write_file_atomically(const std::string& path, std::string_view bytes) {
+std::string write_file_atomically(const std::string& path, std::string_view bytes, int* error_number) {
   static std::atomic<uint64_t> counter{0};
   const std::filesystem::path target(path);
   std::string why;
-  // Another process may remove the temporary file or the folder between our steps (`triton-jit
-  // cache clear`, `rm -r`): then the folder is made again and the write retried, after a pause
-  // that grows (1 ms, 2 ms, ... 64 ms) so that a removal in progress can finish.
+  int error = 0;
+  // Another process may remove the temporary file or the folder between our steps (`rm -r` of
+  // the index): then the folder is made again and the write retried, after a pause that grows
+  // (1 ms, 2 ms, ... 64 ms) so that a removal in progress can finish.
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1 << (attempt - 1)));
-    std::error_code ec;
-    // A bare file name has no parent to create (create_directories("") fails with EINVAL).
-    if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
-    if (ec == std::errc::no_such_file_or_directory) {  // a parent went while its child was made
-      why = ec.message();
-      continue;
+    // A bare file name has no parent to make.
+    if (target.has_parent_path()) {
+      if (const int made = make_folders(target.parent_path().string())) {
+        why = std::strerror(made);
+        error = made;
+        if (made == ENOENT) continue;  // a parent went while its child was made
+        break;
+      }
     }
-    if (ec) return ec.message();
     // Unique per process and call, so concurrent writers never share a temporary file.
     const std::string tmp = path + std::string(kTempInfix) + std::to_string(::getpid()) + "." +
                             std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
-    const int failed = write_once(path, tmp, bytes, &why);
-    if (failed == 0) return {};
-    if (failed != ENOENT) break;
+    error = write_once(path, tmp, bytes, &why);
+    if (error == 0) return {};
+    if (error != ENOENT) break;
   }
+  if (error_number) *error_number = error;
   return why;
 }
 

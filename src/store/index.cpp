@@ -8,6 +8,7 @@ namespace triton_jit {
 
 void set_index_dir(std::optional<std::string> dir) { detail::KernelIndex::instance().set_directory(std::move(dir)); }
 std::string index_dir() { return detail::KernelIndex::instance().directory(); }
+IndexStatus index_status() { return detail::KernelIndex::instance().status(); }
 std::vector<IndexEntry> list_index() { return detail::KernelIndex::instance().list(); }
 std::vector<IndexTable> list_index_tables() { return detail::KernelIndex::instance().list_tables(); }
 size_t clear_index() { return detail::KernelIndex::instance().clear(); }

@@ -2,15 +2,18 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 
 #include "store/files.h"
+#include "store/index_folders.h"
 #include "store/sha256.h"
 #include "triton_jit/errors.h"
 
@@ -38,6 +41,34 @@ int64_t now_unix() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// A file of the index larger than this is not read (a cubin is megabytes).
+constexpr uint64_t kLargestIndexFile = uint64_t{1} << 30;
+
+// Write failures that another process's clean-up causes (a folder or temporary file removed
+// under the writer): retried, and only so many writes in a row lost turn writing off.
+bool transient_write_error(int e) { return e == 0 || e == ENOENT || e == ESTALE || e == EINTR || e == EAGAIN; }
+constexpr int kLostWritesInARow = 3;
+
+// Links and refused folders that clear, prune and listing met and left alone.
+void report(const WalkNotes& notes) {
+  for (const std::string& link : notes.links) {
+    std::fprintf(stderr,
+                 "[triton_jit] warning: skipped symbolic link %s in the kernel cache: links below the cache "
+                 "folder are never followed, and nothing they point to is read or removed. Remove the link.\n",
+                 link.c_str());
+  }
+  for (const std::string& folder : notes.refused) {
+    std::fprintf(stderr,
+                 "[triton_jit] warning: skipped the kernel cache folder %s: it is not trusted (see "
+                 "TRITON_JIT_TRUST_SHARED_INDEX in the README).\n",
+                 folder.c_str());
+  }
+}
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 const char* state_name(DependencyState s) {
   switch (s) {
     case DependencyState::Unchanged: return "unchanged";
@@ -59,6 +90,10 @@ void KernelIndex::set_directory(std::optional<std::string> dir) {
   dir_ = dir ? *dir : default_directory();
   resolved_ = true;
   writes_off_.store(false, std::memory_order_relaxed);
+  refused_.store(false, std::memory_order_relaxed);
+  failed_writes_.store(0, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> checked(checked_mutex_);
+  checked_.clear();
 }
 
 std::string KernelIndex::directory() {
@@ -82,7 +117,10 @@ std::string KernelIndex::compile_lock_file(const std::string& path, const std::s
                                            const std::string& environment) {
   const std::string dir = directory();
   if (dir.empty()) return {};
-  return sharded_file(dir, "locks", kernel_id(path, name, key, environment), ".lock");
+  std::string file = sharded_file(dir, "locks", kernel_id(path, name, key, environment), ".lock");
+  int error = 0;
+  if (!folders_ready(dir, file, true, false, &error)) return {};
+  return file;
 }
 
 std::string KernelIndex::kernel_file(const std::string& dir, const std::string& id) const {
@@ -116,10 +154,80 @@ void KernelIndex::warn_damaged(const std::string& file, const std::string& why) 
                file.c_str(), why.c_str());
 }
 
+bool KernelIndex::folders_ready(const std::string& dir, const std::string& file, bool create, bool again,
+                                int* error) {
+  *error = 0;
+  if (refused_.load(std::memory_order_relaxed)) return false;
+  const size_t slash = file.rfind('/');
+  const std::string relative = file.substr(dir.size() + 1, slash - dir.size() - 1);
+  {
+    std::lock_guard<std::mutex> lock(checked_mutex_);
+    if (!again && checked_.count(relative) != 0) return true;
+  }
+  const FolderCheck c = check_folders(dir, relative, create);
+  switch (c.state) {
+    case FolderCheck::State::Ok: {
+      std::lock_guard<std::mutex> lock(checked_mutex_);
+      checked_.insert(relative);
+      return true;
+    }
+    case FolderCheck::State::Missing: return false;
+    case FolderCheck::State::Refused: refuse(c.folder, c.problem); return false;
+    case FolderCheck::State::Failed: *error = c.error; return false;
+  }
+  return false;
+}
+
+void KernelIndex::refuse(const std::string& folder, const std::string& problem) {
+  if (refused_.exchange(true)) return;
+  std::fprintf(stderr,
+               "[triton_jit] warning: not using the kernel cache in %s: %s %s. The cache holds code that launches "
+               "run, so it is used only where every folder is this user's (or root's) and no one else can write "
+               "it, and links below it are never followed; kernels compile as without a cache. Remove the link, "
+               "or make the folder yours and not writable by others (chown, chmod go-w), or choose another "
+               "folder with TRITON_JIT_CACHE_DIR; for a cache shared on purpose, TRITON_JIT_TRUST_SHARED_INDEX=1 "
+               "accepts it (whoever can write it can then run code as you).\n",
+               directory().c_str(), folder.c_str(), problem.c_str());
+}
+
+std::optional<std::string> KernelIndex::read_index_file(const std::string& dir, const std::string& file) {
+  int error = 0;
+  if (!folders_ready(dir, file, false, false, &error)) return std::nullopt;
+  const int fd = open_entry_for_reading(file);
+  if (fd < 0) {
+    if (errno == ELOOP) warn_damaged(file, "a symbolic link, never followed");
+    if (errno == EPERM) warn_damaged(file, "not a regular file of this user, or writable by others");
+    return std::nullopt;
+  }
+  std::string why;
+  auto bytes = read_open_file(fd, kLargestIndexFile, &why, &error);
+  ::close(fd);
+  if (!bytes && error == EFBIG) warn_damaged(file, "larger than 1 GiB");
+  return bytes;
+}
+
 void KernelIndex::write(const std::string& dir, const std::string& file, const std::string& bytes) {
-  if (writes_off_.load(std::memory_order_relaxed)) return;
-  const std::string why = write_file_atomically(file, bytes);
-  if (why.empty()) return;
+  if (writes_off_.load(std::memory_order_relaxed) || refused_.load(std::memory_order_relaxed)) return;
+  std::string why;
+  int error = 0;
+  // A concurrent `triton-jit cache clear` or `rm -r` may remove folders under this writer:
+  // they are checked and made again, and the write retried.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    if (!folders_ready(dir, file, true, attempt > 0, &error)) {
+      if (refused_.load(std::memory_order_relaxed)) return;
+      why = std::strerror(error != 0 ? error : ENOENT);
+      if (!transient_write_error(error)) break;
+      continue;
+    }
+    why = write_file_atomically(file, bytes, &error);
+    if (why.empty()) {
+      failed_writes_.store(0, std::memory_order_relaxed);
+      return;
+    }
+    if (!transient_write_error(error)) break;
+  }
+  // Lost to a clean-up racing this writer: this entry only, unless it goes on and on.
+  if (transient_write_error(error) && failed_writes_.fetch_add(1) + 1 < kLostWritesInARow) return;
   if (!writes_off_.exchange(true)) {
     std::fprintf(stderr,
                  "[triton_jit] warning: cannot write the kernel cache in %s (%s): compiled kernels stay in memory "
@@ -134,7 +242,7 @@ std::optional<KernelRecord> KernelIndex::load(const std::string& path, const std
   const std::string dir = directory();
   if (dir.empty()) return std::nullopt;
   const std::string file = kernel_file(dir, kernel_id(path, name, key, environment));
-  auto bytes = read_file(file);
+  auto bytes = read_index_file(dir, file);
   if (!bytes) return std::nullopt;
   KernelRecord record;
   try {
@@ -151,7 +259,7 @@ std::optional<KernelRecord> KernelIndex::load(const std::string& path, const std
     if (stale != nullptr) *stale = std::move(why);
     return std::nullopt;
   }
-  ::utimensat(AT_FDCWD, file.c_str(), nullptr, 0);  // last use, for prune; fails quietly when read-only
+  ::utimensat(AT_FDCWD, file.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);  // last use, for prune; fails quietly when read-only
   return record;
 }
 
@@ -169,7 +277,7 @@ std::optional<StaticSignature> KernelIndex::load_signature(const std::string& pa
   const std::string dir = directory();
   if (dir.empty()) return std::nullopt;
   const std::string file = signature_file(dir, path, name, environment);
-  auto bytes = read_file(file);
+  auto bytes = read_index_file(dir, file);
   if (!bytes) return std::nullopt;
   try {
     BinaryReader r(unseal(*bytes, kSignatureMagic, kFormatVersion));
@@ -239,11 +347,14 @@ std::optional<TableEntries> read_table(const std::string& bytes, const std::stri
 // The table files of the index folder `dir`.
 std::vector<std::string> table_files(const std::string& dir) {
   std::vector<std::string> out;
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(fs::path(dir) / TRITON_JIT_INDEX_DIR / "tables", ec);
-       !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (it->path().extension() == ".tjt") out.push_back(it->path().string());  // not a writer's temporary file
-  }
+  WalkNotes notes;
+  walk_files(
+      dir, TRITON_JIT_INDEX_DIR "/tables",
+      [&](int, const std::string& name, const struct stat&, const std::string& file) {
+        if (ends_with(name, ".tjt")) out.push_back(file);  // not a writer's temporary file
+      },
+      &notes);
+  report(notes);
   return out;
 }
 
@@ -256,7 +367,7 @@ std::vector<std::pair<std::string, std::string>> KernelIndex::load_table(const s
   const std::string dir = directory();
   if (dir.empty()) return {};
   const std::string file = table_file(dir, path, name, environment, table);
-  auto bytes = read_file(file);
+  auto bytes = read_index_file(dir, file);
   if (!bytes) return {};
   try {
     return read_table(*bytes, path, name, table).value_or(TableEntries{});
@@ -272,7 +383,7 @@ std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::strin
   const std::string dir = directory();
   if (dir.empty()) return out;
   for (const std::string& file : table_files(dir)) {
-    auto bytes = read_file(file);
+    auto bytes = read_index_file(dir, file);
     if (!bytes) continue;
     try {
       TableFile t = parse_table(*bytes);
@@ -291,7 +402,7 @@ std::vector<IndexTable> KernelIndex::list_tables() {
   const std::string dir = directory();
   if (dir.empty()) return out;
   for (const std::string& file : table_files(dir)) {
-    auto bytes = read_file(file);
+    auto bytes = read_index_file(dir, file);
     if (!bytes) continue;
     IndexTable t;
     t.file = file;
@@ -328,7 +439,7 @@ void KernelIndex::store_table_entry(const std::string& path, const std::string& 
   const std::string file = table_file(dir, path, name, environment, table);
   std::lock_guard<std::mutex> lock(table_mutex_);  // one writer per process; across processes, the last rename wins
   TableEntries entries;
-  if (auto bytes = read_file(file)) {
+  if (auto bytes = read_index_file(dir, file)) {
     try {
       entries = read_table(*bytes, path, name, table).value_or(TableEntries{});
     } catch (const FormatError&) {
@@ -359,7 +470,7 @@ std::optional<std::string> KernelIndex::load_module_file(const std::string& modu
   const std::string dir = directory();
   if (dir.empty()) return std::nullopt;
   const std::string file = module_record_file(dir, module, environment);
-  auto bytes = read_file(file);
+  auto bytes = read_index_file(dir, file);
   if (!bytes) return std::nullopt;
   try {
     BinaryReader r(unseal(*bytes, kModuleMagic, kFormatVersion));
@@ -390,13 +501,23 @@ std::optional<IndexEntry> describe_entry(const std::string& file) {
   IndexEntry e;
   e.file = file;
   e.id = fs::path(file).stem().string();
-  if (auto stamp = stat_file(file)) {
-    e.bytes = stamp->size;
-    e.last_used_unix = stamp->mtime_ns / 1000000000;
-  }
   std::string error;
   int error_number = 0;
-  auto bytes = read_file(file, &error, &error_number);
+  std::optional<std::string> bytes;
+  if (const int fd = open_entry_for_reading(file); fd < 0) {
+    error_number = errno;
+    error = error_number == ELOOP    ? "a symbolic link (never followed)"
+            : error_number == EPERM ? "not a regular file of this user, or writable by others"
+                                    : std::strerror(error_number);
+  } else {
+    struct stat st;
+    if (::fstat(fd, &st) == 0) {
+      e.bytes = static_cast<uint64_t>(st.st_size);
+      e.last_used_unix = static_cast<int64_t>(st.st_mtim.tv_sec);
+    }
+    bytes = read_open_file(fd, kLargestIndexFile, &error, &error_number);
+    ::close(fd);
+  }
   if (!bytes) {
     // Removed since its folder was listed (another process's prune or clear), even if a writer
     // has stored the same entry again since: not an entry of this listing.
@@ -442,12 +563,14 @@ std::optional<IndexEntry> describe_entry(const std::string& file) {
 std::vector<std::string> KernelIndex::entry_files(const std::string& dir) const {
   std::vector<std::string> out;
   if (dir.empty()) return out;
-  std::error_code ec;
-  const fs::path kernels = fs::path(dir) / TRITON_JIT_INDEX_DIR / "kernels";
-  for (auto it = fs::recursive_directory_iterator(kernels, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (it->is_regular_file(ec) && it->path().extension() == ".tjk") out.push_back(it->path().string());
-  }
+  WalkNotes notes;
+  walk_files(
+      dir, TRITON_JIT_INDEX_DIR "/kernels",
+      [&](int, const std::string& name, const struct stat&, const std::string& file) {
+        if (ends_with(name, ".tjk") && !is_temp_file(name)) out.push_back(file);
+      },
+      &notes);
+  report(notes);
   return out;
 }
 
@@ -471,46 +594,96 @@ constexpr const char* kSubfolders[] = {TRITON_JIT_INDEX_DIR "/kernels", TRITON_J
 // A writer takes milliseconds; a temporary file this old was left by one that was killed.
 constexpr int64_t kAbandonedTempSeconds = 3600;
 
+int64_t mtime_ns(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
 // Removes the temporary files killed writers left in the index's folders.
-void remove_abandoned_temp_files(const std::string& dir) {
+void remove_abandoned_temp_files(const std::string& dir, WalkNotes* notes) {
   const int64_t cutoff_ns = (now_unix() - kAbandonedTempSeconds) * 1000000000;
   for (const char* sub : kSubfolders) {
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(fs::path(dir) / sub, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      const std::string file = it->path().string();
-      if (!is_temp_file(it->path().filename().string())) continue;
-      const auto stamp = stat_file(file);
-      std::error_code rm;
-      if (stamp && stamp->mtime_ns < cutoff_ns) fs::remove(file, rm);  // gone already: fine
-    }
+    walk_files(
+        dir, sub,
+        [&](int folder, const std::string& name, const struct stat& st, const std::string&) {
+          if (is_temp_file(name) && mtime_ns(st) < cutoff_ns) ::unlinkat(folder, name.c_str(), 0);  // gone: fine
+        },
+        notes);
   }
 }
 
 }  // namespace
 
+IndexStatus KernelIndex::status() {
+  IndexStatus s;
+  s.dir = directory();
+  if (s.dir.empty()) {
+    s.state = IndexStatus::State::Off;
+    return s;
+  }
+  auto unusable = [&](std::string problem) {
+    s.state = IndexStatus::State::Unusable;
+    s.problem = std::move(problem);
+    return s;
+  };
+  struct stat st;
+  if (::stat(s.dir.c_str(), &st) != 0) {
+    if (errno == ENOENT) {
+      s.state = IndexStatus::State::Missing;
+      return s;
+    }
+    return unusable(std::string("cannot be looked at: ") + std::strerror(errno));
+  }
+  if (!S_ISDIR(st.st_mode)) return unusable("is not a folder; set TRITON_JIT_CACHE_DIR to a folder");
+  // The index folder and v3; a link or an untrusted folder further down is skipped (and told)
+  // by the commands that walk it, which can do their job around it.
+  for (const std::string& folder : {std::string(), std::string(TRITON_JIT_INDEX_DIR)}) {
+    const FolderCheck c = check_folders(s.dir, folder, false);
+    if (c.state == FolderCheck::State::Refused) {
+      return unusable(c.folder + " " + c.problem +
+                      "; the cache holds code that launches run, so it is not used (make the folder yours and "
+                      "not writable by others, remove the link, or set TRITON_JIT_TRUST_SHARED_INDEX=1 for a "
+                      "cache shared on purpose)");
+    }
+    if (c.state == FolderCheck::State::Failed) return unusable(c.folder + ": " + c.problem);
+  }
+  if (::access(s.dir.c_str(), R_OK | X_OK) != 0) return unusable(std::string("cannot be read: ") + std::strerror(errno));
+  for (const std::string& folder : {s.dir, s.dir + "/" TRITON_JIT_INDEX_DIR}) {
+    if (::access(folder.c_str(), F_OK) == 0 && ::access(folder.c_str(), W_OK) != 0) {
+      s.state = IndexStatus::State::ReadOnly;
+      s.problem = folder + " cannot be written: " + std::strerror(errno);
+      return s;
+    }
+  }
+  s.state = IndexStatus::State::Usable;
+  return s;
+}
+
 size_t KernelIndex::clear() {
   const std::string dir = directory();
   if (dir.empty()) return 0;
   // Files only: the folders stay, so that processes writing meanwhile never find their folder
-  // gone between making it and renaming into it. A writer whose temporary file goes writes again.
+  // gone between making it and renaming into it. Nor are writers' fresh temporary files removed:
+  // each is renamed into an entry within milliseconds, an entry stored after the clear; removing
+  // it would only fail that write.
+  const int64_t cutoff_ns = (now_unix() - kAbandonedTempSeconds) * 1000000000;
   size_t entries = 0;
+  std::string failure;
+  WalkNotes notes;
   for (const char* sub : kSubfolders) {
-    std::vector<fs::path> files;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(fs::path(dir) / sub, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (!it->is_directory(ec)) files.push_back(it->path());
-    }
-    for (const fs::path& file : files) {
-      std::error_code rm;
-      if (fs::remove(file, rm) && file.extension() == ".tjk") ++entries;
-      if (rm && rm != std::errc::no_such_file_or_directory) {
-        throw Error("cannot clear the kernel cache in " + dir + ": cannot remove " + file.string() + ": " +
-                    rm.message());
-      }
-    }
+    walk_files(
+        dir, sub,
+        [&](int folder, const std::string& name, const struct stat& st, const std::string& file) {
+          if (is_temp_file(name) && mtime_ns(st) >= cutoff_ns) return;
+          if (::unlinkat(folder, name.c_str(), 0) == 0) {
+            if (ends_with(name, ".tjk")) ++entries;
+          } else if (errno != ENOENT && failure.empty()) {
+            failure = "cannot remove " + file + ": " + std::strerror(errno);
+          }
+        },
+        &notes);
   }
+  report(notes);
+  if (!failure.empty()) throw Error("cannot clear the kernel cache in " + dir + ": " + failure);
   return entries;
 }
 
@@ -519,18 +692,30 @@ size_t KernelIndex::prune(double days) {
   if (dir.empty()) return 0;
   const int64_t cutoff = now_unix() - static_cast<int64_t>(days * 86400);
   size_t removed = 0;
-  for (const IndexEntry& e : list()) {
-    if (e.state == IndexEntry::State::Valid && e.last_used_unix > cutoff) continue;
-    // Rewritten or used by another process since it was read: that process's entry now.
-    const auto now = stat_file(e.file);
-    if (!now || now->size != e.bytes || now->mtime_ns / 1000000000 != e.last_used_unix) continue;
-    std::error_code ec;
-    if (fs::remove(e.file, ec)) ++removed;
-    if (ec && ec != std::errc::no_such_file_or_directory) {
-      throw Error("cannot remove " + e.file + ": " + ec.message());
-    }
-  }
-  remove_abandoned_temp_files(dir);
+  std::string failure;
+  WalkNotes notes;
+  walk_files(
+      dir, TRITON_JIT_INDEX_DIR "/kernels",
+      [&](int folder, const std::string& name, const struct stat&, const std::string& file) {
+        if (!ends_with(name, ".tjk") || is_temp_file(name)) return;
+        const std::optional<IndexEntry> e = describe_entry(file);
+        if (!e || (e->state == IndexEntry::State::Valid && e->last_used_unix > cutoff)) return;
+        // Rewritten or used by another process since it was read: that process's entry now.
+        struct stat now;
+        if (::fstatat(folder, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(now.st_mode) ||
+            static_cast<uint64_t>(now.st_size) != e->bytes || now.st_mtim.tv_sec != e->last_used_unix) {
+          return;
+        }
+        if (::unlinkat(folder, name.c_str(), 0) == 0) {
+          ++removed;
+        } else if (errno != ENOENT && failure.empty()) {
+          failure = "cannot remove " + file + ": " + std::strerror(errno);
+        }
+      },
+      &notes);
+  remove_abandoned_temp_files(dir, &notes);
+  report(notes);
+  if (!failure.empty()) throw Error(failure);
   return removed;
 }
 

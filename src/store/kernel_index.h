@@ -3,6 +3,7 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +21,10 @@ namespace triton_jit::detail {
 // `environment` names the Triton installation the entry belongs to (bridge::python_environment):
 // a process using another one neither takes nor overwrites it.
 // Reads never fail: a missing, stale or damaged file is a miss. Writes go through a temporary
-// file and a rename; the first write that fails turns writing off with one warning.
+// file and a rename; a write that fails for good (EACCES, ENOSPC, ...) or again and again turns
+// writing off with one warning; a folder removed under the writer is made again and the write
+// retried. Every folder on the way to a file is checked before it is used (store/index_folders.h):
+// one that is a link or not trusted turns the index off for this process, with one warning.
 class KernelIndex {
  public:
   static KernelIndex& instance();
@@ -54,6 +58,9 @@ class KernelIndex {
   std::optional<std::string> load_module_file(const std::string& module, const std::string& environment);
   void store_module_file(const std::string& module, const std::string& environment, const std::string& file);
 
+  // Whether the index can be used, and if not why (the public index_status()).
+  IndexStatus status();
+
   std::vector<IndexEntry> list();
   std::vector<IndexTable> list_tables();
   size_t clear();
@@ -79,12 +86,23 @@ class KernelIndex {
                                  const std::string& environment) const;
   void write(const std::string& dir, const std::string& file, const std::string& bytes);
   void warn_damaged(const std::string& file, const std::string& why);
+  // Whether the folders of `file` (below `dir`) may be used, made when `create`; checked once per
+  // folder and process unless `again`. A refused folder turns the index off (refuse()). On other
+  // trouble, false with errno's number in *error (0: only missing).
+  bool folders_ready(const std::string& dir, const std::string& file, bool create, bool again, int* error);
+  void refuse(const std::string& folder, const std::string& problem);
+  // The bytes of the index file `file`, read without following a link, or nothing.
+  std::optional<std::string> read_index_file(const std::string& dir, const std::string& file);
 
   std::mutex mutex_;
   std::mutex table_mutex_;
   bool resolved_ = false;
   std::string dir_;
   std::atomic<bool> writes_off_{false};
+  std::atomic<bool> refused_{false};  // a folder was refused: no reads, no writes
+  std::atomic<int> failed_writes_{0};  // transient failures in a row
+  std::mutex checked_mutex_;
+  std::set<std::string> checked_;  // folders (relative to dir_) found usable
 };
 
 // What the entry file holds; nothing when the file is gone (removed since it was listed).

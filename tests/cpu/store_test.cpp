@@ -340,6 +340,57 @@ TEST_F(StoreTest, AnUnwritableDirectoryDegradesToMemoryWithOneWarning) {
   EXPECT_EQ(warnings, 1u) << p.output;  // the signature and the kernel both failed to store
 }
 
+TEST_F(StoreTest, AnUntrustedDirectoryIsRefusedAndTheLaunchCompiles) {
+  // World-writable without the sticky bit: anyone could plant a kernel there (docs/FORMATS.md#trust).
+  fs::create_directories(cache_);
+  fs::permissions(cache_, fs::perms(0777));
+  const Probe p = run("");
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_EQ(p["compiles"], "1");
+  EXPECT_EQ(p["launches"], "1");
+  size_t warnings = 0;
+  for (size_t at = 0; (at = p.output.find("not using the kernel cache", at)) != std::string::npos; ++at) ++warnings;
+  EXPECT_EQ(warnings, 1u) << p.output;
+  EXPECT_NE(p.output.find("is writable by others (mode 0777)"), std::string::npos) << p.output;
+  EXPECT_TRUE(files_under(cache_, ".tj").empty()) << "nothing is stored in a refused index";
+  EXPECT_TRUE(files_under(cache_, ".key").empty()) << "nor Triton's installation key";
+
+  // Shared on purpose: accepted.
+  const Probe shared = run("TRITON_JIT_TRUST_SHARED_INDEX=1");
+  ASSERT_EQ(shared.status, 0) << shared.output;
+  EXPECT_EQ(shared.output.find("not using the kernel cache"), std::string::npos) << shared.output;
+  EXPECT_FALSE(files_under(cache_, ".tjk").empty());
+}
+
+TEST_F(StoreTest, TheInstallationKeyFileIsNotReadOrWrittenThroughALink) {
+  const Probe first = run("");
+  ASSERT_EQ(first.status, 0) << first.output;
+  const auto keys = files_under(cache_, ".key");
+  if (keys.empty()) GTEST_SKIP() << "this Triton stores no installation key";
+  ASSERT_EQ(keys.size(), 1u);
+  // The key file replaced by a link to a file of the user's: a new compile must neither read it
+  // as a key nor write the key into it.
+  const fs::path victim = root_ / "victim.txt";
+  write_text(victim, "mine");
+  fs::remove(keys[0]);
+  fs::create_symlink(victim, keys[0]);
+  fs::remove_all(fs::path(cache_) / "v3" / "kernels");  // a compile, not a hit
+  const Probe again = run("");
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_EQ(again["compiles"], "1");
+  EXPECT_EQ(read_text(victim), "mine");
+  EXPECT_FALSE(fs::is_symlink(keys[0])) << "the key is stored in place of the link";
+  // A link in place of the installations folder: nothing is written through it.
+  const fs::path elsewhere = root_ / "elsewhere";
+  fs::create_directories(elsewhere);
+  fs::remove_all(fs::path(cache_) / "v3" / "installations");
+  fs::create_directory_symlink(elsewhere, fs::path(cache_) / "v3" / "installations");
+  fs::remove_all(fs::path(cache_) / "v3" / "kernels");
+  const Probe linked = run("");
+  ASSERT_EQ(linked.status, 0) << linked.output;
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+}
+
 TEST_F(StoreTest, ConcurrentWritersLeaveOneValidEntry) {
   constexpr int kWriters = 4;
   std::vector<Probe> results(kWriters);

@@ -82,9 +82,41 @@ int info(const std::string& id) {
   return 0;
 }
 
+// Whether `action` can do its job on the index as it is; if not, says why on stderr (one line).
+bool usable_for(const std::string& action) {
+  const triton_jit::IndexStatus s = triton_jit::index_status();
+  using State = triton_jit::IndexStatus::State;
+  switch (s.state) {
+    case State::Usable: return true;
+    case State::Off:
+      std::cerr << "triton-jit: error: the kernel cache is off (TRITON_JIT_CACHE_DIR is empty); set it to a folder "
+                   "to use one\n";
+      return false;
+    case State::Missing:
+      if (action == "list") {
+        std::cerr << "no index at " << s.dir << " (nothing stored yet)\n";
+        return true;
+      }
+      if (action == "info") return true;  // index_entry says that no entry has the id
+      std::cerr << "triton-jit: error: no kernel cache at " << s.dir << " (nothing stored yet): nothing to "
+                << action << '\n';
+      return false;
+    case State::ReadOnly:
+      if (action == "list" || action == "info") return true;
+      std::cerr << "triton-jit: error: cannot " << action << " the kernel cache in " << s.dir << ": " << s.problem
+                << '\n';
+      return false;
+    case State::Unusable:
+      std::cerr << "triton-jit: error: cannot use the kernel cache in " << s.dir << ": " << s.problem << '\n';
+      return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 int run_cache(const Options& o) {
+  if (!usable_for(o.cache_action)) return 1;
   if (o.cache_action == "list") return list();
   if (o.cache_action == "info") return info(o.cache_id);
   if (o.cache_action == "clear") {
