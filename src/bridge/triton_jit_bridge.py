@@ -974,7 +974,7 @@ def _installation_key_folder(create):
     """The index's installations/ folder when every folder on the way is usable (made when
     `create`, mode 0755 less the umask), else None."""
     folder = _key_index_dir
-    if create:
+    if create and not os.path.isdir(folder):
         os.makedirs(folder, mode=0o755, exist_ok=True)
     if _index_folder_problem(folder, True):
         return None

@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -79,6 +81,27 @@ void walk_folder(int fd, const std::string& path, int depth,
   ::closedir(d);
 }
 
+// Whether `gid` is `owner`'s private group (a group named as the user, the user's primary group,
+// no other member listed): what a umask of 0002 makes group-writable is then writable by the
+// owner alone (Debian's ssh accepts the same).
+bool private_group_of(uid_t owner, gid_t gid) {
+  std::vector<char> buffer(16384);
+  struct passwd pw;
+  struct passwd* user = nullptr;
+  if (::getpwuid_r(owner, &pw, buffer.data(), buffer.size(), &user) != 0 || user == nullptr) return false;
+  if (user->pw_gid != gid) return false;
+  const std::string name = user->pw_name;
+  std::vector<char> group_buffer(65536);
+  struct group gr;
+  struct group* group = nullptr;
+  if (::getgrgid_r(gid, &gr, group_buffer.data(), group_buffer.size(), &group) != 0 || group == nullptr) return false;
+  if (name != group->gr_name) return false;
+  for (char** member = group->gr_mem; *member != nullptr; ++member) {
+    if (name != *member) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool shared_index_trusted() {
@@ -95,9 +118,10 @@ std::string untrusted_reason(const struct stat& st) {
     return "is owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " + std::to_string(me) + ")";
   }
   const bool sticky_folder = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) != 0;
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !sticky_folder) {
-    return std::string("is writable by ") + ((st.st_mode & S_IWOTH) != 0 ? "others" : "its group") + " (mode " +
-           octal_mode(st.st_mode) + ")";
+  if (sticky_folder) return {};
+  if ((st.st_mode & S_IWOTH) != 0) return "is writable by others (mode " + octal_mode(st.st_mode) + ")";
+  if ((st.st_mode & S_IWGRP) != 0 && !private_group_of(st.st_uid, st.st_gid)) {
+    return "is writable by its group (mode " + octal_mode(st.st_mode) + ")";
   }
   return {};
 }

@@ -10,8 +10,8 @@ namespace triton_jit::detail {
 
 // The index holds executable content (cubins a launch runs), so its folders are trusted like code
 // (docs/FORMATS.md#trust): the index folder and every folder below it must belong to the effective
-// user (or root) and must not be writable by group or others unless the sticky bit is set, as ssh
-// and git's safe.directory require. TRITON_JIT_TRUST_SHARED_INDEX=1 waives the owner and mode
+// user (or root) and must not be writable by others, nor by a group other than the owner's private
+// group, unless the sticky bit is set, as ssh and git's safe.directory require. TRITON_JIT_TRUST_SHARED_INDEX=1 waives the owner and mode
 // checks for a deliberately shared index. Links are never followed below the index folder.
 
 // Why a folder or file with this status is not trusted; empty when it is.
