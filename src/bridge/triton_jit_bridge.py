@@ -955,7 +955,8 @@ def _shared_index_trusted():
 def _index_folder_problem(path, is_root):
     """Why the index folder `path` may not be used, or None: the C++ side's rules
     (src/store/index_folders.h): no link below the index folder, owned by this user or root, not
-    writable by group or others without the sticky bit unless TRITON_JIT_TRUST_SHARED_INDEX."""
+    writable by others or by a group but the owner's private one without the sticky bit, unless
+    TRITON_JIT_TRUST_SHARED_INDEX."""
     st = os.stat(path) if is_root else os.lstat(path)  # the index folder may be a link, not what is below
     if stat.S_ISLNK(st.st_mode):
         return "a symbolic link"
@@ -965,9 +966,25 @@ def _index_folder_problem(path, is_root):
         return None
     if st.st_uid not in (os.geteuid(), 0):
         return "owned by another user"
-    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+    if st.st_mode & stat.S_ISVTX:
+        return None
+    if st.st_mode & 0o002:
         return "writable by others"
+    if st.st_mode & 0o020 and not _private_group_of(st.st_uid, st.st_gid):
+        return "writable by its group"
     return None
+
+
+def _private_group_of(uid, gid):
+    """Whether `gid` is the private group of user `uid` (named as the user, the user's primary
+    group, no other member), which a umask of 0002 leaves writable: as the C++ side accepts."""
+    try:
+        import grp
+        import pwd
+        user, group = pwd.getpwuid(uid), grp.getgrgid(gid)
+    except (ImportError, KeyError):
+        return False
+    return user.pw_gid == gid and group.gr_name == user.pw_name and all(m == user.pw_name for m in group.gr_mem)
 
 
 def _installation_key_folder(create):
@@ -995,7 +1012,8 @@ def _read_installation_key_file(path):
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (st.st_uid not in (os.geteuid(), 0) and not _shared_index_trusted()):
+        foreign = st.st_uid not in (os.geteuid(), 0) or st.st_mode & 0o002
+        if not stat.S_ISREG(st.st_mode) or (foreign and not _shared_index_trusted()):
             return "", ""
         fingerprint, key = os.read(fd, 1 << 16).decode("utf-8").split("\n")[:2]
         return fingerprint, key
