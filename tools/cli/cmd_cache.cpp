@@ -93,14 +93,9 @@ bool usable_for(const std::string& action) {
                    "to use one\n";
       return false;
     case State::Missing:
-      if (action == "list") {
-        std::cerr << "no index at " << s.dir << " (nothing stored yet)\n";
-        return true;
-      }
-      if (action == "info") return true;  // index_entry says that no entry has the id
-      std::cerr << "triton-jit: error: no kernel cache at " << s.dir << " (nothing stored yet): nothing to "
-                << action << '\n';
-      return false;
+      // Nothing to list or remove, which is no failure; info's own error says no entry has the id.
+      if (action != "info") std::cerr << "no index at " << s.dir << " (nothing stored yet)\n";
+      return true;
     case State::ReadOnly:
       if (action == "list" || action == "info") return true;
       std::cerr << "triton-jit: error: cannot " << action << " the kernel cache in " << s.dir << ": " << s.problem
