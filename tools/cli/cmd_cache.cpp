@@ -89,8 +89,8 @@ bool usable_for(const std::string& action) {
   switch (s.state) {
     case State::Usable: return true;
     case State::Off:
-      std::cerr << "triton-jit: error: the kernel cache is off (TRITON_JIT_CACHE_DIR is empty); set it to a folder "
-                   "to use one\n";
+      std::cerr << "triton-jit: error: the kernel cache is off (TRITON_JIT_CACHE_DIR is empty, or neither "
+                   "XDG_CACHE_HOME nor HOME is set); set TRITON_JIT_CACHE_DIR to a folder to use one\n";
       return false;
     case State::Missing:
       // Nothing to list or remove, which is no failure; info's own error says no entry has the id.
