@@ -24,7 +24,8 @@ paths mean what they mean in a checkout:
   (CMAKE_PREFIX_PATH), built, and my_app run.
 
 Environment (tests/docs/CMakeLists.txt): TRITON_JIT_SOURCE_DIR, TRITON_JIT_BUILD_DIR,
-TRITON_JIT_DOCS_WORK, TRITON_JIT_DOCS_CMAKE_GENERATOR and TRITON_JIT_DOCS_CXX_COMPILER, plus the
+TRITON_JIT_DOCS_WORK, TRITON_JIT_DOCS_CMAKE (the build's cmake, first on PATH for shell blocks),
+TRITON_JIT_DOCS_CMAKE_GENERATOR and TRITON_JIT_DOCS_CXX_COMPILER, plus the
 test caches every test gets (TRITON_CACHE_DIR, TRITON_JIT_CACHE_DIR).
 """
 import ast
@@ -43,6 +44,7 @@ SOURCE = os.environ.get("TRITON_JIT_SOURCE_DIR") or os.path.dirname(os.path.dirn
 BUILD = os.environ.get("TRITON_JIT_BUILD_DIR", "")
 WORK = os.environ.get("TRITON_JIT_DOCS_WORK") or os.path.join(BUILD or SOURCE, "docs-work")
 README = os.path.join(SOURCE, "README.md")
+CMAKE = os.environ.get("TRITON_JIT_DOCS_CMAKE") or shutil.which("cmake") or "cmake"  # the build's own
 TIMEOUT_S = 900
 INSTALL_PREFIX = "/opt/triton_jit"
 
@@ -215,7 +217,8 @@ def run_sh(block):
     script = os.path.join(folder, "readme_block.sh")
     with open(script, "w", encoding="utf-8") as f:
         f.write(block.text.replace(INSTALL_PREFIX, prefix))
-    stdout = run(block, ["bash", "-e", "-o", "pipefail", script], folder)
+    env = dict(os.environ, PATH=os.pathsep.join(p for p in (os.path.dirname(CMAKE), os.environ.get("PATH")) if p))
+    stdout = run(block, ["bash", "-e", "-o", "pipefail", script], folder, env)
     printed = [line.strip() for line in stdout.split("\n")]
     for line in expected_output_lines(block.text):
         assert line in printed, f"{block.where()}: the README shows the output line\n  {line}\nwhich the " \
@@ -238,7 +241,7 @@ def run_cmake(block):
     need(os.path.join(BUILD, "cmake_install.cmake"), "the install rules")
     folder = work_dir(block)
     prefix = os.path.join(folder, "prefix")
-    run(block, ["cmake", "--install", BUILD, "--prefix", prefix], folder, what="cmake --install")
+    run(block, [CMAKE, "--install", BUILD, "--prefix", prefix], folder, what="cmake --install")
     project = os.path.join(folder, "project")
     os.makedirs(project)
     with open(os.path.join(project, "main.cpp"), "w") as f:
@@ -246,14 +249,14 @@ def run_cmake(block):
     with open(os.path.join(project, "CMakeLists.txt"), "w") as f:
         f.write("cmake_minimum_required(VERSION 3.25)\nproject(readme_consumer LANGUAGES CXX)\n"
                 "add_executable(my_app main.cpp)\n" + block.text.replace(INSTALL_PREFIX, prefix))
-    configure = ["cmake", "-S", project, "-B", os.path.join(folder, "out"), f"-DCMAKE_PREFIX_PATH={prefix}",
+    configure = [CMAKE, "-S", project, "-B", os.path.join(folder, "out"), f"-DCMAKE_PREFIX_PATH={prefix}",
                  "-DCMAKE_BUILD_TYPE=Release"]
     if os.environ.get("TRITON_JIT_DOCS_CMAKE_GENERATOR"):
         configure += ["-G", os.environ["TRITON_JIT_DOCS_CMAKE_GENERATOR"]]
     if os.environ.get("TRITON_JIT_DOCS_CXX_COMPILER"):
         configure.append("-DCMAKE_CXX_COMPILER=" + os.environ["TRITON_JIT_DOCS_CXX_COMPILER"])
     run(block, configure, folder, what="configuring a project with the block")
-    run(block, ["cmake", "--build", os.path.join(folder, "out")], folder, what="building that project")
+    run(block, [CMAKE, "--build", os.path.join(folder, "out")], folder, what="building that project")
     stdout = run(block, [os.path.join(folder, "out", "my_app")], folder, what="running my_app")
     assert stdout.startswith("libtriton_jit "), stdout
 
