@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Runs the CPU tests of an already-built tree against every supported Triton release: each
-# version in a small virtualenv of its own (Triton only, no torch), made from the base python of
-# the build's python (the library embeds that python's libpython) and kept between runs. The
-# one built library serves every version: it takes its interpreter from TRITON_JIT_PYTHON.
+# Runs the CPU tests against every supported Triton release: each version in a small virtualenv
+# of its own (Triton only, no torch), made from the base python of the build's python (the
+# library embeds that python's libpython) and kept between runs. The one built library serves
+# every version: it takes its interpreter from TRITON_JIT_PYTHON. CI's second step (.ci/run),
+# after scripts/test.sh.
 #
-#   scripts/test-triton-versions.sh [BUILD_DIR]      (default: $BUILD_DIR, else build)
+#   scripts/test-triton-versions.sh              set up and build as scripts/test.sh does (a
+#                                                no-op after it), then test the build folder
+#   scripts/test-triton-versions.sh BUILD_DIR    test an already-built folder as it is
+#
+# First run: six virtualenvs of about 0.75 GB each (4.5 GB in all),
+# then about 11 minutes of tests on a 2-core machine; later runs re-use the virtualenvs.
 #
 # Per version, three ctest runs with TRITON_JIT_PYTHON set to that virtualenv's python and the
 # test caches (TRITON_CACHE_DIR, TRITON_JIT_CACHE_DIR, the CLI work folder) moved below
@@ -37,13 +43,21 @@ case "${1:-}" in
     ;;
 esac
 if [ $# -gt 1 ]; then tj_die "usage: scripts/test-triton-versions.sh [BUILD_DIR]"; fi
-build_dir="${1:-$BUILD_DIR}"
-case "$build_dir" in /*) ;; *) build_dir="$PWD/$build_dir" ;; esac
 versions="${TRITON_JIT_VERSIONS:-$TJ_TRITON_VERSIONS_SUPPORTED}"
 if [ "$versions" = none ]; then
   tj_log "TRITON_JIT_VERSIONS=none: not testing other Triton versions"
   exit 0
 fi
+if [ $# = 1 ]; then
+  build_dir="$1"
+else
+  # Called alone: the same set-up and build as scripts/test.sh (only a check when it ran first).
+  tj_setup
+  tj_build
+  tj_unlock
+  build_dir="$BUILD_DIR"
+fi
+case "$build_dir" in /*) ;; *) build_dir="$PWD/$build_dir" ;; esac
 venvs="${TRITON_JIT_VENVS:-${XDG_CACHE_HOME:-$HOME/.cache}/triton_jit/venvs}"
 jobs="${CTEST_JOBS:-$JOBS}"
 timeout="${CTEST_TIMEOUT:-1200}"

@@ -244,6 +244,38 @@ CASES = {
     "inspect_tuple_default": Case(["inspect", K + ":tuple_default_kernel"], stdout=lines(
         "x_ptr", "SHAPE: constexpr = (16, 16)  [no C++ default]")),
     "inspect_json": Case(["inspect", "--json", ADD], check=lambda o, out, err: _check_inspect_json(out)),
+    # Decorated functions: their wrappers first, outermost first, as they stand above the def.
+    "inspect_heuristics": Case(["inspect", ROW_SUM], stdout=lines(
+        "@triton.heuristics: HAS_BIAS, BLOCK_N, EVEN_N",
+        "x_ptr", "bias", "out_ptr", "M", "N", "stride",
+        "HAS_BIAS: constexpr", "BLOCK_N: constexpr", "EVEN_N: constexpr")),
+    "inspect_heuristics_outside_autotune": Case(["inspect", SCALE_TUNED], check=lambda o, out, err: _check_inspect_decorated(
+        out, [r"@triton\.heuristics: IS_FP16",
+              r"@triton\.autotune: key=\[n, IS_FP16\], 2 configs",
+              r"    BLOCK: 256, num_warps: 4, .*",
+              r"    BLOCK: 1024, num_warps: 8, .*",
+              "x_ptr", "y_ptr", "n", "alpha", "IS_FP16: constexpr", "BLOCK: constexpr"])),
+    "inspect_autotune_outside_heuristics": Case(["inspect", DECORATED + ":matmul_kernel"],
+                                                check=lambda o, out, err: _check_inspect_decorated(
+        out, [r"@triton\.autotune: key=\[M, N, K\], 3 configs",
+              r"    BLOCK_M: 64, BLOCK_N: 64, BLOCK_K: 32, num_warps: 4, .*",
+              r"    BLOCK_M: 128, BLOCK_N: 64, BLOCK_K: 32, num_warps: 4, .*",
+              r"    BLOCK_M: 64, BLOCK_N: 128, BLOCK_K: 64, num_warps: 8, .*",
+              # _num_stages has a loop: not translated, it runs through Python.
+              r"@triton\.heuristics: EVEN_K, SPLIT \(through Python\)",
+              "a_ptr"], prefix=True)),
+    "inspect_autotune_reset_to_zero": Case(["inspect", ATOMIC_SUM], check=lambda o, out, err: _check_inspect_decorated(
+        out, [r"@triton\.autotune: key=\[n\], reset_to_zero=\[out_ptr\], 2 configs", r"    BLOCK: 128, .*",
+              r"    BLOCK: 512, .*", "x_ptr", "out_ptr", "n", "BLOCK: constexpr"])),
+    # .fn goes one wrapper in: under the heuristics of scale_kernel is its autotuner, and under
+    # that the @triton.jit function, which has no wrappers left.
+    "inspect_decorated_fn": Case(["inspect", SCALE_TUNED + ".fn"], check=lambda o, out, err: _check_inspect_decorated(
+        out, [r"@triton\.autotune: key=\[n, IS_FP16\], 2 configs", r"    BLOCK: 256, .*", r"    BLOCK: 1024, .*",
+              "x_ptr"], prefix=True)),
+    "inspect_decorated_fn_fn": Case(["inspect", SCALE_TUNED + ".fn.fn"], stdout=lines(
+        "x_ptr", "y_ptr", "n", "alpha", "IS_FP16: constexpr", "BLOCK: constexpr")),
+    "inspect_decorated_json": Case(["inspect", "--json", SCALE_TUNED],
+                                   check=lambda o, out, err: _check_inspect_decorated_json(out)),
 
     # ---- specialize ----
     "specialize_add": Case(["specialize", ADD, "--args", args(ptr("fp32", 4096), ptr("fp32", 8192),
@@ -290,6 +322,24 @@ CASES = {
                                              check=lambda o, out, err, a=a: _check_decorated_parity("row_sum_kernel",
                                                                                                     a, out))
        for name, (a, sig) in ROW_SUM_ARGS.items()},
+
+    # The kernel line of an autotune choice (docs/FORMATS.md, "Tuning choices"): each .fn goes one
+    # wrapper in. Heuristics outside the autotuner: .fn is the autotuner (it asks for its choice),
+    # .fn.fn the @triton.jit function, given the heuristic's value and the config's.
+    "specialize_kernel_line_heuristics_outside": Case(
+        ["specialize", SCALE_TUNED + ".fn.fn", "--num-warps", "8", "--args",
+         args(ptr("fp16", 4096), ptr("fp16", 8192), 524288, 2.0, True, 1024)],
+        stdout=lines("*fp16:16,*fp16:16,i32:16,fp32,True,1024")),
+    "error_specialize_kernel_line_autotuner_inside": Case(
+        ["specialize", SCALE_TUNED + ".fn", "--args", args(ptr("fp16", 4096), ptr("fp16", 8192), 524288, 2.0, True)],
+        rc=1, stderr=r"scale_kernel is autotuned over 2 configs and has no tuning result for key .*"),
+    # Heuristics inside the autotuner: .fn is the heuristics wrapper, which computes EVEN_K and
+    # SPLIT from the config's values as under the autotuner.
+    "specialize_kernel_line_heuristics_inside": Case(
+        ["specialize", DECORATED + ":matmul_kernel.fn", "--num-stages", "4", "--args",
+         args(ptr("fp16", 4096), ptr("fp16", 8192), ptr("fp16", 8192), 1024, 1024, 512, 512, 1, 1024, 1, 1024, 1,
+              128, 64, 32)],
+        stdout=lines("*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,1,i32:16,1,i32:16,1,128,64,32,True,4")),
 
     # ---- tune ----
     "help_tune": Case(["tune", "--help"], stdout_contains=["Usage: triton-jit tune FILE.py:FUNCTION --args JSON",
@@ -905,12 +955,36 @@ def _check_version(out):
     assert re.fullmatch(r"triton-jit \d+\.\d+\.\d+\n", out), out
 
 
+def _check_inspect_decorated(out, patterns, prefix=False):
+    """Each line of `out` matches its pattern in order (only the first len(patterns) lines with
+    prefix=True); the config lines are matched loosely, as str(Config) differs between Tritons."""
+    got = out.split("\n")
+    assert got[-1] == "", out
+    got = got[:-1]
+    if prefix:
+        got = got[:len(patterns)]
+    assert len(got) == len(patterns), f"expected {len(patterns)} lines, got:\n{out}"
+    for line, pattern in zip(got, patterns):
+        assert re.fullmatch(pattern, line), f"line {line!r} does not match {pattern!r} in:\n{out}"
+
+
+def _check_inspect_decorated_json(out):
+    d = json.loads(out)
+    heuristics, autotune = d["decorators"]
+    assert heuristics["kind"] == "heuristics", d
+    assert [v["name"] for v in heuristics["values"]] == ["IS_FP16"] and heuristics["values"][0]["translated"], d
+    assert autotune["kind"] == "autotune" and autotune["key"] == ["n", "IS_FP16"], d
+    assert len(autotune["configs"]) == 2 and autotune["configs"][0].startswith("BLOCK: 256"), d
+    assert autotune["reset_to_zero"] == [] and autotune["restore_value"] == [], d
+
+
 def _check_inspect_json(out):
     d = json.loads(out)
     assert d["function"] == "add_kernel", d
     assert [p["name"] for p in d["params"]] == ["x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE"], d
     block = d["params"][4]
     assert block["is_constexpr"] is True and block["annotation"] == "constexpr" and block["default"] is None, block
+    assert d["decorators"] == [], d
 
 
 

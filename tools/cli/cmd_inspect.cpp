@@ -1,5 +1,6 @@
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,75 @@ std::string describe(const triton_jit::ParamInfo& p) {
   return line;
 }
 
+std::string param_names(const triton_jit::StaticSignature& s, const std::vector<int>& indices) {
+  std::string names;
+  for (int i : indices) {
+    if (!names.empty()) names += ", ";
+    names += i >= 0 && static_cast<size_t>(i) < s.params.size() ? s.params[static_cast<size_t>(i)].name
+                                                                 : "#" + std::to_string(i);
+  }
+  return names;
+}
+
+// One heading line per wrapper, outermost first, as the decorators stand above the `def`; an
+// autotuner's configs follow its line, indented, as Python's str(config) prints them. A
+// heuristic that runs through Python (not translated) says so: it costs a Python call per new
+// input and needs Python where the index has no value for that input.
+void print_decorators(const triton_jit::StaticSignature& s) {
+  using triton_jit::DecoratorLayer;
+  for (const DecoratorLayer& layer : s.decorators) {
+    if (layer.kind == DecoratorLayer::Kind::Heuristics) {
+      std::string values;
+      for (const triton_jit::HeuristicInfo& h : layer.heuristics) {
+        values += (values.empty() ? "" : ", ") + h.name;
+        if (h.program.empty()) values += " (through Python)";
+      }
+      std::cout << "@triton.heuristics: " << values << '\n';
+      continue;
+    }
+    const triton_jit::AutotuneInfo& a = layer.autotune;
+    std::cout << "@triton.autotune: key=[" << param_names(s, a.key) << "]";
+    if (!a.reset_to_zero.empty()) std::cout << ", reset_to_zero=[" << param_names(s, a.reset_to_zero) << "]";
+    if (!a.restore_value.empty()) std::cout << ", restore_value=[" << param_names(s, a.restore_value) << "]";
+    if (a.has_early_config_prune || a.has_perf_model) std::cout << ", prune_configs_by";
+    if (a.has_pre_hook) std::cout << ", pre_hook";
+    if (a.has_post_hook) std::cout << ", post_hook";
+    if (a.cache_results) std::cout << ", cache_results";
+    std::cout << ", " << a.configs.size() << (a.configs.size() == 1 ? " config" : " configs") << '\n';
+    for (const triton_jit::AutotuneConfigInfo& c : a.configs)
+      std::cout << "    " << c.repr << (c.has_pre_hook ? "  [pre_hook]" : "") << '\n';
+  }
+}
+
+nlohmann::ordered_json decorators_json(const triton_jit::StaticSignature& s) {
+  using triton_jit::DecoratorLayer;
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  for (const DecoratorLayer& layer : s.decorators) {
+    if (layer.kind == DecoratorLayer::Kind::Heuristics) {
+      nlohmann::ordered_json values = nlohmann::ordered_json::array();
+      for (const triton_jit::HeuristicInfo& h : layer.heuristics)
+        values.push_back({{"name", h.name}, {"translated", !h.program.empty()}, {"not_translated_reason",
+                                                                                  h.not_translated_reason}});
+      layers.push_back({{"kind", "heuristics"}, {"values", values}});
+      continue;
+    }
+    const triton_jit::AutotuneInfo& a = layer.autotune;
+    auto names = [&](const std::vector<int>& indices) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (int i : indices) list.push_back(param_names(s, {i}));
+      return list;
+    };
+    nlohmann::ordered_json configs = nlohmann::ordered_json::array();
+    for (const triton_jit::AutotuneConfigInfo& c : a.configs) configs.push_back(c.repr);
+    layers.push_back({{"kind", "autotune"},
+                      {"key", names(a.key)},
+                      {"configs", configs},
+                      {"reset_to_zero", names(a.reset_to_zero)},
+                      {"restore_value", names(a.restore_value)}});
+  }
+  return layers;
+}
+
 nlohmann::ordered_json to_json(const triton_jit::StaticSignature& s) {
   nlohmann::ordered_json params = nlohmann::ordered_json::array();
   for (const triton_jit::ParamInfo& p : s.params) {
@@ -38,7 +108,11 @@ nlohmann::ordered_json to_json(const triton_jit::StaticSignature& s) {
                       {"do_not_specialize_on_alignment", p.do_not_specialize_on_alignment},
                       {"default", d}});
   }
-  return {{"function", s.function}, {"file", s.file}, {"first_line", s.first_line}, {"params", params}};
+  return {{"function", s.function},
+          {"file", s.file},
+          {"first_line", s.first_line},
+          {"params", params},
+          {"decorators", decorators_json(s)}};
 }
 
 }  // namespace
@@ -49,6 +123,7 @@ int run_inspect(const Options& o) {
   if (o.json) {
     std::cout << to_json(s).dump(2) << '\n';
   } else {
+    print_decorators(s);
     for (const triton_jit::ParamInfo& p : s.params) std::cout << describe(p) << '\n';
   }
   return 0;

@@ -351,6 +351,10 @@ Prints the static signature of a @triton.jit function, one parameter a line:
   NAME[: ANNOTATION][ = DEFAULT][  [FLAGS]]
 FLAGS lists do_not_specialize, do_not_specialize_on_alignment, and "no C++ default"
 for a default C++ cannot pass (a tuple, say): such a parameter must be given.
+A decorated function's wrappers come first, outermost first, as they stand above the def:
+  @triton.heuristics: NAME[ (through Python)], ...
+  @triton.autotune: key=[NAMES][, reset_to_zero=[...]][, restore_value=[...]]..., N configs
+      each config as Python prints it
 
 Options:
   --json   print the signature as one JSON object instead
@@ -498,8 +502,8 @@ Inspects, specializes and compiles @triton.jit kernels through libtriton_jit, wi
 autotunes them on one.
 module:MODULE:FUNCTION (module:pkg.sub.kernels:add_kernel) names a function by module instead
 of by file: the module is imported the normal Python way, its packages initialised first.
-FUNCTION may continue with attributes: kernel.fn is the @triton.jit function under
-@triton.autotune or @triton.heuristics.
+FUNCTION may continue with attributes: kernel.fn is what the outermost decorator wraps (the
+@triton.jit function under one @triton.autotune or @triton.heuristics; kernel.fn.fn under two).
 
 Commands:
   inspect          print the static signature, one parameter a line
