@@ -101,7 +101,8 @@ uint64_t stream_handle(const Kernel& k, PyObject* s) {
     const unsigned long long h = PyLong_AsUnsignedLongLong(v);
     if (h == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
       PyErr_Clear();
-      fail_call(k, "stream", "stream= handle " + repr_of(v) + " is out of range: a CUDA stream handle is in 0..2**64-1");
+      fail_call(k, "stream",
+                "stream= handle " + repr_of(v) + " is out of range: a CUDA stream handle is in 0..2**64-1");
     }
     return h;
   };

@@ -205,3 +205,26 @@ def test_nul_in_a_path_or_name_is_refused():
         triton_jit.kernel(KERNELS, "add_kernel\0x")
     with pytest.raises(ValueError, match=r"module 'py_kernels\\x00x' contains a NUL"):
         triton_jit.kernel(module="py_kernels\0x", name="add_kernel")
+
+
+def test_compile_request_and_synchronize_arguments():
+    # Were nanobind's "incompatible function arguments" and a RuntimeError "std::bad_cast".
+    with pytest.raises(triton_jit.ArgumentError, match=r"CompileRequest: num_warps=1180591620717411303424 is out of "
+                                                       r"range: num_warps must be a power of two in 1..64") as info:
+        triton_jit.CompileRequest("*fp32", num_warps=2**70)
+    assert info.value.parameter == "num_warps"
+    with pytest.raises(triton_jit.ArgumentError, match=r"CompileRequest: num_stages must be an int, not str"):
+        triton_jit.CompileRequest("*fp32", num_stages="3")
+    with pytest.raises(triton_jit.ArgumentError,
+                       match=r"CompileRequest: the compile option maxnreg=1180591620717411303424 is out of range"):
+        triton_jit.CompileRequest("*fp32", options={"maxnreg": 2**70})
+    with pytest.raises(triton_jit.ArgumentError, match=r"the compile option maxnreg must be a bool, int, float or str, "
+                                                       r"not list"):
+        triton_jit.CompileRequest("*fp32", options={"maxnreg": [1]})
+    with pytest.raises(triton_jit.ArgumentError, match=r"option names are str, not int"):
+        triton_jit.CompileRequest("*fp32", options={1: 2})
+    r = triton_jit.CompileRequest("*fp32", num_warps=8, options={"maxnreg": 128, "enable_fp_fusion": False})
+    assert (r.num_warps, r.num_stages, r.num_ctas) == (8, 3, 1)
+    for stream in (-1, 2**64, "0"):
+        with pytest.raises(triton_jit.ArgumentError, match=r"synchronize: stream .* is not a CUDA stream handle"):
+            triton_jit.synchronize(stream)
