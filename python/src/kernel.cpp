@@ -5,6 +5,7 @@
 #include <structmember.h>
 
 #include <array>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "convert.h"
 #include "deferred_launch.h"
 #include "errors.h"
+#include "pyutil.h"
 #include "triton_jit/errors.h"
 #include "types.h"
 
@@ -45,21 +47,44 @@ bool same_name(PyObject* a, PyObject* b) {
   throw ArgumentError(k.name() + ": " + message, k.name(), parameter);
 }
 
+// `value` as a long long, or nullopt when it is outside that range (no Python error left set).
+std::optional<long long> as_long_long(PyObject* value) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (overflow != 0) return std::nullopt;
+  if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+  return v;
+}
+
+// num_warps, num_stages or num_ctas. Values that fit an int are checked with the others when the
+// call is specialized; larger ones would wrap (2**32 + 4 was 4 warps), so they stop here.
 int as_int_option(const Kernel& k, PyObject* name, PyObject* value) {
   if (!PyLong_Check(value) || PyBool_Check(value)) {
-    fail_call(k, "", std::string(PyUnicode_AsUTF8(name)) + " must be an int, not " + Py_TYPE(value)->tp_name);
+    const std::string option = PyUnicode_AsUTF8(name);
+    fail_call(k, option, option + " must be an int, not " + Py_TYPE(value)->tp_name);
   }
-  const long v = PyLong_AsLong(value);
-  if (PyErr_Occurred()) throw nb::python_error();
-  return static_cast<int>(v);
+  const std::optional<long long> v = as_long_long(value);
+  if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) {
+    const std::string option = PyUnicode_AsUTF8(name);
+    const char* range = same_name(name, g_num_warps)    ? "a power of two in 1..64"
+                        : same_name(name, g_num_stages) ? "in 0..255"
+                                                        : "in 1..16";
+    fail_call(k, option, option + "=" + repr_of(value) + " is out of range: " + option + " must be " + range);
+  }
+  return static_cast<int>(*v);
 }
 
 CompileOptions::Value option_value(const Kernel& k, PyObject* name, PyObject* value) {
   if (PyBool_Check(value)) return value == Py_True;
   if (PyLong_Check(value)) {
-    const long long v = PyLong_AsLongLong(value);
-    if (PyErr_Occurred()) throw nb::python_error();
-    return static_cast<int64_t>(v);
+    const std::optional<long long> v = as_long_long(value);
+    if (!v) {
+      const std::string option = PyUnicode_AsUTF8(name);
+      fail_call(k, option,
+                "the compile option " + option + "=" + repr_of(value) +
+                    " is out of range: an int option holds a 64-bit signed integer");
+    }
+    return static_cast<int64_t>(*v);
   }
   if (PyFloat_Check(value)) return PyFloat_AS_DOUBLE(value);
   if (PyUnicode_Check(value)) return std::string(PyUnicode_AsUTF8(value));
@@ -71,17 +96,27 @@ CompileOptions::Value option_value(const Kernel& k, PyObject* name, PyObject* va
 // A stream given as `stream=`: a raw handle (int), or a framework's stream object (torch's
 // .cuda_stream, CuPy's .ptr, or the __cuda_stream__ protocol).
 uint64_t stream_handle(const Kernel& k, PyObject* s) {
-  if (PyLong_Check(s)) return PyLong_AsUnsignedLongLong(s);
+  // A handle is a pointer: one outside 0..2**64-1 is refused, not left as a pending OverflowError.
+  auto handle = [&](PyObject* v) -> uint64_t {
+    const unsigned long long h = PyLong_AsUnsignedLongLong(v);
+    if (h == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      fail_call(k, "stream",
+                "stream= handle " + repr_of(v) + " is out of range: a CUDA stream handle is in 0..2**64-1");
+    }
+    return h;
+  };
+  if (PyLong_Check(s)) return handle(s);
   for (PyObject* attr : {g_cuda_stream, g_ptr}) {
     nb::object v = nb::steal(PyObject_GetAttr(s, attr));
-    if (v.is_valid() && PyLong_Check(v.ptr())) return PyLong_AsUnsignedLongLong(v.ptr());
+    if (v.is_valid() && PyLong_Check(v.ptr())) return handle(v.ptr());
     PyErr_Clear();
   }
   nb::object proto = nb::steal(PyObject_GetAttrString(s, "__cuda_stream__"));
   if (proto.is_valid()) {
     nb::object r = proto();
-    if (PyTuple_Check(r.ptr()) && PyTuple_GET_SIZE(r.ptr()) == 2) {
-      return PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(r.ptr(), 1));
+    if (PyTuple_Check(r.ptr()) && PyTuple_GET_SIZE(r.ptr()) == 2 && PyLong_Check(PyTuple_GET_ITEM(r.ptr(), 1))) {
+      return handle(PyTuple_GET_ITEM(r.ptr(), 1));
     }
   }
   PyErr_Clear();
@@ -91,32 +126,37 @@ uint64_t stream_handle(const Kernel& k, PyObject* s) {
 }
 
 Grid grid_of(const Kernel& k, PyObject* g) {
-  auto dim = [&](PyObject* v) -> int64_t {
+  auto dim = [&](PyObject* v, const char* axis) -> int64_t {
     const long long x = PyLong_AsLongLong(v);
-    if (x == -1 && PyErr_Occurred()) {
+    if (x != -1 || !PyErr_Occurred()) return x;
+    PyErr_Clear();
+    nb::object index = nb::steal(PyNumber_Index(v));
+    if (!index.is_valid()) {
       PyErr_Clear();
-      nb::object index = nb::steal(PyNumber_Index(v));
-      if (!index.is_valid()) {
-        PyErr_Clear();
-        fail_call(k, "", std::string("a grid holds ints, not ") + Py_TYPE(v)->tp_name);
-      }
-      return PyLong_AsLongLong(index.ptr());
+      fail_call(k, "", std::string("a grid holds ints, not ") + Py_TYPE(v)->tp_name);
     }
-    return x;
+    const std::optional<long long> i = as_long_long(index.ptr());
+    if (!i) {
+      // The device's own limits are checked at launch; this is only what no grid can be.
+      throw LaunchConfigError(k.name() + ": grid dimension " + axis + " = " + repr_of(index.ptr()) +
+                              " is out of range: CUDA launches at most 2147483647 (2**31-1) blocks in x and 65535 "
+                              "in y and z, none negative");
+    }
+    return *i;
   };
   if (PyTuple_Check(g) || PyList_Check(g)) {
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(g);
     if (n < 1 || n > 3) fail_call(k, "", "a grid has 1 to 3 dimensions, not " + std::to_string(n));
     PyObject** items = PySequence_Fast_ITEMS(g);
     Grid grid;
-    grid.x = dim(items[0]);
-    if (n > 1) grid.y = dim(items[1]);
-    if (n > 2) grid.z = dim(items[2]);
+    grid.x = dim(items[0], "x");
+    if (n > 1) grid.y = dim(items[1], "y");
+    if (n > 2) grid.z = dim(items[2], "z");
     return grid;
   }
   if (PyLong_Check(g)) {
     Grid grid;
-    grid.x = dim(g);
+    grid.x = dim(g, "x");
     return grid;
   }
   fail_call(k, "",

@@ -5,7 +5,11 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <limits>
+
+#include "pyutil.h"
 #include "triton_jit/device.h"
+#include "triton_jit/errors.h"
 #include "triton_jit/jit_function.h"
 #include "triton_jit/settings.h"
 #include "triton_jit/stats.h"
@@ -25,18 +29,50 @@ nb::object hint_of(const ParamSpecialization& p) {
   }
 }
 
+[[noreturn]] void fail_request(const std::string& parameter, const std::string& message) {
+  throw ArgumentError("CompileRequest: " + message, "", parameter);
+}
+
+// num_warps, num_stages or num_ctas of a CompileRequest: an int (its range is checked with the
+// compile; one past an int's would wrap, so it stops here).
+int request_int(const char* name, nb::handle v, const char* range) {
+  if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr())) {
+    fail_request(name, std::string(name) + " must be an int, not " + Py_TYPE(v.ptr())->tp_name);
+  }
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+  if (overflow != 0 || x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max()) {
+    fail_request(name, std::string(name) + "=" + repr_of(v.ptr()) + " is out of range: " + name + " must be " + range);
+  }
+  return static_cast<int>(x);
+}
+
 CompileOptions to_options(const nb::dict& d) {
   CompileOptions options;
   for (auto [k, v] : d) {
+    if (!PyUnicode_Check(k.ptr())) {
+      fail_request("options", std::string("option names are str, not ") + Py_TYPE(k.ptr())->tp_name);
+    }
     std::string name = nb::cast<std::string>(k);
     if (PyBool_Check(v.ptr())) {
       options.set(name, nb::cast<bool>(v));
     } else if (PyLong_Check(v.ptr())) {
-      options.set(name, nb::cast<int64_t>(v));
+      int overflow = 0;
+      const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+      if (x == -1 && PyErr_Occurred()) throw nb::python_error();
+      if (overflow != 0) {
+        fail_request(name, "the compile option " + name + "=" + repr_of(v.ptr()) +
+                               " is out of range: an int option holds a 64-bit signed integer");
+      }
+      options.set(name, static_cast<int64_t>(x));
     } else if (PyFloat_Check(v.ptr())) {
       options.set(name, nb::cast<double>(v));
-    } else {
+    } else if (PyUnicode_Check(v.ptr())) {
       options.set(name, nb::cast<std::string>(v));
+    } else {
+      fail_request(
+          name, "the compile option " + name + " must be a bool, int, float or str, not " + Py_TYPE(v.ptr())->tp_name);
     }
   }
   return options;
@@ -94,12 +130,14 @@ void register_types(nb::module_& m) {
                              "One specialization to compile ahead of time, in Triton's signature syntax.")
       .def(
           "__init__",
-          [](CompileRequest* r, std::string signature, int num_warps, int num_stages, int num_ctas,
+          [](CompileRequest* r, std::string signature, nb::handle num_warps, nb::handle num_stages, nb::handle num_ctas,
              std::optional<std::string> target, nb::dict options) {
-            new (r) CompileRequest{
-                std::move(signature), num_warps,
-                num_stages,           num_ctas,
-                to_options(options),  target ? std::optional<Target>(Target::parse(*target)) : std::nullopt};
+            new (r) CompileRequest{std::move(signature),
+                                   request_int("num_warps", num_warps, "a power of two in 1..64"),
+                                   request_int("num_stages", num_stages, "in 0..255"),
+                                   request_int("num_ctas", num_ctas, "in 1..16"),
+                                   to_options(options),
+                                   target ? std::optional<Target>(Target::parse(*target)) : std::nullopt};
           },
           nb::arg("signature"), nb::arg("num_warps") = kDefaultNumWarps, nb::arg("num_stages") = kDefaultNumStages,
           nb::arg("num_ctas") = kDefaultNumCtas, nb::arg("target") = nb::none(), nb::arg("options") = nb::dict())
@@ -130,9 +168,16 @@ void register_settings(nb::module_& m) {
   m.def("python_used", &python_used);
   m.def(
       "synchronize",
-      [](uint64_t stream) {
+      [](nb::handle stream) {
+        const unsigned long long handle = PyLong_Check(stream.ptr()) ? PyLong_AsUnsignedLongLong(stream.ptr()) : 0;
+        if (!PyLong_Check(stream.ptr()) || (handle == static_cast<unsigned long long>(-1) && PyErr_Occurred())) {
+          PyErr_Clear();
+          throw ArgumentError(
+              "synchronize: stream " + repr_of(stream.ptr()) + " is not a CUDA stream handle (an int in 0..2**64-1)",
+              "", "stream");
+        }
         nb::gil_scoped_release release;
-        synchronize(reinterpret_cast<CUstream_st*>(static_cast<uintptr_t>(stream)));
+        synchronize(reinterpret_cast<CUstream_st*>(static_cast<uintptr_t>(handle)));
       },
       nb::arg("stream") = 0, "Waits for the work queued on `stream` (a handle; 0: the legacy default stream).");
   m.def("device_name", &device_name, "The current device's name.");

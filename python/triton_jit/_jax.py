@@ -21,7 +21,7 @@ with its buffers replaced by stand-ins, the launch is prepared then (converted, 
 errors raised where it was written) and named by an integer id, the custom call's `launch`
 attribute. A launch of concrete arrays on a GPU (no trace) goes straight to the runtime.
 """
-import numpy as np
+import math
 
 from . import _C
 from .errors import ArgumentError, NoDeviceError
@@ -50,7 +50,7 @@ class Output:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def __jax_array__(self):
         return resolve(self)
@@ -128,6 +128,7 @@ def deferred_launch(kernel, grid, args, kwargs):
             f"was not importable when triton_jit was built. Install jax, then rebuild (pip install .)")
     import jax
     import jax.numpy as jnp
+    import numpy as np  # jax's own dependency: imported here, so the package imports without it
     operands, results, aliases = [], [], {}
     seen = {}  # id(value) -> ("operand" | "result", index)
 

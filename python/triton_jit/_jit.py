@@ -13,6 +13,35 @@ from . import _C
 from .errors import KernelLookupError
 
 
+def _runtime_path(path, caller):
+    """`path` (str, bytes or os.PathLike) as the runtime takes it: a str that is valid UTF-8 and
+    holds no NUL (C++ would cut the path there and load another file). `caller` names the call
+    in the errors."""
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise TypeError(f"{caller}: path must be a str, bytes or os.PathLike, not {type(path).__name__}") from None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if "\0" in path:
+        raise ValueError(f"{caller}: path {path!r} contains a NUL character; no file has such a name")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{caller}: path {path!r} is not valid UTF-8 (its bytes: {os.fsencode(path)!r}): "
+                         f"libtriton_jit names kernel files by UTF-8 paths; rename the file or its folder") from None
+    return path
+
+
+def _name_argument(value, what, caller):
+    """A function or module name: a str without NUL."""
+    if not isinstance(value, str):
+        raise TypeError(f"{caller}: {what} must be a str, not {type(value).__name__}")
+    if "\0" in value:
+        raise ValueError(f"{caller}: {what} {value!r} contains a NUL character")
+    return value
+
+
 def _base_function(obj):
     """The @triton.jit function under autotune/heuristics wrappers (each keeps it as `.fn`)."""
     from triton.runtime.jit import JITFunction
@@ -61,7 +90,7 @@ def _where(obj):
     """(path, name) of a Triton object for the runtime: its file, and the module-level name that
     holds it (or holds a Kernel made from it). Raises KernelLookupError when no name holds it."""
     base = _base_function(obj)
-    path = os.path.realpath(base.fn.__code__.co_filename)
+    path = _runtime_path(os.path.realpath(base.fn.__code__.co_filename), "triton_jit.jit")
     module_name = getattr(base, "__module__", None) or base.fn.__module__
     module = sys.modules.get(module_name)
     name = _name_in_module(module, obj) if module is not None else None
@@ -97,6 +126,17 @@ def jit(fn=None, **triton_jit_kwargs):
     if _base_function(fn) is None:
         import inspect
         if inspect.isfunction(fn):
+            if fn.__name__ == "<lambda>":
+                # Triton compiles a kernel from the source of its `def` statement; a lambda has none.
+                raise TypeError(f"triton_jit.jit takes a @triton.jit function (or one under @triton.autotune / "
+                                f"@triton.heuristics), or a function defined with `def` at module level of a .py "
+                                f"file, not a lambda ({fn.__qualname__} in {fn.__code__.co_filename})")
+            try:
+                inspect.getsource(fn)
+            except (OSError, TypeError):
+                raise TypeError(f"triton_jit.jit: the source of {fn.__qualname__} cannot be read (defined in "
+                                f"{fn.__code__.co_filename!r}): Triton compiles kernels from their source, so define "
+                                f"the function with `def` in a .py file") from None
             import triton
             fn = triton.jit(fn, **triton_jit_kwargs)
         else:
@@ -117,6 +157,7 @@ def kernel(path=None, name=None, *, module=None):
         raise TypeError("triton_jit.kernel needs the function's name")
     if (path is None) == (module is None):
         raise TypeError("triton_jit.kernel takes a file path or module=, one of the two")
+    name = _name_argument(name, "name", "triton_jit.kernel")
     if module is not None:
-        return _C.get_module(module, name)
-    return _C.get(os.fspath(path), name)
+        return _C.get_module(_name_argument(module, "module", "triton_jit.kernel"), name)
+    return _C.get(_runtime_path(path, "triton_jit.kernel"), name)

@@ -113,3 +113,118 @@ def test_launch_without_a_driver_is_no_device_error():
     with pytest.raises(triton_jit.NoDeviceError) as info:
         k[(1, )](x, x, x, 16)
     assert "driver" in str(info.value)
+
+
+# Values the user passed wrong are the package's errors (or TypeError/ValueError) that name what
+# was wrong and the valid range: not SystemError, a bare OverflowError, or a wrapped value.
+
+def test_grid_dimension_out_of_range():
+    k = triton_jit.jit(py_kernels.add_kernel)
+    x = CudaArray(4096)
+    for grid, axis, value in (((2**70, ), "x", 2**70), ((1, -2**64), "y", -2**64), ((1, 1, 2**63), "z", 2**63),
+                              (lambda meta: (2**70, ), "x", 2**70)):
+        with pytest.raises(triton_jit.LaunchConfigError) as info:
+            k[grid](x, x, x, 16)
+        message = str(info.value)
+        assert f"grid dimension {axis} = {value} is out of range" in message, message
+        assert "2147483647" in message and "65535" in message, message
+    with pytest.raises(triton_jit.ArgumentError, match="a grid has 1 to 3 dimensions, not 4"):
+        k[(1, 1, 1, 1)](x, x, x, 16)
+    with pytest.raises(triton_jit.ArgumentError, match="a grid holds ints, not float"):
+        k[(1.5, )](x, x, x, 16)
+
+
+@pytest.mark.parametrize("option, value, valid", [
+    ("num_warps", 2**70, "a power of two in 1..64"),
+    ("num_warps", 2**32 + 4, "a power of two in 1..64"),  # wrapped to 4 warps before
+    ("num_stages", -2**70, "in 0..255"),
+    ("num_ctas", 2**31, "in 1..16"),
+])
+def test_launch_option_out_of_range(option, value, valid):
+    k = triton_jit.jit(py_kernels.add_kernel)
+    x = CudaArray(4096)
+    with pytest.raises(triton_jit.ArgumentError) as info:
+        k.specialize(x, x, x, 16, **{option: value})
+    assert info.value.parameter == option
+    assert str(info.value) == f"add_kernel: {option}={value} is out of range: {option} must be {valid}"
+
+
+def test_compile_option_and_stream_out_of_range():
+    k = triton_jit.jit(py_kernels.add_kernel)
+    x = CudaArray(4096)
+    with pytest.raises(triton_jit.ArgumentError, match=r"compile option maxnreg=1180591620717411303424 is out of "
+                                                       r"range") as info:
+        k.specialize(x, x, x, 16, maxnreg=2**70)
+    assert info.value.parameter == "maxnreg"
+    for handle in (2**70, -1):
+        with pytest.raises(triton_jit.ArgumentError, match=rf"stream= handle {handle} is out of range") as info:
+            k.specialize(x, x, x, 16, stream=handle)
+        assert info.value.parameter == "stream"
+    # No Python error is left pending: the next call works.
+    assert k.specialize(x, x, x, 17).signature() == "*fp32:16,*fp32:16,*fp32:16,i32,1024"
+
+
+def test_jit_of_a_lambda_or_a_function_without_source():
+    with pytest.raises(TypeError, match=r"triton_jit.jit takes a @triton.jit function .* not a lambda"):
+        triton_jit.jit(lambda x: x)
+    namespace = {}
+    exec("def no_source(x):\n    pass\n", namespace)
+    with pytest.raises(TypeError, match=r"the source of no_source cannot be read"):
+        triton_jit.jit(namespace["no_source"])
+
+
+def test_kernel_paths_as_str_bytes_and_pathlike(tmp_path):
+    import pathlib
+    for path in (KERNELS, os.fsencode(KERNELS), pathlib.Path(KERNELS)):
+        k = triton_jit.kernel(path, "add_kernel")
+        assert os.path.realpath(k.path) == os.path.realpath(KERNELS)
+    with pytest.raises(TypeError, match=r"triton_jit.kernel: path must be a str, bytes or os.PathLike, not int"):
+        triton_jit.kernel(5, "add_kernel")
+    with pytest.raises(TypeError, match=r"triton_jit.kernel: name must be a str, not bytes"):
+        triton_jit.kernel(KERNELS, b"add_kernel")
+
+
+def test_kernel_path_that_is_not_utf8(tmp_path):
+    bad = os.path.join(os.fsencode(str(tmp_path)), b"\xff_kernels.py")
+    try:
+        with open(bad, "wb") as f, open(KERNELS, "rb") as src:
+            f.write(src.read())
+    except OSError as e:
+        pytest.skip(f"this file system refuses a non-UTF-8 file name: {e}")
+    for path in (bad, os.fsdecode(bad)):
+        with pytest.raises(ValueError, match=r"is not valid UTF-8 .*rename the file") as info:
+            triton_jit.kernel(path, "add_kernel")
+        assert "\\udcff_kernels.py" in str(info.value) and "\\xff_kernels.py" in str(info.value)
+
+
+def test_nul_in_a_path_or_name_is_refused():
+    # C++ would cut the string at the NUL: the file before it was loaded in its place.
+    with pytest.raises(ValueError, match=r"triton_jit.kernel: path '.*py_kernels.py\\x00junk' contains a NUL"):
+        triton_jit.kernel(KERNELS + "\0junk", "add_kernel")
+    with pytest.raises(ValueError, match=r"name 'add_kernel\\x00x' contains a NUL"):
+        triton_jit.kernel(KERNELS, "add_kernel\0x")
+    with pytest.raises(ValueError, match=r"module 'py_kernels\\x00x' contains a NUL"):
+        triton_jit.kernel(module="py_kernels\0x", name="add_kernel")
+
+
+def test_compile_request_and_synchronize_arguments():
+    # Were nanobind's "incompatible function arguments" and a RuntimeError "std::bad_cast".
+    with pytest.raises(triton_jit.ArgumentError, match=r"CompileRequest: num_warps=1180591620717411303424 is out of "
+                                                       r"range: num_warps must be a power of two in 1..64") as info:
+        triton_jit.CompileRequest("*fp32", num_warps=2**70)
+    assert info.value.parameter == "num_warps"
+    with pytest.raises(triton_jit.ArgumentError, match=r"CompileRequest: num_stages must be an int, not str"):
+        triton_jit.CompileRequest("*fp32", num_stages="3")
+    with pytest.raises(triton_jit.ArgumentError,
+                       match=r"CompileRequest: the compile option maxnreg=1180591620717411303424 is out of range"):
+        triton_jit.CompileRequest("*fp32", options={"maxnreg": 2**70})
+    with pytest.raises(triton_jit.ArgumentError, match=r"the compile option maxnreg must be a bool, int, float or str, "
+                                                       r"not list"):
+        triton_jit.CompileRequest("*fp32", options={"maxnreg": [1]})
+    with pytest.raises(triton_jit.ArgumentError, match=r"option names are str, not int"):
+        triton_jit.CompileRequest("*fp32", options={1: 2})
+    r = triton_jit.CompileRequest("*fp32", num_warps=8, options={"maxnreg": 128, "enable_fp_fusion": False})
+    assert (r.num_warps, r.num_stages, r.num_ctas) == (8, 3, 1)
+    for stream in (-1, 2**64, "0"):
+        with pytest.raises(triton_jit.ArgumentError, match=r"synchronize: stream .* is not a CUDA stream handle"):
+            triton_jit.synchronize(stream)

@@ -1,12 +1,22 @@
-"""`pip install .` of the repository into a fresh virtualenv gives a working triton_jit package:
-the extension, libtriton_jit and the triton-jit CLI inside it. The virtualenv sees this python's
-packages through a .pth file (triton and the build requirements), so nothing is downloaded; the
-build runs without isolation, as on a machine without a package registry."""
+"""`pip install` of the repository into an empty virtualenv (no system site packages) gives a
+working triton_jit package: the extension, libtriton_jit and the triton-jit CLI inside it, and
+nothing else but what the package declares (Triton).
+
+The wheel is built by this python (its scikit-build-core and nanobind, without build isolation:
+build requirements need no download) with pyproject.toml's own settings, so the test also checks
+that the build wrote nothing into the checkout's build/pip-*. The virtualenv then installs that
+wheel and its declared dependencies from a local wheel folder only (--no-index):
+TRITON_JIT_WHEELHOUSE, else ~/.cache/triton_jit/wheels. When that folder lacks a Triton the
+package accepts, it is filled once from the package index (pip download: 286 MB for Triton 3.9);
+offline (no index reachable and no fitting wheel there) the test skips and says where to put one.
+"""
+import glob
+import json
 import os
 import shutil
 import subprocess
 import sys
-import sysconfig
+import tempfile
 import textwrap
 import time
 
@@ -14,51 +24,127 @@ import pytest
 
 SOURCE = os.environ.get("TRITON_JIT_SOURCE_DIR") or os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-WORK = os.environ.get("TRITON_JIT_PIP_WORK") or os.path.join(SOURCE, "build", "pip-install-test")
+WHEELHOUSE = os.environ.get("TRITON_JIT_WHEELHOUSE") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "triton_jit", "wheels")
+
+# pip's words for a package index it could not reach (as opposed to one that has no fitting wheel).
+UNREACHABLE = ("NewConnectionError", "Failed to establish a new connection", "Temporary failure in name resolution",
+               "Name or service not known", "Network is unreachable", "ConnectTimeout", "ReadTimeout", "ProxyError",
+               "Max retries exceeded", "Connection refused", "No route to host", "SSLError")
 
 
-def test_pip_install_into_a_fresh_virtualenv():
+def _pip_build_outputs():
+    """{path: mtime} of everything below the checkout's build/pip-* (a bounded walk)."""
+    seen = {}
+    for top in glob.glob(os.path.join(SOURCE, "build", "pip-*")):
+        seen[top] = os.lstat(top).st_mtime
+        for folder, dirs, files in os.walk(top):
+            for name in dirs + files:
+                path = os.path.join(folder, name)
+                seen[path] = os.lstat(path).st_mtime
+            if len(seen) > 500_000:
+                return seen
+    return seen
+
+
+def _run(command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
+
+
+def _make_empty_venv(venv):
+    """A virtualenv without system site packages; (its python, the pip command that installs into it)."""
+    shutil.rmtree(venv, ignore_errors=True)
+    python = os.path.join(venv, "bin", "python")
+    if _run([sys.executable, "-m", "venv", venv]).returncode == 0:
+        return python, [python, "-m", "pip", "--disable-pip-version-check"]
+    # No ensurepip for this python (Debian without python3-venv): this python's pip installs into it.
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    return python, [sys.executable, "-m", "pip", "--disable-pip-version-check", "--python", python]
+
+
+def test_pip_install_into_an_empty_virtualenv():
     missing = []
-    for module in ("scikit_build_core", "nanobind", "pybind11", "triton"):
+    for module in ("scikit_build_core", "nanobind", "pybind11"):
         try:
             __import__(module)
         except ImportError:
             missing.append(module)
     if missing:
-        pytest.skip(f"{sys.executable} lacks {', '.join(missing)} (pip install -r requirements.txt)")
-    venv = os.path.join(WORK, "venv")
-    shutil.rmtree(venv, ignore_errors=True)
-    venv_python = os.path.join(venv, "bin", "python")
-    pip = [venv_python, "-m", "pip"]
-    if subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True).returncode != 0:
-        # No ensurepip for this python (Debian without python3-venv): this python's pip installs
-        # into the virtualenv instead.
-        shutil.rmtree(venv, ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
-        pip = [sys.executable, "-m", "pip", "--python", venv_python]
-    site = subprocess.run([venv_python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    # This python's packages, as --system-site-packages would give a base interpreter's.
-    seen = [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]
-    seen += [p for p in sys.path if p.endswith("site-packages")]
-    seen = [p for i, p in enumerate(seen) if os.path.isdir(p) and p not in seen[:i]]
-    with open(os.path.join(site, "outer_packages.pth"), "w") as f:
-        f.write("\n".join(seen) + "\n")
-    command = [*pip, "install", "--no-build-isolation", "--no-deps", "--no-cache-dir",
-               "-C", f"build-dir={os.path.join(WORK, 'build')}", SOURCE]
+        pytest.skip(f"{sys.executable} lacks the build requirements {', '.join(missing)} "
+                    f"(pip install -r requirements.txt)")
+    work = os.environ.get("TRITON_JIT_PIP_WORK") or tempfile.mkdtemp(prefix="triton_jit-pip-test-")
+    os.makedirs(work, exist_ok=True)
+    dist = os.path.join(work, "dist")
+    shutil.rmtree(dist, ignore_errors=True)
+
+    # 1. The wheel, with pyproject.toml's settings (no build-dir given: scikit-build-core's default).
+    before = _pip_build_outputs()
+    start = time.time()
+    command = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-cache-dir",
+               "--disable-pip-version-check", "-w", dist, SOURCE]
     if shutil.which("ccache"):
-        command[-1:-1] = ["-C", "cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache"]
-    start = time.monotonic()
-    r = subprocess.run(command, capture_output=True, text=True, timeout=3300)
-    seconds = time.monotonic() - start
-    print(f"pip install took {seconds:.0f} s")
+        command[-1:-1] = ["-C", "cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache",
+                          "-C", "cmake.define.CMAKE_C_COMPILER_LAUNCHER=ccache"]
+    r = _run(command, timeout=3300, cwd=work)
+    print(f"pip wheel took {time.time() - start:.0f} s")
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    after = _pip_build_outputs()
+    written = sorted(p for p, mtime in after.items() if p not in before or mtime != before[p])
+    assert not written, f"the build wrote into the source tree's build/pip-*: {written[:10]}"
+    wheels = glob.glob(os.path.join(dist, "triton_jit-*.whl"))
+    assert len(wheels) == 1, os.listdir(dist)
+    wheel = wheels[0]
+
+    # 2. An empty virtualenv: nothing of this python's packages is visible in it.
+    venv = os.path.join(work, "venv")
+    venv_python, pip = _make_empty_venv(venv)
+    with open(os.path.join(venv, "pyvenv.cfg")) as f:
+        assert "include-system-site-packages = false" in f.read()
+    probe = ("import importlib.util as u; "
+             "print([m for m in ('triton', 'numpy', 'torch', 'jax', 'cupy') if u.find_spec(m)])")
+    r = _run([venv_python, "-c", probe], check=True)
+    assert r.stdout.strip() == "[]", f"the new virtualenv is not empty: {r.stdout}"
+
+    # 3. The wheel and what it declares, from local wheels only; the folder is filled from the
+    # package index when it lacks a fitting Triton.
+    os.makedirs(WHEELHOUSE, exist_ok=True)
+    install = [*pip, "install", "--no-index", "--find-links", WHEELHOUSE, wheel]
+    r = _run(install, timeout=1200)
+    if r.returncode != 0:
+        print(f"no fitting Triton in {WHEELHOUSE} ({r.stderr.strip().splitlines()[-1:]}): downloading it")
+        fetched = os.path.join(work, "fetched")
+        shutil.rmtree(fetched, ignore_errors=True)
+        d = _run([*pip, "download", "--only-binary", ":all:", "--retries", "1", "--timeout", "30", "--dest", fetched,
+                  "--find-links", WHEELHOUSE, wheel], timeout=1800)
+        if d.returncode != 0:
+            if any(word in d.stdout + d.stderr for word in UNREACHABLE):
+                pytest.skip(f"offline: the package index cannot be reached and {WHEELHOUSE} holds no Triton wheel the "
+                            f"package accepts (put one there, e.g. `pip download 'triton>=3.4,<3.10' -d {WHEELHOUSE}` "
+                            f"on a machine with a registry, or set TRITON_JIT_WHEELHOUSE)")
+            pytest.fail("pip download of the package's dependencies failed:\n" + d.stdout[-3000:] + d.stderr[-3000:])
+        for name in os.listdir(fetched):
+            if not name.startswith("triton_jit-"):
+                shutil.move(os.path.join(fetched, name), os.path.join(WHEELHOUSE, name))
+        r = _run(install, timeout=1200)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
 
-    # Import it from outside the source tree: the installed package, its library beside it.
+    # Only the package and what it declares (with their own dependencies) are installed.
+    listing = _run([*pip, "list", "--format", "json"], check=True).stdout
+    installed = {p["name"].lower().replace("_", "-") for p in json.loads(listing)}
+    print("installed:", sorted(installed))
+    assert {"triton-jit", "triton"} <= installed, installed
+    declared = _run([venv_python, "-c", "import importlib.metadata as m; print(m.requires('triton') or [])"],
+                    check=True).stdout
+    if "numpy" not in declared:
+        assert "numpy" not in installed, installed  # triton_jit itself must not need it
+
+    # 4. Import it from outside the source tree, with only the virtualenv's packages.
     kernel = os.path.join(SOURCE, "tests", "kernels", "add.py")
     check = textwrap.dedent(f"""
-        import os, triton_jit
+        import os, sys, triton_jit
         assert triton_jit.__file__.startswith({venv!r}), triton_jit.__file__
+        assert "numpy" not in sys.modules and "torch" not in sys.modules, "an optional framework was imported"
         folder = os.path.dirname(triton_jit.__file__)
         assert os.path.isfile(os.path.join(folder, "libtriton_jit.so")), os.listdir(folder)
         assert os.path.isfile(os.path.join(folder, "libtriton_jit_python.so")), os.listdir(folder)
@@ -68,17 +154,23 @@ def test_pip_install_into_a_fresh_virtualenv():
         k = triton_jit.kernel({kernel!r}, "add_kernel")
         print(k.specialize(Array(), Array(), Array(), 1000, 128).signature())
     """)
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    r = subprocess.run([venv_python, "-c", check], capture_output=True, text=True, cwd=WORK, env=env, timeout=600)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "TRITON_JIT_PYTHON")}
+    r = _run([venv_python, "-c", check], cwd=work, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.strip().splitlines()[-1] == "*fp32:16,*fp32:16,*fp32:16,i32,128"
 
+    # 5. The CLI through its console script, with the runtime's Python set to the virtualenv's.
     cli = os.path.join(venv, "bin", "triton-jit")
-    # The CLI through its console script, with the runtime's Python set to the virtualenv's.
-    r = subprocess.run([cli, "inspect", f"{kernel}:add_kernel"], capture_output=True, text=True, env=env,
-                       timeout=600)
+    r = _run([cli, "--version"], env=env, cwd=work, timeout=600)
     if "built without its command-line tool" in r.stderr:
         pytest.skip("the CLI was not built (nlohmann-json3-dev missing); the package itself works")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stdout + r.stderr
+    assert r.stdout.strip(), "triton-jit --version printed nothing"
+    r = _run([cli, "inspect", f"{kernel}:add_kernel"], env=env, cwd=work, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "BLOCK_SIZE: constexpr" in r.stdout
+    # Kept only when the test fails, to look into: Triton unpacked is most of a gigabyte.
+    for folder in (venv, dist, os.path.join(work, "fetched")):
+        shutil.rmtree(folder, ignore_errors=True)
+    if not os.environ.get("TRITON_JIT_PIP_WORK"):
+        shutil.rmtree(work, ignore_errors=True)
