@@ -16,7 +16,7 @@ namespace triton_jit {
 struct PackInfo {
   std::string path;
   size_t kernels = 0;
-  std::vector<std::string> functions;  // "file.py:name", or "module:MODULE:name"
+  std::vector<std::string> functions;  // "path/relative/to/root.py:name", or "module:MODULE:name"
   std::vector<Target> targets;
   std::string triton_version;  // of the Triton that compiled the pack
 };

@@ -23,16 +23,16 @@ def pack_same_file_names_flow(cli, out, m):
     """a/kern.py and b/kern.py, both add_kernel: a process without the sources finds each by a path
     ending with its path relative to the pack's root, and for a path that fits neither is told
     which the pack holds. kern.py beside sub/kern.py cannot be told apart: refused at pack time."""
-    def write(manifest_lines, **files):
+    def write(files):  # {file relative to out: its body's operator}, packed in that order
         for relative, op in files.items():
-            os.makedirs(os.path.join(out, os.path.dirname(relative.replace("__", "/"))), exist_ok=True)
-            with open(os.path.join(out, relative.replace("__", "/")), "w") as f:
+            os.makedirs(os.path.dirname(os.path.join(out, relative)), exist_ok=True)
+            with open(os.path.join(out, relative), "w") as f:
                 f.write(KERN_SOURCE.format(op=op))
         with open(os.path.join(out, "manifest.txt"), "w") as f:
-            f.write("".join(f"{line}:add_kernel {KERN_SIG} target=cuda:90\n" for line in manifest_lines))
+            f.write("".join(f"{relative}:add_kernel {KERN_SIG} target=cuda:90\n" for relative in files))
         return os.path.join(out, "manifest.txt")
 
-    manifest = write(["a/kern.py", "b/kern.py"], a__kern_py="+", b__kern_py="-")
+    manifest = write({"a/kern.py": "+", "b/kern.py": "-"})
     stdout, _ = cli("pack", manifest, "--out", "{out}/k.tjp", "--quiet")
     assert stdout.startswith(f"{out}/k.tjp: 2 kernels of 2 functions for cuda:90 "), stdout
     shutil.rmtree(os.path.join(out, "a")), shutil.rmtree(os.path.join(out, "b"))
@@ -43,7 +43,7 @@ def pack_same_file_names_flow(cli, out, m):
     assert p.returncode == 1 and p.stderr.count("\n") == 1, p.stderr
     assert re.search(r"the loaded kernel packs hold 'add_kernel' of a/kern\.py \(in .*/k\.tjp\), b/kern\.py \(in "
                      r".*/k\.tjp\) only", p.stderr), p.stderr
-    manifest = write(["kern.py", "sub/kern.py"], kern_py="+", sub__kern_py="-")
+    manifest = write({"kern.py": "+", "sub/kern.py": "-"})
     _, err = cli("pack", manifest, "--out", "{out}/x.tjp", rc=1)
     assert re.search(r"manifest\.txt:2: sub/kern\.py:add_kernel and kern\.py:add_kernel \(line 1, paths relative to "
                      r"the pack's root .*\) are different functions that a process without their sources cannot tell "
