@@ -3,9 +3,14 @@
 // bridge or a driver.
 #include "resolve/pack_manifest.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <set>
 #include <string>
@@ -13,7 +18,6 @@
 #include <utility>
 #include <vector>
 
-#include "store/files.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/pack.h"
 
@@ -291,10 +295,30 @@ std::vector<PackManifestEntry> parse_pack_manifest(std::string_view text, const 
 }  // namespace detail
 
 std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_path) {
-  std::string error;
-  auto text = detail::read_file(manifest_path, &error);
-  if (!text) throw PackError("cannot read the pack manifest " + manifest_path + ": " + error, manifest_path);
-  return detail::parse_pack_manifest(*text, manifest_path);
+  const auto fail = [&](const std::string& why) {
+    return PackError("cannot read the pack manifest " + manifest_path + ": " + why, manifest_path);
+  };
+  // Read in bounded steps, not by the file's size: a manifest may come through a pipe
+  // (`triton-jit pack <(make_manifest)`), and /dev/zero named by mistake must end.
+  const int fd = ::open(manifest_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw fail(std::strerror(errno));
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || text.size() + static_cast<size_t>(n) > detail::kMaxManifestBytes) {
+      const int e = errno;
+      ::close(fd);
+      if (n < 0) throw fail(std::strerror(e));
+      throw fail("it is larger than " + std::to_string(detail::kMaxManifestBytes >> 20) +
+                 " MiB: is it a manifest? Split a manifest this large into several");
+    }
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return detail::parse_pack_manifest(text, manifest_path);
 }
 
 }  // namespace triton_jit

@@ -327,6 +327,15 @@ TEST_F(PackIdentityTest, ManifestLinesRepeatingAnOptionOrHoldingANulAreRefused) 
       EXPECT_EQ(what.find('\0'), std::string::npos);
     }
   }
+  // A manifest is read in bounded steps: /dev/zero named as one ends at once.
+  try {
+    triton_jit::read_pack_manifest("/dev/zero");
+    ADD_FAILURE() << "/dev/zero read as a manifest";
+  } catch (const triton_jit::PackError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot read the pack manifest /dev/zero: it is larger than 64 MiB"),
+              std::string::npos)
+        << e.what();
+  }
   // Each option once is fine, and the root reaches every entry.
   write_text(root_ / "m.txt", head + "num_warps=4 num_stages=2 maxnreg=64 target=cuda:90\nroot=.\n");
   const auto entries = triton_jit::read_pack_manifest(file("m.txt"));
