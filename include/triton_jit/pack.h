@@ -16,7 +16,7 @@ namespace triton_jit {
 struct PackInfo {
   std::string path;
   size_t kernels = 0;
-  std::vector<std::string> functions;  // "file.py:name", or "module:MODULE:name"
+  std::vector<std::string> functions;  // "path/relative/to/root.py:name", or "module:MODULE:name"
   std::vector<Target> targets;
   std::string triton_version;  // of the Triton that compiled the pack
 };
@@ -39,7 +39,10 @@ TRITON_JIT_API PackInfo read_pack_info(const std::string& path);
 // FILE is relative to the manifest; "module:MODULE:FUNCTION" names a function by module instead
 // (TritonJitFunction::get_module: "module:pkg.sub.kernels:add_kernel"), and a process finds it in
 // the pack by that module name even without Python. SIGNATURE is Triton's syntax
-// ("*fp32:16,i32,1024"); other keys are compile options (Python literals). '#' starts a comment.
+// ("*fp32:16,i32,1024"); other keys are compile options (Python literals), each given once. '#'
+// starts a comment. A line `root=DIR` (relative to the manifest) names the folder the pack's file
+// paths are relative to: a process without a function's source finds it by a path that ends with
+// that relative path (default root: the deepest folder that holds every file of the manifest).
 struct PackManifestEntry {
   std::string file;  // as written: a file, or "module:MODULE"
   std::string function;
@@ -59,13 +62,18 @@ struct PackManifestEntry {
   std::string tuning_args;    // args=: the call's arguments as `triton-jit tune --args` takes them
   std::string tuning_grid;    // grid=: the grid to time that call with
   int tuning_layer = -1;      // the autotuner (its index in StaticSignature::decorators); -1: the only one
+
+  // The manifest's root=DIR, as written (the same in every entry); empty: none stated.
+  std::string root;
 };
 
 // Parses a manifest; throws PackError naming the line that does not parse.
 TRITON_JIT_API std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_path);
 
 // Compiles every manifest entry for each of its targets (in parallel, as prepare does) and writes
-// the pack to `out` atomically. An `autotune` line must name its config here (key= and config=);
+// the pack to `out` atomically. Two different functions of one name whose paths relative to the
+// root end alike (kern.py and sub/kern.py) are refused before anything compiles: a process
+// without their sources could not tell them apart. An `autotune` line must name its config here (key= and config=);
 // one with args= instead is tuned by `triton-jit pack` on a GPU, which then calls the form below.
 // Throws PackError naming the line for a choice that does not fit the function.
 TRITON_JIT_API PackInfo build_pack(const std::string& manifest_path, const std::string& out,

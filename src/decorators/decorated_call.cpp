@@ -37,7 +37,7 @@ uint32_t memo_words(uint32_t set_index, const std::vector<uint32_t>& set, const 
 // A table's entries from the index and the loaded packs: what earlier processes stored.
 std::vector<std::pair<std::string, std::string>> stored_table(const FunctionState& fn, const std::string& table) {
   auto entries = KernelIndex::instance().load_table(fn.path, fn.name, bridge::python_environment(), table);
-  auto packed = PackRegistry::instance().find_table(fn.path, fn.name, fn.source_sha256, table);
+  auto packed = PackRegistry::instance().find_table(fn.name, fn.pack_sha256, table);
   entries.insert(entries.end(), packed.begin(), packed.end());
   return entries;
 }

@@ -40,7 +40,7 @@ void remember(const std::string& module, const std::string& file) {
 }
 
 bool pack_holds(const std::string& module, const std::string& name) {
-  return PackRegistry::instance().find_signature(bridge::module_source(module), name, "").has_value();
+  return PackRegistry::instance().find_function(bridge::module_source(module), name, "").has_value();
 }
 
 }  // namespace

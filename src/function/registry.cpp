@@ -67,17 +67,32 @@ void start_fork_server_ahead() {
   }
 }
 
+// Why no loaded pack serves `name` of an absent file: what the packs hold of that name.
+std::string packed_places(const std::string& name) {
+  const std::vector<std::string> places = PackRegistry::instance().places_of(name);
+  if (places.empty()) return "no loaded kernel pack holds a function of that name";
+  std::string list;
+  for (const std::string& p : places) list += (list.empty() ? "" : ", ") + p;
+  return "the loaded kernel packs hold '" + name + "' of " + list +
+         " only (paths relative to each pack's root): name the file by a path that ends with one of them";
+}
+
 // The static signature of `name` in `path` without Python when a pack or the index has it;
 // else through Python (and then recorded in the index for the next process). `source` is the
-// file as read now; none when there is no file, which only a pack can make up for.
+// file as read now; none when there is no file, which only a pack can make up for. Sets
+// `*pack_sha256` to the hash loaded packs know the function by (FunctionState::pack_sha256).
 StaticSignature read_static_signature(std::string_view requested_path, const std::string& path, const std::string& name,
                                       const std::string& module, const std::optional<detail::FileDependency>& source,
-                                      bridge::PyHandle* function, bridge::PyHandle* wrapper) {
-  if (auto s = PackRegistry::instance().find_signature(path, name, source ? source->sha256 : "")) return *s;
+                                      bridge::PyHandle* function, bridge::PyHandle* wrapper, std::string* pack_sha256) {
+  *pack_sha256 = source ? source->sha256 : "";
+  if (auto found = PackRegistry::instance().find_function(path, name, *pack_sha256)) {
+    *pack_sha256 = found->source_sha256;
+    return std::move(found->signature);
+  }
   if (!source) {
     throw KernelLookupError("cannot get Triton function '" + name + "': no such file: " + std::string(requested_path) +
-                                " (resolved from " + std::filesystem::current_path().string() +
-                                "), and no loaded kernel pack holds a function of that name from a file of that name",
+                                " (resolved from " + std::filesystem::current_path().string() + "), and " +
+                                packed_places(name),
                             std::string(requested_path), name);
   }
   if (auto s = KernelIndex::instance().load_signature(path, name, bridge::python_environment())) return *s;
@@ -122,7 +137,9 @@ TritonJitFunction& get_function(std::string_view path, std::string_view name, co
   // Python runs without the registry lock: a host Python thread holding the GIL may be waiting
   // for that lock. The GIL serializes loads anyway; a lost race discards its copy below.
   bridge::PyHandle function, wrapper;
-  StaticSignature signature = read_static_signature(path, id.first, id.second, module, source, &function, &wrapper);
+  std::string pack_sha256;
+  StaticSignature signature = read_static_signature(path, id.first, id.second, module, source, &function, &wrapper,
+                                                    &pack_sha256);
   if (signature.params.size() > static_cast<size_t>(kMaxParams)) {
     throw KernelLookupError("Triton function '" + id.second + "' has " + std::to_string(signature.params.size()) +
                                 " parameters; at most " + std::to_string(kMaxParams) + " are supported",
@@ -133,6 +150,7 @@ TritonJitFunction& get_function(std::string_view path, std::string_view name, co
   impl->name = id.second;
   impl->module = module;
   impl->source_sha256 = source ? source->sha256 : "";
+  impl->pack_sha256 = std::move(pack_sha256);
   impl->py_function = function;
   impl->py_wrapper = wrapper;
   impl->signature = std::move(signature);

@@ -38,6 +38,10 @@ struct FunctionState {
   std::string name;                         // as given to get(): a function, or an attribute path ("kernel.fn")
   std::string module;                       // the module it was got by (get_module); empty when got by file path
   std::string source_sha256;                // of the file when get() read it; empty when the file is absent
+  // The hash loaded packs know it by: source_sha256, or, with the file absent, that of the packed
+  // function get() took its signature from (so no other function whose file has the same name
+  // ever serves it: PackRegistry::find_function).
+  std::string pack_sha256;
   StaticSignature signature;
   // What the bridge imports it from: the module when got by one (its packages initialised, and
   // importable in a compile worker with another working directory), else the file.

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "bridge/bridge.h"
 #include "cuda/device.h"
@@ -83,6 +84,90 @@ void check_pack_output(const std::string& out) {
     fail(std::string(std::strerror(close_errno)) + " (its folder " + folder.string() + " takes no new file)");
 }
 
+bool by_module(const PackManifestEntry& e) { return e.file.rfind(bridge::kModulePrefix, 0) == 0; }
+
+// A path a manifest gives (a file, the root): relative ones are relative to its folder `base`.
+fs::path manifest_path_of(const std::string& path, const fs::path& base) {
+  fs::path p = (fs::path(path).is_absolute() ? fs::path(path) : base / path).lexically_normal();
+  if (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // "kernels/"
+  return p;
+}
+
+std::string where(const std::string& manifest_path, const PackManifestEntry& e) {
+  return manifest_path + ":" + std::to_string(e.line);
+}
+
+// The folder a pack's file paths are relative to: the manifest's root= line (relative to the
+// manifest), else the deepest folder that holds every file the manifest names, so that a pack of
+// one folder's files names them by file name alone.
+fs::path pack_root(const std::vector<PackManifestEntry>& entries, const fs::path& base,
+                   const std::string& manifest_path) {
+  const PackManifestEntry* stated = nullptr;
+  for (const PackManifestEntry& e : entries) {
+    if (e.root.empty()) continue;
+    if (stated != nullptr && e.root != stated->root) {
+      throw PackError(where(manifest_path, e) + ": the root " + e.root + " differs from " + stated->root + " (line " +
+                          std::to_string(stated->line) + "): a pack has one root",
+                      manifest_path);
+    }
+    stated = &e;
+  }
+  if (stated != nullptr) return manifest_path_of(stated->root, base);
+  std::optional<fs::path> common;
+  for (const PackManifestEntry& e : entries) {
+    if (by_module(e)) continue;
+    const fs::path folder = manifest_path_of(e.file, base).parent_path();
+    if (!common) {
+      common = folder;
+      continue;
+    }
+    fs::path shared;
+    for (auto a = common->begin(), b = folder.begin(); a != common->end() && b != folder.end() && *a == *b; ++a, ++b) {
+      shared /= *a;
+    }
+    common = shared;
+  }
+  return common.value_or(base);
+}
+
+// Where a process without the sources finds the function of line `e` (PackFunction::file).
+std::string pack_place(const PackManifestEntry& e, const fs::path& base, const fs::path& root,
+                       const std::string& manifest_path) {
+  if (by_module(e)) return e.file;
+  const fs::path relative = manifest_path_of(e.file, base).lexically_relative(root);
+  if (relative.empty() || *relative.begin() == "..") {
+    throw PackError(where(manifest_path, e) + ": " + e.file + " is not inside the pack's root " + root.string() +
+                        " (the manifest's root= line): state a root that holds every file of the manifest",
+                    manifest_path);
+  }
+  return relative.generic_string();
+}
+
+// A process without the sources takes the packed function whose place its path ends with: two
+// functions of one name whose places end alike (kern.py and sub/kern.py) and whose sources differ
+// cannot be told apart there, so the pack is refused before anything compiles.
+void check_distinct_places(const std::vector<const PackManifestEntry*>& lines,
+                           const std::vector<const TritonJitFunction*>& functions,
+                           const std::vector<std::string>& places, const fs::path& root,
+                           const std::string& manifest_path) {
+  for (size_t i = 0; i < functions.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      const TritonJitFunction& a = *functions[j];
+      const TritonJitFunction& b = *functions[i];
+      if (&a == &b || a.name() != b.name()) continue;
+      if (!detail::at_pack_place(places[j], places[i]) && !detail::at_pack_place(places[i], places[j])) continue;
+      if (detail::Resolver::pack_sha256(a) == detail::Resolver::pack_sha256(b)) continue;
+      throw PackError(where(manifest_path, *lines[i]) + ": " + places[i] + ":" + b.name() + " and " + places[j] + ":" +
+                          a.name() + " (line " + std::to_string(lines[j]->line) +
+                          ", paths relative to the pack's root " + root.string() +
+                          ") are different functions that a process without their sources cannot "
+                          "tell apart: it finds a packed function by a path that ends with the path above. Rename "
+                          "one of them or one of their files, or pack them separately",
+                      manifest_path);
+    }
+  }
+}
+
 }  // namespace
 
 namespace detail {
@@ -134,8 +219,12 @@ PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::st
                     const std::string& out, const PrepareOptions& options) {
   check_pack_output(out);
   const fs::path base = fs::absolute(fs::path(manifest_path)).parent_path();
+  const fs::path root = pack_root(entries, base, manifest_path);
   std::vector<KernelRequest> requests;
-  std::vector<const PackManifestEntry*> origin;
+  // Per manifest line: its function and that function's place in the pack.
+  std::vector<const PackManifestEntry*> lines;
+  std::vector<const TritonJitFunction*> functions;
+  std::vector<std::string> places;
   // The autotune lines, checked before anything compiles.
   struct NamedChoice {
     const PackManifestEntry* entry;
@@ -145,16 +234,19 @@ PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::st
   };
   std::vector<NamedChoice> choices;
   for (const PackManifestEntry& e : entries) {
-    const bool by_module = e.file.rfind(bridge::kModulePrefix, 0) == 0;
     const fs::path file = fs::path(e.file).is_absolute() ? fs::path(e.file) : base / e.file;
+    const std::string place = pack_place(e, base, root, manifest_path);
     const TritonJitFunction* fn = nullptr;
     try {
-      fn = by_module
+      fn = by_module(e)
                ? &TritonJitFunction::get_module(e.file.substr(std::string(bridge::kModulePrefix).size()), e.function)
                : &TritonJitFunction::get(file.string(), e.function);
     } catch (const Error& err) {
       throw PackError(manifest_path + ":" + std::to_string(e.line) + ": " + err.what(), manifest_path);
     }
+    lines.push_back(&e);
+    functions.push_back(fn);
+    places.push_back(place);
     if (e.autotune) {
       if (e.tuning_key.empty() || e.tuning_config.empty()) {
         throw PackError(manifest_path + ":" + std::to_string(e.line) + ": " + e.function +
@@ -186,9 +278,11 @@ PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::st
       r.options = e.options;
       r.target = t;
       requests.push_back(std::move(r));
-      origin.push_back(&e);
     }
   }
+  check_distinct_places(lines, functions, places, root, manifest_path);
+  std::map<const TritonJitFunction*, std::string> place_of;
+  for (size_t i = 0; i < functions.size(); ++i) place_of.emplace(functions[i], places[i]);
   PrepareOptions build = options;
   build.load = false;
   std::vector<detail::ResolvedKernel> kernels;
@@ -203,10 +297,10 @@ PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::st
     if (fresh) {
       detail::PackFunction f;
       f.name = k.function->name();
-      f.file = origin[i]->file;
+      f.file = place_of.at(k.function);
       f.source_sha256 = k.source_sha256;
       f.signature = k.function->signature();
-      f.signature.file = origin[i]->file;
+      f.signature.file = f.file;
       // Tuning results and memoized heuristic values, so a pack-only process needs neither.
       f.tables = detail::KernelIndex::instance().tables_of(k.function->path(), k.function->name(),
                                                            bridge::python_environment());
@@ -214,7 +308,7 @@ PackInfo build_pack(const std::vector<PackManifestEntry>& entries, const std::st
     }
     if (!stored.emplace(std::make_pair(it->second, k.key.text()), true).second) continue;
     detail::KernelRecord record;
-    record.function_path = origin[i]->file;
+    record.function_path = pack.functions[it->second].file;
     record.function_name = k.function->name();
     record.key = k.key;
     record.created_unix = static_cast<int64_t>(std::time(nullptr));

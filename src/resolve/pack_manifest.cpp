@@ -3,16 +3,21 @@
 // bridge or a driver.
 #include "resolve/pack_manifest.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "store/files.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/pack.h"
 
@@ -141,10 +146,23 @@ std::vector<std::pair<std::string, std::string>> autotune_fields(const std::stri
   return out;
 }
 
+// A line that gives a key twice is refused: which value would win is a guess the manifest's
+// author may not share (`num_warps=4 ... num_warps=8`).
+void check_once(std::set<std::string>& seen, const std::string& key, const std::string& value,
+                const std::function<void(const std::string&)>& fail_one_line) {
+  if (!seen.insert(key).second) {
+    fail_one_line(key + "= is given twice (the second time as " + key + "=" + value +
+                  "): give each option once on a line");
+  }
+}
+
 void read_autotune_line(const std::string& line, PackManifestEntry& e,
-                        const std::function<void(const std::string&)>& fail) {
+                        const std::function<void(const std::string&)>& fail,
+                        const std::function<void(const std::string&)>& fail_one_line) {
   e.autotune = true;
+  std::set<std::string> seen;
   for (const auto& [key, value] : autotune_fields(line, fail)) {
+    check_once(seen, key, value, fail_one_line);
     if (value.empty()) fail(key + "= has no value");
     if (key == "key") {
       if (value.front() != '(' || value.back() != ')') fail("key= must be Triton's tuning key, a tuple: " + value);
@@ -175,6 +193,8 @@ namespace detail {
 
 std::vector<PackManifestEntry> parse_pack_manifest(std::string_view text, const std::string& manifest_path) {
   std::vector<PackManifestEntry> entries;
+  std::string root;
+  int root_line = 0;
   size_t start = 0;
   int number = 0;
   while (start < text.size()) {
@@ -183,8 +203,30 @@ std::vector<PackManifestEntry> parse_pack_manifest(std::string_view text, const 
     const std::string line(text.substr(start, end - start));
     start = end + 1;
     ++number;
+    // Errors that cannot show the line, or need not: one line, naming the file and line.
+    auto fail_one_line = [&](const std::string& why) {
+      throw PackError(manifest_path + ":" + std::to_string(number) + ": " + why, manifest_path);
+    };
+    // A NUL would cut a file name or an option where it is passed on as a C string.
+    if (const size_t nul = line.find('\0'); nul != std::string::npos) {
+      fail_one_line("the line holds a NUL byte (at column " + std::to_string(nul + 1) +
+                    "): a manifest is text; is this file a manifest?");
+    }
     std::vector<std::string> words = split_words(line);
     if (words.empty()) continue;
+    if (words.size() == 1 && words[0].rfind("root=", 0) == 0) {
+      std::string value = words[0].substr(5);
+      if (value.size() >= 2 && (value[0] == '\'' || value[0] == '"') && value.back() == value[0]) {
+        value = value.substr(1, value.size() - 2);
+      }
+      if (value.empty()) fail_one_line("root= has no folder: give the folder the pack's file paths are relative to");
+      if (root_line != 0) {
+        fail_one_line("root= is given twice (first on line " + std::to_string(root_line) + "): a pack has one root");
+      }
+      root = value;
+      root_line = number;
+      continue;
+    }
     auto fail = [&](const std::string& why) {
       throw PackError(manifest_path + ":" + std::to_string(number) + ": " + why + "\n  " + line +
                           "\nexpected: FILE.py:FUNCTION (or module:MODULE:FUNCTION) SIGNATURE [num_warps=N] "
@@ -201,24 +243,29 @@ std::vector<PackManifestEntry> parse_pack_manifest(std::string_view text, const 
     e.file = words[0].substr(0, colon);
     e.function = words[0].substr(colon + 1);
     if (words.size() >= 2 && words[1] == "autotune") {
-      read_autotune_line(line, e, [&](const std::string& why) {
-        throw PackError(manifest_path + ":" + std::to_string(number) + ": " + why + "\n  " + line +
-                            "\nexpected: FILE.py:FUNCTION autotune key=KEY config=CHOICE [layer=L], with KEY "
-                            "Triton's tuning key as printed ((1024, 'torch.float16')) and CHOICE a config's index "
-                            "or its values ({\"BLOCK\": 64, \"num_warps\": 4}); or args=JSON [grid=X,Y,Z] to "
-                            "tune it at pack time on a GPU",
-                        manifest_path);
-      });
+      read_autotune_line(
+          line, e,
+          [&](const std::string& why) {
+            throw PackError(manifest_path + ":" + std::to_string(number) + ": " + why + "\n  " + line +
+                                "\nexpected: FILE.py:FUNCTION autotune key=KEY config=CHOICE [layer=L], with KEY "
+                                "Triton's tuning key as printed ((1024, 'torch.float16')) and CHOICE a config's index "
+                                "or its values ({\"BLOCK\": 64, \"num_warps\": 4}); or args=JSON [grid=X,Y,Z] to "
+                                "tune it at pack time on a GPU",
+                            manifest_path);
+          },
+          fail_one_line);
       entries.push_back(std::move(e));
       continue;
     }
     if (words.size() < 2 || is_option(words[1])) fail("the signature is missing");
     e.signature = words[1];
+    std::set<std::string> seen;
     for (size_t i = 2; i < words.size(); ++i) {
       const size_t eq = words[i].find('=');
       if (eq == std::string::npos || eq == 0) fail("'" + words[i] + "' is not KEY=VALUE");
       const std::string key = words[i].substr(0, eq);
       const std::string value = words[i].substr(eq + 1);
+      check_once(seen, key, value, fail_one_line);
       if (key == "num_warps" || key == "num_stages" || key == "num_ctas") {
         int v = 0;
         if (!parse_int(value, &v)) fail(key + " must be an integer, not '" + value + "'");
@@ -241,16 +288,37 @@ std::vector<PackManifestEntry> parse_pack_manifest(std::string_view text, const 
     }
     entries.push_back(std::move(e));
   }
+  for (PackManifestEntry& e : entries) e.root = root;
   return entries;
 }
 
 }  // namespace detail
 
 std::vector<PackManifestEntry> read_pack_manifest(const std::string& manifest_path) {
-  std::string error;
-  auto text = detail::read_file(manifest_path, &error);
-  if (!text) throw PackError("cannot read the pack manifest " + manifest_path + ": " + error, manifest_path);
-  return detail::parse_pack_manifest(*text, manifest_path);
+  const auto fail = [&](const std::string& why) {
+    return PackError("cannot read the pack manifest " + manifest_path + ": " + why, manifest_path);
+  };
+  // Read in bounded steps, not by the file's size: a manifest may come through a pipe
+  // (`triton-jit pack <(make_manifest)`), and /dev/zero named by mistake must end.
+  const int fd = ::open(manifest_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw fail(std::strerror(errno));
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || text.size() + static_cast<size_t>(n) > detail::kMaxManifestBytes) {
+      const int e = errno;
+      ::close(fd);
+      if (n < 0) throw fail(std::strerror(e));
+      throw fail("it is larger than " + std::to_string(detail::kMaxManifestBytes >> 20) +
+                 " MiB: is it a manifest? Split a manifest this large into several");
+    }
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return detail::parse_pack_manifest(text, manifest_path);
 }
 
 }  // namespace triton_jit

@@ -74,7 +74,7 @@ std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, c
   }
   std::string packs;
   for (const PackInfo& p : loaded_packs()) packs += (packs.empty() ? "" : ", ") + p.path;
-  const std::string near = PackRegistry::instance().explain_miss(fn.path, fn.name, fn.source_sha256, key);
+  const std::string near = PackRegistry::instance().explain_miss(fn.path, fn.name, fn.pack_sha256, key);
   const std::string line = key.manifest_line(fn.source(), fn.name);
   throw MissingKernelError(
       "no kernel for " + fn.signature.function + " [" + key.signature + "] num_warps=" + std::to_string(key.num_warps) +
@@ -88,7 +88,7 @@ std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, c
 
 // From a loaded pack, else the persistent index.
 std::optional<CompiledKernel> find_stored(FunctionState& fn, const KernelKey& key, Found* found) {
-  if (auto kernel = PackRegistry::instance().find_kernel(fn.path, fn.name, fn.source_sha256, key)) {
+  if (auto kernel = PackRegistry::instance().find_kernel(fn.name, fn.pack_sha256, key)) {
     fn.pack_hits.fetch_add(1, std::memory_order_relaxed);
     *found = Found::Pack;
     return kernel;
@@ -643,7 +643,7 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
     for (size_t i = 0; i < requests.size(); ++i) {
       const BatchItem& served = *items[first_of[i]];
       out->push_back(
-          ResolvedKernel{served.function, served.job.entry, served.job.kernel_key, served.job.fn->source_sha256});
+          ResolvedKernel{served.function, served.job.entry, served.job.kernel_key, served.job.fn->pack_sha256});
     }
   }
   return report;

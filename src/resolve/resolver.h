@@ -15,7 +15,7 @@ struct ResolvedKernel {
   const TritonJitFunction* function = nullptr;
   const KernelEntry* entry = nullptr;
   KernelKey key;
-  std::string source_sha256;  // of the function's file when it was loaded
+  std::string source_sha256;  // the hash packs know the function by (FunctionState::pack_sha256)
 };
 
 // This process's interpreter compiles one miss at a time (Triton holds the GIL): a miss claims
@@ -58,6 +58,9 @@ class Resolver {
 
   // The target of calls that need no device: explicit, else the current device's, else cuda:90.
   static Target default_target();
+
+  // The hash loaded packs know `fn` by (FunctionState::pack_sha256).
+  static const std::string& pack_sha256(const TritonJitFunction& fn) { return state(fn).pack_sha256; }
 
  private:
   static FunctionState& state(const TritonJitFunction& fn) { return *fn.state_; }

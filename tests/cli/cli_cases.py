@@ -17,7 +17,8 @@ import shutil
 import subprocess
 import sys
 
-import cli_cache_cases
+import cli_cache_cases  # the flows of unusable index folders (tests/cli/cli_cache_cases.py)
+import pack_cases  # the flows of pack identity and of files read as packs (tests/cli/pack_cases.py)
 
 K = "{k}/cli_kernels.py"
 ADD = K + ":add_kernel"
@@ -948,7 +949,9 @@ FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors),
          "pack_output_checked_first_flow": Flow(_pack_output_checked_first_flow),
          "compile_defaults_flow": Flow(_compile_defaults_flow),
          "pack_target_checked_first_flow": Flow(_pack_target_checked_first_flow),
-         "output_captured_flow": Flow(_output_captured_flow), "triton_key_flow": Flow(_triton_key_flow)}
+         "output_captured_flow": Flow(_output_captured_flow), "triton_key_flow": Flow(_triton_key_flow),
+         **{name: Flow(lambda cli, out, steps=steps: steps(cli, out, sys.modules[__name__]))
+            for name, steps in pack_cases.FLOWS.items()}}
 
 
 def _check_version(out):

@@ -2,6 +2,7 @@
 // the line, or entries whose options and targets print.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "fuzz_check.h"
@@ -16,6 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       fuzz::check(!e.file.empty() && !e.function.empty(), "an entry without its file or function");
       // An autotune line names a tuning choice, not a kernel: it has no signature.
       fuzz::check(e.autotune || !e.signature.empty(), "a kernel entry without its signature");
+      // A NUL would cut a path or an option passed on as a C string: such a line is refused.
+      for (const std::string* s : {&e.file, &e.function, &e.signature, &e.root}) {
+        fuzz::check(s->find('\0') == std::string::npos, "an entry holding a NUL byte");
+      }
       (void)triton_jit::detail::options_text(&e.options);
       for (const auto& t : e.targets) (void)t.str();
     }

@@ -96,6 +96,7 @@ void tune_line(triton_jit::PackManifestEntry& e, const std::string& manifest,
   // The chosen config's compile options (maxnreg, ...), as the launch applied them.
   kernel.options = fn.signature().decorators[chosen->layer].autotune.configs[chosen->chosen].options;
   kernel.line = e.line;
+  kernel.root = e.root;
   added->push_back(std::move(kernel));
 }
 

@@ -470,9 +470,13 @@ Compiles every kernel a manifest lists and writes them, with their functions' si
 one kernel pack. A process that loads the pack (triton_jit::load_pack, or TRITON_JIT_PACKS)
 launches those kernels with neither Python nor Triton.
 
-Manifest: one kernel a line ('#' starts a comment; FILE is relative to the manifest):
+Manifest: one kernel a line ('#' starts a comment; FILE is relative to the manifest; each
+option at most once a line):
   FILE.py:FUNCTION SIGNATURE [num_warps=N] [num_stages=N] [num_ctas=N] [OPTION=VALUE]...
                    [target=cuda:90[,cuda:80...]]
+A process without a function's source finds it by a path that ends with FILE's path relative
+to the pack's root: a line root=DIR (relative to the manifest), else the deepest folder that
+holds every FILE.
 module:MODULE:FUNCTION in place of FILE.py:FUNCTION names the function by module
 (module:pkg.sub.kernels:add_kernel), imported the normal Python way; a process finds it in
 the pack by that name even without Python.
