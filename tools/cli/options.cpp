@@ -78,7 +78,7 @@ bool is_verbose(std::string_view a) { return a == "-v" || a == "--verbose"; }
 constexpr std::string_view kNumWarpsRange = "a power of two from 1 to 64";
 constexpr std::string_view kNumStagesRange = "from 0 to 255";
 constexpr std::string_view kNumCtasRange = "from 1 to 16";
-constexpr std::string_view kJobsRange = "at least 1";
+constexpr std::string_view kJobsRange = "from 1 to 2147483647";
 
 // An integer option; `range` says what it takes, for a number too large for any.
 int parse_int(std::string_view option, const std::string& text, std::string_view range) {
