@@ -13,6 +13,7 @@
 #include "store/records.h"
 #include "test_util.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/index.h"
 #include "triton_jit/jit_function.h"
 
 namespace {
@@ -141,6 +142,35 @@ TEST(ModuleNames, AnEmptyModuleNameSaysSo) {
               "cannot get Triton function 'k': the module name is empty; name a module as module:MODULE:FUNCTION "
               "(module:pkg.kernels:k)");
   }
+}
+
+// `TRITON_JIT_OFFLINE=1 triton-jit compile` said "not in the kernel cache" for a kernel the index
+// held: an ahead-of-time compile request, which always compiles online, answers from the index
+// (or a loaded pack) offline.
+TEST(OfflineCompile, ARequestTheIndexHoldsIsAnsweredFromIt) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("tj-offline-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  triton_jit::set_index_dir(dir);
+  triton_jit::TritonJitFunction& add = triton_jit::TritonJitFunction::get(test::kernel("add.py"), "add_kernel");
+  const std::string sig = "*fp32:16,*fp32:16,*fp32:16,i32,64";
+  const triton_jit::KernelInfo online =
+      add.compile(triton_jit::CompileRequest{sig, 4, 3, 1, {}, triton_jit::Target::parse("cuda:90")});
+  const uint64_t compiles = add.stats().compiles;
+  triton_jit::set_offline(true);
+  const triton_jit::KernelInfo offline =
+      add.compile(triton_jit::CompileRequest{sig, 4, 3, 1, {}, triton_jit::Target::parse("cuda:90")});
+  EXPECT_EQ(offline.cubin, online.cubin);
+  EXPECT_EQ(offline.name, online.name);
+  EXPECT_EQ(add.stats().compiles, compiles);
+  try {
+    add.compile(triton_jit::CompileRequest{sig, 4, 3, 1, {}, triton_jit::Target::parse("cuda:80")});
+    ADD_FAILURE() << "compiled offline";
+  } catch (const triton_jit::MissingKernelError& e) {
+    EXPECT_NE(std::string(e.what()).find("offline mode is on"), std::string::npos) << e.what();
+  }
+  triton_jit::set_offline(false);
+  triton_jit::set_index_dir(std::nullopt);
+  std::filesystem::remove_all(dir);
 }
 
 // pyenv's python3 is a bash script (a shim): the bridge looked for Python's library around the
