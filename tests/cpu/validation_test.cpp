@@ -153,12 +153,12 @@ TEST(OfflineCompile, ARequestTheIndexHoldsIsAnsweredFromIt) {
   triton_jit::set_index_dir(dir);
   triton_jit::TritonJitFunction& add = triton_jit::TritonJitFunction::get(test::kernel("add.py"), "add_kernel");
   const std::string sig = "*fp32:16,*fp32:16,*fp32:16,i32,64";
-  const triton_jit::KernelInfo online =
-      add.compile(triton_jit::CompileRequest{sig, 4, 3, 1, {}, triton_jit::Target::parse("cuda:90")});
+  const triton_jit::KernelInfo online = add.compile(
+      triton_jit::CompileRequest{sig, 4, 3, 1, {}, triton_jit::Target::parse("cuda:90")});
   const uint64_t compiles = add.stats().compiles;
   triton_jit::set_offline(true);
-  const triton_jit::KernelInfo offline =
-      add.compile(triton_jit::CompileRequest{sig, 4, 3, 1, {}, triton_jit::Target::parse("cuda:90")});
+  const triton_jit::KernelInfo offline = add.compile(
+      triton_jit::CompileRequest{sig, 4, 3, 1, {}, triton_jit::Target::parse("cuda:90")});
   EXPECT_EQ(offline.cubin, online.cubin);
   EXPECT_EQ(offline.name, online.name);
   EXPECT_EQ(add.stats().compiles, compiles);
