@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "bridge/compile_codec.h"
 #include "bridge/interpreter.h"
@@ -177,10 +178,36 @@ namespace {
   throw KernelLookupError(what + " from " + source + ": " + f.type + ": " + f.message, source, name, f.traceback);
 }
 
+// A file name of bytes that are not UTF-8 (another encoding's) is refused with those bytes shown
+// escaped: Python would reject it as the str argument with a bare UnicodeDecodeError.
+void require_utf8_path(const std::string& source, const std::string& name) {
+  PyObject* text = PyUnicode_DecodeUTF8(source.data(), static_cast<Py_ssize_t>(source.size()), "strict");
+  if (text != nullptr) {
+    Py_DECREF(text);
+    return;
+  }
+  PyErr_Clear();
+  std::string shown;
+  for (unsigned char c : source) {
+    if (c >= 0x20 && c < 0x7f) {
+      shown += static_cast<char>(c);
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      shown += hex;
+    }
+  }
+  throw KernelLookupError("cannot get Triton function '" + name + "': its file name " + shown +
+                              " is not UTF-8 text, which the runtime cannot pass to Python; rename the file "
+                              "(its non-ASCII bytes are shown as \\xNN)",
+                          shown, name);
+}
+
 }  // namespace
 
 LoadedFunction load_function(const std::string& source, const std::string& name) {
   GilGuard gil;
+  require_utf8_path(source, name);
   py::module_& b = bridge();
   try {
     pass_preloads(b);

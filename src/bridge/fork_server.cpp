@@ -63,10 +63,11 @@ WorkerStart worker_start() {
     if (std::strcmp(start, "spawn") == 0) return WorkerStart::Spawn;
     static std::atomic<bool> warned{false};
     if (!warned.exchange(true)) {
-      std::fprintf(stderr,
-                   "[triton_jit] ignoring TRITON_JIT_COMPILE_WORKER_START=%s: expected ahead, on-demand or spawn "
-                   "(unset: ahead where the pool may run %d workers or more, else on-demand)\n",
-                   start, kAheadMinWorkers);
+      std::fprintf(
+          stderr,
+          "[triton_jit] warning: ignoring TRITON_JIT_COMPILE_WORKER_START=%s: expected ahead, on-demand or spawn "
+          "(unset: ahead where the pool may run %d workers or more, else on-demand)\n",
+          start, kAheadMinWorkers);
     }
   }
   return compile_workers() >= kAheadMinWorkers ? WorkerStart::Ahead : WorkerStart::OnDemand;

@@ -24,8 +24,8 @@ _modules = {}  # canonical path -> imported module
 
 
 class KernelLookupFailure(Exception):
-    """Raised with `kind` in {"missing_file", "import_failed", "preload_failed", "missing_function",
-    "not_jit"}."""
+    """Raised with `kind` in {"missing_file", "not_python", "import_failed", "preload_failed",
+    "missing_function", "not_jit"}."""
 
     def __init__(self, kind, message, tb="", module=""):
         super().__init__(message)
@@ -44,7 +44,7 @@ def triton_version():
 
 
 def _module_name(path):
-    digest = hashlib.sha1(path.encode()).hexdigest()[:16]
+    digest = hashlib.sha1(os.fsencode(path)).hexdigest()[:16]
     stem = os.path.splitext(os.path.basename(path))[0]
     return f"triton_jit_kernels_{stem}_{digest}"
 
@@ -60,15 +60,63 @@ def _import_source(source):
     return _import_file(source)
 
 
+class _ExitDuringImport(BaseException):
+    """Raised in place of os._exit by code being imported as a kernel's module."""
+
+    def __init__(self, status):
+        super().__init__(f"it called os._exit({status}), which would have ended this whole process without a "
+                         f"word; the import was stopped there instead")
+
+
+_importing_threads = {}  # thread id -> depth of kernel-module imports in progress on it
+_exit_before_guard = None  # os._exit as it was when _guarded_exit took its place
+
+
+def _guarded_exit(status):
+    if threading.get_ident() in _importing_threads:
+        raise _ExitDuringImport(status)
+    _exit_before_guard(status)
+
+
+class _GuardExit:
+    """While a kernel's module is imported on this thread, os._exit raises _ExitDuringImport
+    instead of ending the process: the embedded interpreter lives in the host program's process,
+    which would end without a word. Other threads keep the real function. Code that took a
+    reference to it before (posix._exit, an earlier `from os import _exit`) is beyond reach."""
+
+    def __enter__(self):
+        global _exit_before_guard
+        thread = threading.get_ident()
+        _importing_threads[thread] = _importing_threads.get(thread, 0) + 1
+        if os._exit is not _guarded_exit:
+            _exit_before_guard = os._exit
+            os._exit = _guarded_exit
+        return self
+
+    def __exit__(self, *exc):
+        thread = threading.get_ident()
+        _importing_threads[thread] -= 1
+        if not _importing_threads[thread]:
+            del _importing_threads[thread]
+        if not _importing_threads and os._exit is _guarded_exit:
+            os._exit = _exit_before_guard
+        return False
+
+
+def _import_error_text(e):
+    return str(e) if isinstance(e, _ExitDuringImport) else f"{type(e).__name__}: {e}"
+
+
 def _import_module(name):
     """Imports `name` the normal way, so that its packages' __init__ run first and its relative
     imports work."""
     preload()
     try:
-        return importlib.import_module(name)
+        with _GuardExit():
+            return importlib.import_module(name)
     except BaseException as e:  # noqa: BLE001 - any failure of user code is reported whole
         tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-        raise KernelLookupFailure("import_failed", f"importing the module {name} failed: {type(e).__name__}: {e}",
+        raise KernelLookupFailure("import_failed", f"importing the module {name} failed: {_import_error_text(e)}",
                                   tb) from None
 
 
@@ -124,15 +172,20 @@ def _import_file(path):
         sys.path.append(folder)
     name = _module_name(path)
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        # importlib makes specs for the suffixes of Python source and extension modules only.
+        raise KernelLookupFailure("not_python", f"{path} is not a Python file (.py): kernels are read from Python "
+                                                f"source files, FILE.py:FUNCTION")
     module = importlib.util.module_from_spec(spec)
     # Triton reads globals and source through the module, so it must be registered.
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with _GuardExit():
+            spec.loader.exec_module(module)
     except BaseException as e:  # noqa: BLE001 - any failure of user code is reported whole
         del sys.modules[name]
         tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-        raise KernelLookupFailure("import_failed", f"importing {path} failed: {type(e).__name__}: {e}",
+        raise KernelLookupFailure("import_failed", f"importing {path} failed: {_import_error_text(e)}",
                                   tb) from None
     _modules[path] = module
     return module
@@ -443,6 +496,53 @@ def _cuda_target_problem(arch):
             f"ptxas ({path}) knows {', '.join(f'cuda:{n}' for n in numbers)}")
 
 
+@functools.lru_cache(maxsize=None)
+def _hip_archs():
+    """The gfx processors the LLVM inside the installed Triton's AMD backend knows (its
+    "-mcpu=help" list, which LLVM prints on stderr), or None when it cannot say."""
+    import tempfile
+    try:
+        from triton._C.libtriton import amd, llvm
+        llvm.init_targets()
+    except Exception:  # no AMD backend: the backend check reports it
+        return None
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as listing:
+        saved = os.dup(2)
+        try:
+            os.dup2(listing.fileno(), 2)
+            try:
+                llvm.translate_to_asm("", amd.TARGET_TRIPLE, "help", "", [], False, False)
+            except Exception:  # another signature in another Triton: no list, no check
+                return None
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        listing.seek(0)
+        text = listing.read(1 << 20).decode(errors="replace")
+    cpus = text.split("Available features", 1)[0]
+    return frozenset(re.findall(r"^\s+(gfx[0-9a-f]+)\s+- ", cpus, re.MULTILINE)) or None
+
+
+def _hip_target_problem(arch):
+    """Why the installed Triton cannot build hip:gfx`arch` (its LLVM does not know the processor),
+    or None. Asked before compiling: LLVM would otherwise only warn, and the compile fail deep in
+    its pipeline ("PassManager::run failed")."""
+    archs = _hip_archs()
+    name = f"gfx{arch:x}"
+    if not archs or name in archs:
+        return None
+    def order(a):
+        return (len(a), a)
+    return (f"the target hip:{name} is not a processor the installed Triton {triton.__version__} can build: its "
+            f"AMD backend's LLVM knows {', '.join(f'hip:{a}' for a in sorted(archs, key=order))}")
+
+
+# The least value of integer compile options whose range Triton does not check itself (a
+# negative maxnreg reaches ptxas as --maxrregcount=-5).
+_OPTION_MINIMUM = {"maxnreg": (1, "a positive integer (registers per thread)")}
+
+
 def _type_of(annotation):
     """(base type, whether None is allowed) of a dataclass field annotation: Optional[int] is (int, True)."""
     import typing
@@ -498,8 +598,8 @@ def _check_compile_request(options, target):
         return ("target", f"the installed Triton {triton.__version__} ({os.path.dirname(triton.__file__)}) cannot "
                           f"compile for {_target_text(target)}: it has compilers for "
                           f"{' and '.join(installed) or 'no backend'} targets")
-    if backend_name == "cuda":
-        problem = _cuda_target_problem(target[1])
+    if backend_name in ("cuda", "hip"):
+        problem = (_cuda_target_problem if backend_name == "cuda" else _hip_target_problem)(target[1])
         if problem:
             return ("target", problem)
     gpu_target = _gpu_target(target)
@@ -517,6 +617,9 @@ def _check_compile_request(options, target):
         problem = _option_problem(name, value, hints.get(name))
         if problem:
             return (name, problem)
+        minimum = _OPTION_MINIMUM.get(name)
+        if minimum and isinstance(value, int) and not isinstance(value, bool) and value < minimum[0]:
+            return (name, f"the compile option {name} takes {minimum[1]}, got {value}")
     return None
 
 

@@ -49,8 +49,13 @@ TritonJitFunction& TritonJitFunction::get_module(std::string_view module_name, s
   const std::string module(module_name);
   const std::string name(name_view);
   const std::string source = bridge::module_source(module);
-  if (module.empty())
-    throw KernelLookupError("cannot get Triton function '" + name + "': no module named", source, name);
+  if (module.empty()) {
+    throw KernelLookupError("cannot get Triton function '" + name +
+                                "': the module name is empty; name a module as module:MODULE:FUNCTION "
+                                "(module:pkg.kernels:" +
+                                name + ")",
+                            source, name);
+  }
   detail::load_environment_packs();
   if (auto file = known_file(module)) return detail::get_function(*file, name, module);
   const std::string environment = bridge::python_environment();

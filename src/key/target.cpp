@@ -46,7 +46,8 @@ Target Target::parse(const std::string& text) {
   const std::string rest = text.substr(colon + 1);
   const size_t colon2 = rest.find(':');
   const std::string arch = rest.substr(0, colon2);
-  if (colon2 != std::string::npos) {
+  const bool warp_given = colon2 != std::string::npos;
+  if (warp_given) {
     t.warp_size = parse_number(rest.substr(colon2 + 1));
     if (t.warp_size <= 0 || t.warp_size > 0xff) invalid(text, "the warp size must be an integer from 1 to 255");
   }
@@ -54,6 +55,11 @@ Target Target::parse(const std::string& text) {
     t.arch = parse_number(arch);
     if (t.arch < 0) invalid(text, "expected BACKEND:ARCH[:WARP_SIZE], e.g. cuda:90");
     if (t.arch == 0 || t.arch > 0xffff) invalid(text, "architecture out of range");
+    // Every NVIDIA GPU runs 32 threads a warp; another number would only mislabel the kernel.
+    if (t.warp_size != 32) {
+      invalid(text, "CUDA's warp size is 32, got " + std::to_string(t.warp_size) +
+                        " (write cuda:" + std::to_string(t.arch) + " or cuda:" + std::to_string(t.arch) + ":32)");
+    }
     return t;
   }
   if (t.backend == "hip") {
@@ -63,10 +69,16 @@ Target Target::parse(const std::string& text) {
     for (size_t i = 3; hex && i < arch.size(); ++i) hex = std::isxdigit(static_cast<unsigned char>(arch[i])) != 0;
     if (!hex) invalid(text, "hip targets name a gfx architecture, e.g. hip:gfx942 or hip:gfx90a");
     t.arch = static_cast<int>(std::stoul(arch.substr(3), nullptr, 16));
-    if (colon2 == std::string::npos) {
-      // Triton's default: wave64 before gfx10 (CDNA, gfx9), wave32 from gfx10 on (RDNA).
-      const int major = digits > 2 ? std::stoi(arch.substr(3, digits - 2), nullptr, 16) : 0;
-      t.warp_size = digits > 2 && major >= 0x10 ? 32 : 64;
+    // Triton's AMD backend compiles wave64 before gfx10 (CDNA, gfx9) and wave32 from gfx10 on
+    // (RDNA), whatever is asked: a kernel recorded with another warp size would be keyed wrongly.
+    const int major = digits > 2 ? std::stoi(arch.substr(3, digits - 2), nullptr, 16) : 0;
+    const int triton_warp_size = digits > 2 && major >= 0x10 ? 32 : 64;
+    if (!warp_given) {
+      t.warp_size = triton_warp_size;
+    } else if (t.warp_size != triton_warp_size) {
+      invalid(text, "Triton compiles " + arch + " with a warp size of " + std::to_string(triton_warp_size) + ", got " +
+                        std::to_string(t.warp_size) + " (write hip:" + arch + " or hip:" + arch + ":" +
+                        std::to_string(triton_warp_size) + ")");
     }
     return t;
   }

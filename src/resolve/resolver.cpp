@@ -508,6 +508,14 @@ KernelInfo Resolver::compile_request(FunctionState& fn, const CompileRequest& re
   spec.target = target.str();
   const CompileOptions* options = request.options.empty() ? nullptr : &request.options;
   const KernelKey key = make_kernel_key(spec, options, target);
+  if (offline()) {
+    // Nothing compiles offline, so the kernel a loaded pack or the index holds is the answer; only
+    // where neither has it is the request a miss.
+    load_environment_packs();
+    Found found = Found::Nowhere;
+    if (std::optional<CompiledKernel> kernel = find_stored(fn, key, &found)) return kernel->public_info();
+    fail_missing(fn, key, CannotCompile::Offline);
+  }
   bridge::CompileResult compiled = compile_here(fn, spec, key, options, target);
   store_in_index(fn, key, compiled);
   return compiled.kernel.public_info();

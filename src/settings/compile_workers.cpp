@@ -18,7 +18,7 @@ int default_workers() {
     const long n = std::strtol(env, &end, 10);
     if (*end == '\0' && n >= 0 && n <= 4096) return static_cast<int>(n);
     std::fprintf(stderr,
-                 "[triton_jit] ignoring TRITON_JIT_COMPILE_WORKERS=%s: expected a number of processes from 0 "
+                 "[triton_jit] warning: ignoring TRITON_JIT_COMPILE_WORKERS=%s: expected a number of processes from 0 "
                  "(compile in this process only) to 4096\n",
                  env);
   }

@@ -1,10 +1,14 @@
 #include "triton_jit/settings.h"
 
+#include <strings.h>
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "bridge/bridge.h"
@@ -13,7 +17,39 @@
 #include "triton_jit/errors.h"
 
 namespace triton_jit {
+namespace detail {
+
+std::optional<bool> parse_flag(std::string_view text) {
+  auto is = [&](std::initializer_list<const char*> spellings) {
+    for (const char* word : spellings) {
+      if (text.size() == std::strlen(word) && ::strncasecmp(text.data(), word, text.size()) == 0) return true;
+    }
+    return false;
+  };
+  if (is({"1", "true", "yes", "on"})) return true;
+  if (is({"0", "false", "no", "off"})) return false;
+  return std::nullopt;
+}
+
+bool env_flag(const char* name, bool fallback) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0') return fallback;
+  if (std::optional<bool> value = parse_flag(env)) return *value;
+  warn("ignoring " + std::string(name) + "=" + env +
+       ": expected 1, true, yes or on, or 0, false, no or off (any case); using " + (fallback ? "on" : "off"));
+  return fallback;
+}
+
+void warn(const std::string& message) {
+  const std::string line = "[triton_jit] warning: " + message + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+}
+
+}  // namespace detail
+
 namespace {
+
+using detail::warn;
 
 std::mutex g_settings_mutex;
 
@@ -25,7 +61,8 @@ struct TargetSetting {
       try {
         set(Target::parse(env));
       } catch (const Error& e) {
-        std::fprintf(stderr, "[triton_jit] ignoring TRITON_JIT_TARGET: %s\n", e.what());
+        // As for every malformed TRITON_JIT_* value: a warning, and the default in its place.
+        warn("ignoring TRITON_JIT_TARGET: " + std::string(e.what()) + "; using the current GPU's target, else cuda:90");
       }
     }
   }
@@ -52,12 +89,11 @@ LogLevel level_from_env() {
 
 std::atomic<int> g_log_level{static_cast<int>(level_from_env())};
 
-bool offline_from_env() {
-  const char* env = std::getenv("TRITON_JIT_OFFLINE");
-  return env != nullptr && (std::strcmp(env, "1") == 0 || std::strcmp(env, "true") == 0 || std::strcmp(env, "on") == 0);
-}
-
-std::atomic<bool> g_offline{offline_from_env()};
+// -1 until TRITON_JIT_OFFLINE is read, at the first offline() unless set_offline came first: read
+// then, not as the library loads, its warning about a bad value comes while a program (the CLI)
+// can still show it as its own.
+constexpr int kOfflineUnread = -1;
+std::atomic<int> g_offline{kOfflineUnread};
 
 // Stream-ordered device memory: capturable in CUDA graphs and free of host synchronisation.
 class DefaultScratchAllocator final : public ScratchAllocator {
@@ -103,8 +139,16 @@ void set_scratch_allocator(std::shared_ptr<ScratchAllocator> allocator) {
   g_allocator.store(g_user_allocator ? g_user_allocator.get() : &g_default_allocator, std::memory_order_release);
 }
 
-void set_offline(bool offline) { g_offline.store(offline, std::memory_order_relaxed); }
-bool offline() { return g_offline.load(std::memory_order_relaxed); }
+void set_offline(bool offline) { g_offline.store(offline ? 1 : 0, std::memory_order_relaxed); }
+bool offline() {
+  int value = g_offline.load(std::memory_order_relaxed);
+  if (value == kOfflineUnread) {
+    int expected = kOfflineUnread;
+    const int from_env = detail::env_flag("TRITON_JIT_OFFLINE", false) ? 1 : 0;
+    value = g_offline.compare_exchange_strong(expected, from_env, std::memory_order_relaxed) ? from_env : expected;
+  }
+  return value == 1;
+}
 
 bool python_used() noexcept { return bridge::interpreter_used(); }
 

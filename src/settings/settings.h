@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "triton_jit/settings.h"
@@ -27,6 +29,15 @@ ScratchAllocator& scratch_allocator() noexcept;
 
 // TRITON_JIT_PRELOAD's modules, then preload_modules()'s, in order, without repeats.
 std::vector<std::string> preload_list();
+
+// A boolean environment variable's spellings, any case: 1, true, yes, on; 0, false, no, off.
+// None for anything else.
+std::optional<bool> parse_flag(std::string_view text);
+// The boolean environment variable `name`: `fallback` when unset or empty, and, with one warning
+// naming the variable and the spellings it takes, when it is none of parse_flag's.
+bool env_flag(const char* name, bool fallback);
+// "[triton_jit] warning: MESSAGE" on stderr, the form the CLI passes through (tools/cli).
+void warn(const std::string& message);
 
 bool log_enabled(LogLevel level) noexcept;
 void log_line(const std::string& line);

@@ -1,5 +1,8 @@
 #include "store/records.h"
 
+#include <cstdint>
+#include <string>
+
 #include "key/repr.h"
 #include "store/files.h"
 #include "store/sha256.h"
@@ -55,7 +58,8 @@ void write_dependencies(BinaryWriter& w, const std::vector<FileDependency>& deps
 
 std::vector<FileDependency> read_dependencies(BinaryReader& r) {
   std::vector<FileDependency> deps;
-  const uint32_t n = r.u32();
+  // Each at least a path's length, size, mtime, hash length and flag.
+  const uint32_t n = r.count("dependency", 1u << 16, 4 + 8 + 8 + 4 + 1);
   for (uint32_t i = 0; i < n; ++i) {
     FileDependency d;
     d.path = r.str();
@@ -69,6 +73,47 @@ std::vector<FileDependency> read_dependencies(BinaryReader& r) {
 }
 
 namespace {
+
+// A number read from a file outside what the runtime writes is damage, reported as such: it
+// would otherwise size an allocation, a launch or a time conversion.
+void check_range(const char* what, int64_t value, int64_t low, int64_t high) {
+  if (value < low || value > high) {
+    throw FormatError{std::string(what) + " " + std::to_string(value) + " is out of range (" + std::to_string(low) +
+                      " to " + std::to_string(high) + ")"};
+  }
+}
+
+void check_target(const char* what, const Target& t) {
+  if (t.backend != "cuda" && t.backend != "hip") {
+    throw FormatError{std::string(what) + " names an unknown backend (" + std::to_string(t.backend.size()) + " bytes)"};
+  }
+  check_range(what, t.arch, 0, 0xffff);
+  check_range("warp size", t.warp_size, 1, 0xff);
+}
+
+// The latest time a record may carry: the end of year 9999, past which calendars (and strftime)
+// have no four-digit year.
+constexpr int64_t kLatestUnixTime = 253402300799;
+
+void check_key(const KernelKey& k) {
+  // The ranges a launch accepts (TritonJitFunction::check_config).
+  check_range("num_warps", k.num_warps, 1, 64);
+  check_range("num_stages", k.num_stages, 0, 255);
+  check_range("num_ctas", k.num_ctas, 1, 16);
+  check_target("target architecture", k.target);
+}
+
+void check_kernel(const CompiledKernel& k) {
+  check_target("kernel target architecture", k.info.target);
+  check_range("kernel num_warps", k.info.num_warps, 1, 1024);
+  check_range("kernel num_ctas", k.info.num_ctas, 1, 1024);
+  check_range("shared memory size", k.info.shared, 0, INT32_MAX);
+  for (int c : k.launch.cluster_dims) check_range("cluster dimension", c, 0, INT32_MAX);
+  check_range("global scratch size", k.launch.global_scratch_size, 0, INT64_MAX);
+  check_range("global scratch alignment", k.launch.global_scratch_align, 0, INT32_MAX);
+  check_range("profile scratch size", k.launch.profile_scratch_size, 0, INT64_MAX);
+  check_range("profile scratch alignment", k.launch.profile_scratch_align, 0, INT32_MAX);
+}
 
 void write_key(BinaryWriter& w, const KernelKey& k) {
   w.str(k.signature);
@@ -130,11 +175,11 @@ void get(BinaryReader& r, int (&v)[3]) {
   for (int& c : v) c = r.i32();
 }
 void get(BinaryReader& r, std::vector<std::string>& v) {
-  const uint32_t n = r.u32();
+  const uint32_t n = r.count("string list", 1u << 16, 4);
   for (uint32_t i = 0; i < n; ++i) v.push_back(r.str());
 }
 void get(BinaryReader& r, std::vector<DescriptorMeta>& v) {
-  const uint32_t n = r.u32();
+  const uint32_t n = r.count("tensor descriptor", 1u << 16, 17);
   for (uint32_t i = 0; i < n; ++i) {
     DescriptorMeta m;
     m.swizzle = r.i32();
@@ -183,9 +228,12 @@ KernelRecord read_kernel_record(BinaryReader& r) {
   k.function_path = r.str();
   k.function_name = r.str();
   k.key = read_key(r);
+  check_key(k.key);
   k.dependencies = read_dependencies(r);
   k.created_unix = r.i64();
+  check_range("creation time", k.created_unix, 0, kLatestUnixTime);
   k.kernel = read_kernel(r);
+  check_kernel(k.kernel);
   return k;
 }
 

@@ -954,6 +954,12 @@ FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors),
             for name, steps in pack_cases.FLOWS.items()}}
 
 
+# The cases of what the runtime notices and what it checks where values come in (validation_cases.py).
+import validation_cases  # noqa: E402 - it extends CASES and FLOWS, defined above
+
+validation_cases.register(sys.modules[__name__])
+
+
 def _check_version(out):
     assert re.fullmatch(r"triton-jit \d+\.\d+\.\d+\n", out), out
 

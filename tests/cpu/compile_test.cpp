@@ -242,7 +242,8 @@ TEST(Compile, HipTargetsParse) {
   EXPECT_EQ(mi300.str(), "hip:gfx942");
   EXPECT_EQ(Target::parse("hip:gfx90a").str(), "hip:gfx90a");
   EXPECT_EQ(Target::parse("hip:gfx1100").warp_size, 32);
-  EXPECT_EQ(Target::parse("hip:gfx1100:64").warp_size, 64);
+  EXPECT_EQ(Target::parse("hip:gfx1100:32").warp_size, 32);
+  EXPECT_THROW(Target::parse("hip:gfx1100:64"), triton_jit::Error);  // Triton compiles gfx10+ as wave32
   EXPECT_THROW(Target::parse("hip:90"), triton_jit::Error);
   EXPECT_THROW(Target::parse("hip:gfx"), triton_jit::Error);
   EXPECT_THROW(Target::parse("hip:gfx12345"), triton_jit::Error);

@@ -71,10 +71,31 @@ TEST_F(TargetTest, ExplicitTargetIsCompiledForAndKeyedSeparately) {
 }
 
 TEST(TargetParse, RejectsMalformedTargets) {
-  EXPECT_EQ(Target::parse("cuda:90:64").warp_size, 64);
+  EXPECT_EQ(Target::parse("cuda:90:32").warp_size, 32);
   for (const char* bad : {"cuda", "cuda:", "cuda:ninety", "cuda:90x", "hip:90", ":90", "cuda:0"}) {
     EXPECT_THROW(Target::parse(bad), triton_jit::Error) << bad;
   }
+}
+
+// A warp size the hardware does not have was recorded as given (cuda:90:33), and a launch
+// would size its blocks by it.
+TEST(TargetParse, RejectsWarpSizesTheBackendDoesNotCompile) {
+  for (const char* bad : {"cuda:90:33", "cuda:80:64", "cuda:90:16", "hip:gfx942:32", "hip:gfx1100:64"}) {
+    try {
+      Target::parse(bad);
+      ADD_FAILURE() << bad << " parsed";
+    } catch (const triton_jit::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("warp size"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    Target::parse("cuda:90:33");
+  } catch (const triton_jit::Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "invalid target 'cuda:90:33': CUDA's warp size is 32, got 33 (write cuda:90 or cuda:90:32)");
+  }
+  EXPECT_EQ(Target::parse("hip:gfx942:64").warp_size, 64);
+  EXPECT_EQ(Target::parse("hip:gfx1100:32").warp_size, 32);
 }
 
 }  // namespace

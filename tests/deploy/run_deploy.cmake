@@ -142,6 +142,16 @@ probe("miss, python3 on PATH" 512 ENV "PATH=${WORK}/path-bin:/usr/bin:/bin" TRIT
       EXPECT "python: ${WORK}/path-bin/python3 \\(from python3 on PATH\\)"
       REJECT "configured with" RC ANY)
 
+# pyenv's python3 is a shim, a shell script that runs the selected version: the python behind it
+# is the one to compile with (it was taken for the script's own prefix: "not a Python 3.x").
+file(MAKE_DIRECTORY "${WORK}/shim-bin")
+file(WRITE "${WORK}/shim-bin/python3" "#!/bin/sh\n# like pyenv's shims\nexec '${Python3_EXECUTABLE}' \"$@\"\n")
+file(CHMOD "${WORK}/shim-bin/python3" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+probe("miss, python3 on PATH is a shim script" 512 ENV "PATH=${WORK}/shim-bin:/usr/bin:/bin" TRITON_JIT_LOG=debug
+      EXPECT "python: /[^\n]* \\(from python3 on PATH, a script running /[^\n]*\\)"
+             "result=ok kernels_from_pack=0 compiles=1"
+      REJECT "is not a Python")
+
 # libpython missing: a python of the right version whose prefix has no libpython. Only where the
 # loader's default search cannot find one either.
 execute_process(COMMAND ldconfig -p OUTPUT_VARIABLE ldconfig_out ERROR_QUIET)

@@ -21,8 +21,13 @@ const char* state_name(triton_jit::IndexEntry::State s) {
 std::string when(int64_t unix_seconds) {
   if (unix_seconds <= 0) return "-";
   const std::time_t t = static_cast<std::time_t>(unix_seconds);
+  // A time the calendar cannot hold (a year past 2^31, from a damaged or forged file's mtime)
+  // has no local time: the seconds are shown as they are.
+  std::tm local{};
   char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", std::localtime(&t));
+  if (::localtime_r(&t, &local) == nullptr || std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &local) == 0) {
+    return std::to_string(unix_seconds) + " s since 1970 (no calendar date)";
+  }
   return buf;
 }
 

@@ -74,28 +74,37 @@ const CommandSpec* find_command(std::string_view name) {
 bool is_help(std::string_view a) { return a == "-h" || a == "--help"; }
 bool is_verbose(std::string_view a) { return a == "-v" || a == "--verbose"; }
 
-int parse_int(std::string_view option, const std::string& text) {
+// The ranges a launch accepts (TritonJitFunction checks the same for calls), as errors say them.
+constexpr std::string_view kNumWarpsRange = "a power of two from 1 to 64";
+constexpr std::string_view kNumStagesRange = "from 0 to 255";
+constexpr std::string_view kNumCtasRange = "from 1 to 16";
+constexpr std::string_view kJobsRange = "from 1 to 2147483647";
+
+// An integer option; `range` says what it takes, for a number too large for any.
+int parse_int(std::string_view option, const std::string& text, std::string_view range) {
   int value = 0;
   const char* begin = text.data();
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (!text.empty() && ec == std::errc::result_out_of_range && ptr == end) {
+    throw UsageError(std::string(option) + " " + text + " is out of range: it must be " + std::string(range));
+  }
   if (text.empty() || ec != std::errc() || ptr != end) {
     throw UsageError(std::string(option) + " expects an integer, got '" + text + "'");
   }
   return value;
 }
 
-// The ranges a launch accepts (TritonJitFunction checks the same for calls).
 void check_launch_options(const Options& o) {
   const unsigned w = static_cast<unsigned>(o.num_warps);
   if (o.num_warps < 1 || o.num_warps > 64 || (w & (w - 1)) != 0) {
-    throw UsageError("--num-warps must be a power of two from 1 to 64, got " + std::to_string(o.num_warps));
+    throw UsageError("--num-warps must be " + std::string(kNumWarpsRange) + ", got " + std::to_string(o.num_warps));
   }
   if (o.num_stages < 0 || o.num_stages > 255) {
-    throw UsageError("--num-stages must be from 0 to 255, got " + std::to_string(o.num_stages));
+    throw UsageError("--num-stages must be " + std::string(kNumStagesRange) + ", got " + std::to_string(o.num_stages));
   }
   if (o.num_ctas < 1 || o.num_ctas > 16) {
-    throw UsageError("--num-ctas must be from 1 to 16, got " + std::to_string(o.num_ctas));
+    throw UsageError("--num-ctas must be " + std::string(kNumCtasRange) + ", got " + std::to_string(o.num_ctas));
   }
 }
 
@@ -152,17 +161,17 @@ void apply(std::string_view name, const std::string& value, Options* o) {
   } else if (name == "--signature") {
     o->signature = value;
   } else if (name == "--num-warps") {
-    o->num_warps = parse_int(name, value);
+    o->num_warps = parse_int(name, value, kNumWarpsRange);
   } else if (name == "--num-stages") {
-    o->num_stages = parse_int(name, value);
+    o->num_stages = parse_int(name, value, kNumStagesRange);
   } else if (name == "--num-ctas") {
-    o->num_ctas = parse_int(name, value);
+    o->num_ctas = parse_int(name, value, kNumCtasRange);
   } else if (name == "--out") {
     if (value.empty()) throw UsageError("--out needs a path");
     o->out_dir = value;
     o->out_file = value;
   } else if (name == "--jobs") {
-    o->jobs = parse_int(name, value);
+    o->jobs = parse_int(name, value, kJobsRange);
     if (o->jobs < 1) throw UsageError("--jobs must be at least 1, got " + value);
   } else if (name == "--quiet") {
     o->quiet = true;
@@ -404,7 +413,9 @@ Options:
                        its repr: triton.language.float16 (or tl.float16) or torch.float16
   --target TARGET      BACKEND:ARCH[:WARP_SIZE], e.g. cuda:90 or cuda:80, or hip:gfx942 when the
                        installed Triton has the AMD backend (its wheels do; such kernels
-                       compile here but do not launch: the runtime launches through CUDA)
+                       compile here but do not launch: the runtime launches through CUDA);
+                       a WARP_SIZE must be the backend's (32 for cuda; 64 before gfx10, 32 from
+                       gfx10 on for hip)
   --out DIR            output directory (created if missing)
   --num-warps N        default 4
   --num-stages N       default 3
@@ -524,7 +535,8 @@ Options:
   -v, --verbose    on errors, print the full message and the Python traceback
 
 Exit status: 0 on success, 1 when the runtime fails (lookup, arguments, compile, I/O),
-2 for a usage error. Errors are reported as one line on stderr.
+2 for a usage error. Errors are reported as one line on stderr, after the runtime's warnings
+("triton-jit: warning: ...": a damaged pack, an ignored environment variable), one line each.
 
 Environment: TRITON_JIT_PYTHON (the Python whose triton compiles), TRITON_CACHE_DIR,
 TRITON_JIT_CACHE_DIR (the kernel index), TRITON_JIT_TARGET (the target specialize assumes),
