@@ -511,9 +511,18 @@ def _hip_archs():
         saved = os.dup(2)
         try:
             os.dup2(listing.fileno(), 2)
-            try:
-                llvm.translate_to_asm("", amd.TARGET_TRIPLE, "help", "", [], False, False)
-            except Exception:  # another signature in another Triton: no list, no check
+            # The triple: a constant up to 3.8, asked per processor from 3.9 (any gfx9 one will do
+            # for the list). translate_to_asm took 7 arguments up to 3.7; 3.8 added canonicalize_gep.
+            triple = getattr(amd, "TARGET_TRIPLE", None) or "amdgcn-amd-amdhsa"
+            for extra in ((), (False,)):
+                try:
+                    llvm.translate_to_asm("", triple, "help", "", [], False, False, *extra)
+                    break
+                except TypeError:
+                    continue
+                except Exception:  # LLVM's own complaint about the empty module: the list is printed
+                    break
+            else:  # another signature in another Triton: no list, no check
                 return None
         finally:
             os.dup2(saved, 2)
