@@ -218,6 +218,15 @@ tj_configure_args() {
   fi
   tj_cuda_cmake_args || return 1
   TJ_CMAKE_ARGS+=("${TJ_CUDA_ARGS[@]}")
+  # ccache, where installed, compiles (TRITON_JIT_CCACHE=0: never): the scripts' builds (build/,
+  # build-asan/, build-fuzz/) then reuse objects between runs and between clones. CCACHE_BASEDIR
+  # (the repository) makes the paths it hashes relative, so that another clone hits too. A
+  # launcher given in CMAKE_ARGS wins.
+  if [ "${TRITON_JIT_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null 2>&1 &&
+    [[ "${CMAKE_ARGS:-}" != *COMPILER_LAUNCHER* ]]; then
+    TJ_CMAKE_ARGS+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$REPO_ROOT}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+  fi
   local extra=()
   if [ -n "${CMAKE_ARGS:-}" ]; then read -r -a extra <<<"$CMAKE_ARGS"; fi
   TJ_CMAKE_ARGS+=("${extra[@]}")
