@@ -179,23 +179,30 @@ FolderCheck check_folders(const std::string& dir, const std::string& relative, b
   return c;
 }
 
+namespace {
+
+// Whether the opened folder `fd` (at `path`) is trusted; when not, notes why and closes it.
+bool keep_if_trusted(int fd, const std::string& path, WalkNotes* notes) {
+  struct stat st;
+  if (::fstat(fd, &st) == 0) {
+    const std::string why = untrusted_reason(st);
+    if (why.empty()) return true;
+    notes->refused.push_back(path + " (" + why + ")");
+  }
+  ::close(fd);
+  return false;
+}
+
+}  // namespace
+
 void walk_files(const std::string& dir, const std::string& relative,
                 const std::function<void(int, const std::string&, const struct stat&, const std::string&)>& visit,
                 WalkNotes* notes) {
   // The index folder itself may be a link: the user chose it.
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0 || !keep_if_trusted(fd, dir, notes)) return;
   std::string path = dir;
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    ::close(fd);
-    return;
-  }
-  if (std::string why = untrusted_reason(st); !why.empty()) {
-    notes->refused.push_back(dir + " (" + why + ")");
-    ::close(fd);
-    return;
-  }
   for (const std::string& part : parts_of(relative)) {
     path += "/" + part;
     if (::fstatat(fd, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {  // missing: nothing to visit
@@ -208,15 +215,7 @@ void walk_files(const std::string& dir, const std::string& relative,
     ::close(fd);
     if (sub < 0) return;
     fd = sub;
-    if (::fstat(fd, &st) != 0) {
-      ::close(fd);
-      return;
-    }
-    if (std::string why = untrusted_reason(st); !why.empty()) {
-      notes->refused.push_back(path + " (" + why + ")");
-      ::close(fd);
-      return;
-    }
+    if (!keep_if_trusted(fd, path, notes)) return;
   }
   walk_folder(fd, path, static_cast<int>(parts_of(relative).size()), visit, notes);
   ::close(fd);
