@@ -1,5 +1,6 @@
-"""The README's code blocks, run against the build, so that an example that drifts from the code
-fails CI. Each fenced block in README.md is preceded by a marker that says what to do with it:
+"""The code blocks of the README and of the user guide (docs/GUIDE.md, docs/guide/*.md), run
+against the build, so that an example that drifts from the code fails CI. Each fenced block is
+preceded by a marker that says what to do with it:
 
     <!-- test: cpu -->            run it here, without a GPU
     <!-- test: cpu arrays -->     the same, with x, y and out defined first as stand-ins for CUDA
@@ -11,8 +12,8 @@ fails CI. Each fenced block in README.md is preceded by a marker that says what 
 A block without a marker is reported as not checked (skipped), never silently passed over.
 
 How blocks run, each in a fresh folder of its own below the build tree holding `examples`, `tests`
-(links to the repository's) and `build` (a link to this build), so that the README's relative
-paths mean what they mean in a checkout:
+(links to the repository's) and `build` (a link to this build), so that the examples' relative
+paths mean what they mean at the root of a checkout (in the guide's files too):
 - python: with the build's python, the package from the build (PYTHONPATH=<build>/python) and
   examples/kernels on sys.path. A line `EXPRESSION  # 'TEXT'` (a string literal as the comment)
   asserts that EXPRESSION == 'TEXT'.
@@ -29,6 +30,7 @@ TRITON_JIT_DOCS_CMAKE_GENERATOR and TRITON_JIT_DOCS_CXX_COMPILER, plus the
 test caches every test gets (TRITON_CACHE_DIR, TRITON_JIT_CACHE_DIR).
 """
 import ast
+import glob
 import io
 import os
 import re
@@ -43,7 +45,7 @@ SOURCE = os.environ.get("TRITON_JIT_SOURCE_DIR") or os.path.dirname(os.path.dirn
     os.path.abspath(__file__))))
 BUILD = os.environ.get("TRITON_JIT_BUILD_DIR", "")
 WORK = os.environ.get("TRITON_JIT_DOCS_WORK") or os.path.join(BUILD or SOURCE, "docs-work")
-README = os.path.join(SOURCE, "README.md")
+DOCUMENTS = ["README.md", "docs/GUIDE.md"] + sorted(glob.glob("docs/guide/*.md", root_dir=SOURCE))
 CMAKE = os.environ.get("TRITON_JIT_DOCS_CMAKE") or shutil.which("cmake") or "cmake"  # the build's own
 TIMEOUT_S = 900
 INSTALL_PREFIX = "/opt/triton_jit"
@@ -53,19 +55,25 @@ FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w+-]*)\s*$")
 
 
 class Block:
-    def __init__(self, line, lang, text, kind, rest, section):
-        self.line, self.lang, self.text, self.kind, self.rest, self.section = line, lang, text, kind, rest, section
+    def __init__(self, document, line, lang, text, kind, rest, section):
+        self.document, self.line, self.lang, self.text = document, line, lang, text
+        self.kind, self.rest, self.section = kind, rest, section
 
     @property
     def name(self):
-        return f"line{self.line}-{self.lang or 'text'}"
+        """README-line12-sh, guide-python-line40-python: also the name of the block's folder."""
+        stem = os.path.splitext(self.document)[0].replace("docs/guide/", "guide-").replace("docs/", "")
+        return f"{stem}-line{self.line}-{self.lang or 'text'}"
 
     def where(self):
-        return f"README.md line {self.line} ({self.lang or 'text'} block in '{self.section}')"
+        return f"{self.document} line {self.line} ({self.lang or 'text'} block in '{self.section}')"
 
 
-def read_blocks(path=README):
-    """Every fenced block of the README with the marker just above it (kind None when unmarked)."""
+def read_blocks(document):
+    """Every fenced block of DOCUMENT with the marker just above it (kind None when unmarked)."""
+    path = os.path.join(SOURCE, document)
+    if not os.path.exists(path):
+        return []
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     blocks, section, i = [], "", 0
@@ -87,12 +95,12 @@ def read_blocks(path=README):
         while before >= 0 and not lines[before].strip():
             before -= 1
         marker = MARKER.match(lines[before]) if before >= 0 else None
-        blocks.append(Block(start + 1, fence["lang"], "\n".join(body) + "\n", marker["kind"] if marker else None,
+        blocks.append(Block(document, start + 1, fence["lang"], "\n".join(body) + "\n", marker["kind"] if marker else None,
                             marker["rest"] if marker else "", section))
     return blocks
 
 
-BLOCKS = read_blocks()
+BLOCKS = [block for document in DOCUMENTS for block in read_blocks(document)]
 
 
 def work_dir(block):
@@ -132,9 +140,9 @@ x, y, out = _StandInCudaArray(0x10000), _StandInCudaArray(0x20000), _StandInCuda
 '''
 
 CHECK_HELPER = '''
-def _readme_expect(value, expected, line):
+def _readme_expect(value, expected, where):
     if value != expected:
-        raise AssertionError(f"README line {line}: the comment says {expected!r}, the code gives {value!r}")
+        raise AssertionError(f"{where}: the comment says {expected!r}, the code gives {value!r}")
 '''
 
 
@@ -164,7 +172,7 @@ def expected_results(text):
 def python_program(block, setup):
     lines = block.text.split("\n")
     for index, code, literal in expected_results(block.text):
-        lines[index] = f"_readme_expect({code}, {literal!r}, {block.line + 1 + index})"
+        lines[index] = f"_readme_expect({code}, {literal!r}, '{block.document} line {block.line + 1 + index}')"
     return CHECK_HELPER + setup + "\n".join(lines)
 
 
@@ -221,7 +229,7 @@ def run_sh(block):
     stdout = run(block, ["bash", "-e", "-o", "pipefail", script], folder, env)
     printed = [line.strip() for line in stdout.split("\n")]
     for line in expected_output_lines(block.text):
-        assert line in printed, f"{block.where()}: the README shows the output line\n  {line}\nwhich the " \
+        assert line in printed, f"{block.where()}: the block shows the output line\n  {line}\nwhich the " \
                                 f"commands did not print; they printed:\n{stdout}"
 
 
@@ -291,7 +299,11 @@ def test_readme_block(block):
 
 
 def test_the_readme_has_checked_examples():
-    """The markers are read: at least the Python, CLI and CMake examples run (a README reshaped so
-    that none matches would otherwise pass vacuously)."""
+    """The markers are read: at least the Python, CLI and CMake examples run, and the README's own
+    Python and CLI examples (documents reshaped so that none matches would otherwise pass
+    vacuously); the guide is read too."""
     checked = {b.lang for b in BLOCKS if b.kind == "cpu"}
     assert {"python", "sh", "cmake"} <= checked, checked
+    in_readme = {b.lang for b in BLOCKS if b.kind == "cpu" and b.document == "README.md"}
+    assert {"python", "sh"} <= in_readme, in_readme
+    assert any(b.document.startswith("docs/guide/") for b in BLOCKS), "no code block read in docs/guide/"
