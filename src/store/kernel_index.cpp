@@ -31,7 +31,10 @@ constexpr uint32_t kFormatVersion = 3;  // 2: kernel records carry tensor-descri
 #define TRITON_JIT_INDEX_DIR "v3"       // the folder of this format version, beside older ones
 
 std::string default_directory() {
-  if (const char* env = std::getenv("TRITON_JIT_CACHE_DIR")) return env;  // empty: off
+  // TRITON_JIT_CACHE_DIR is the variable's former name, still read: the new one wins when both are
+  // set, and an empty value of whichever is read turns the index off.
+  if (const char* env = std::getenv("TRITON_JIT_INDEX_DIR")) return env;
+  if (const char* env = std::getenv("TRITON_JIT_CACHE_DIR")) return env;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/triton_jit";
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/triton_jit";
   return {};

@@ -10,12 +10,12 @@ def cache_unusable_flow(tool, out):
     stderr and fail, instead of "0 entries" or "removed 0 entries from off"; a missing folder is
     only an empty listing. A link below the index folder is skipped and left alone."""
     def run_with(index, *argv, rc, extra_env=None, prefix=()):
-        env = dict(os.environ, TRITON_JIT_CACHE_DIR=index)
+        env = dict(os.environ, TRITON_JIT_INDEX_DIR=index)
         env.pop("TRITON_JIT_TRUST_SHARED_INDEX", None)
         env.update(extra_env or {})
         p = subprocess.run(list(prefix) + [tool] + list(argv), capture_output=True, text=True, env=env,
                            timeout=600)
-        print(f"$ TRITON_JIT_CACHE_DIR={index} triton-jit {' '.join(argv)}\nexit status {p.returncode}\n"
+        print(f"$ TRITON_JIT_INDEX_DIR={index} triton-jit {' '.join(argv)}\nexit status {p.returncode}\n"
               f"--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
         assert p.returncode == rc, f"expected exit status {rc}"
         if rc != 0:

@@ -558,7 +558,7 @@ class Flow:
 
 
 def _cli(out_dir):
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out_dir, "index"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=os.path.join(out_dir, "index"))
 
     def cli(*argv, rc=0, cwd=None):
         argv = [a.replace("{k}", ARGS.kernels).replace("{out}", out_dir) for a in argv]
@@ -753,7 +753,7 @@ def _output_captured_flow(cli, out):
 
     def run(*argv):
         index = os.path.join(out, f"index-{len(os.listdir(out))}")
-        env = dict(os.environ, TRITON_JIT_CACHE_DIR=index)
+        env = dict(os.environ, TRITON_JIT_INDEX_DIR=index)
         env.pop("TRITON_JIT_LOG", None)
         p = subprocess.run([ARGS.cli] + list(argv), capture_output=True, text=True, env=env, timeout=600)
         print(f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
@@ -818,7 +818,7 @@ SCALE_TUNED_KEY = "(524288, True, 'torch.float16', 'torch.float16')"
 
 def _with_pack(out, *argv):
     """The tool in a process that loads the pack {out}/k.tjp and has an empty kernel index."""
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out, "empty"), TRITON_JIT_PACKS=os.path.join(out, "k.tjp"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=os.path.join(out, "empty"), TRITON_JIT_PACKS=os.path.join(out, "k.tjp"))
     p = subprocess.run([ARGS.cli] + list(argv), capture_output=True, text=True, env=env, timeout=600)
     print(f"$ TRITON_JIT_PACKS={out}/k.tjp triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n"
           f"{p.stdout}--- stderr\n{p.stderr}")
@@ -1129,7 +1129,7 @@ def _relocate_caches():
     root = os.environ.get("TRITON_JIT_TEST_CACHE_ROOT", "")
     if not root:
         return
-    for name in ("TRITON_CACHE_DIR", "TRITON_JIT_CACHE_DIR"):
+    for name in ("TRITON_CACHE_DIR", "TRITON_JIT_INDEX_DIR"):
         if os.environ.get(name):
             os.environ[name] = os.path.join(root, os.path.basename(os.environ[name].rstrip("/")))
     ARGS.work = os.path.join(root, "cli-work")

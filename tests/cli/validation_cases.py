@@ -15,7 +15,7 @@ m = None  # the cli_cases module: ARGS, Case, Flow, the kernels' names (set by r
 
 def _cli_env(out, **extra):
     """The tool with extra environment variables; failures may follow the runtime's warnings."""
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out, "index"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=os.path.join(out, "index"))
     env.pop("TRITON_JIT_LOG", None)
     env.update(extra)
 
@@ -63,7 +63,7 @@ def _library_warnings_flow(cli, out):
     assert stderr.startswith(f"triton-jit: warning: TRITON_JIT_PACKS: ") and damaged in stderr, stderr
     assert stderr.count("\n") == 1, stderr
     not_a_folder = os.path.join(out, "manifest.txt", "index")
-    stdout, stderr = _cli_env(out, TRITON_JIT_CACHE_DIR=not_a_folder)(
+    stdout, stderr = _cli_env(out, TRITON_JIT_INDEX_DIR=not_a_folder)(
         "compile", m.ADD, "--signature", m.ADD_SIG, "--target", "cuda:90", "--out", "{out}/c")
     assert stdout == f"{out}/c/add_kernel.cubin\n{out}/c/add_kernel.json\n", stdout
     # "cannot write the kernel cache in DIR (Not a directory)", or the trust checks' "not using ...".
@@ -164,7 +164,7 @@ def _non_utf8_name_flow(cli, out):
     """A kernel file whose name is not UTF-8 gave a bare UnicodeDecodeError."""
     name = os.path.join(os.fsencode(out), b"k\xff.py")
     shutil.copy(os.path.join(m.ARGS.kernels, "cli_kernels.py"), name)
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out, "index"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=os.path.join(out, "index"))
     p = subprocess.run([os.fsencode(m.ARGS.cli), b"inspect", name + b":add_kernel"], capture_output=True, env=env,
                        timeout=600)
     print(f"$ triton-jit inspect {name!r}:add_kernel\nexit status {p.returncode}\n--- stderr\n{p.stderr!r}")

@@ -63,7 +63,7 @@ class StoreTest : public ::testing::Test {
   // (default kernel_file()).
   Probe run(const std::string& env, const std::string& args = "", const std::string& cache = "",
             const std::string& file = "") const {
-    return test_support::run_child("env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" +
+    return test_support::run_child("env TRITON_JIT_TEST_KEEP_INDEX_DIR=1 TRITON_JIT_INDEX_DIR='" +
                                    (cache.empty() ? cache_ : cache) + "' " + env + " '" STORE_PROBE_PATH "' '" +
                                    (file.empty() ? kernel_file() : file) + "' scaled_add " + args);
   }

@@ -182,7 +182,7 @@ class FaultTest : public ::testing::Test {
     // No compile pool's fork server started ahead: it stores Triton's installation key in this
     // index too, and whether it does so before the probe looks for the key would change the
     // probe's own sequence of writes from run to run, and so what step N is.
-    std::vector<std::string> env = {"TRITON_JIT_TEST_KEEP_CACHE_DIR=1", "TRITON_JIT_CACHE_DIR=" + cache_.string(),
+    std::vector<std::string> env = {"TRITON_JIT_TEST_KEEP_INDEX_DIR=1", "TRITON_JIT_INDEX_DIR=" + cache_.string(),
                                     "TRITON_JIT_COMPILE_WORKER_START=on-demand"};
     if (!fault.empty()) {
       env.push_back("LD_PRELOAD=" FAULT_SHIM_PATH);
