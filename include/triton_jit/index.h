@@ -20,7 +20,7 @@ TRITON_JIT_API void set_index_dir(std::optional<std::string> dir);
 // The directory in use; empty when the index is off.
 TRITON_JIT_API std::string index_dir();
 
-// Whether the index can be used now (`triton-jit cache` says why not).
+// Whether the index can be used now (`triton-jit index` says why not).
 struct IndexStatus {
   enum class State {
     Usable,     // a folder this process may read and write

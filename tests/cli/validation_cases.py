@@ -134,18 +134,18 @@ def _reseal_with_created(path, created):
         f.write(sealed)
 
 
-def _cache_damaged_time_flow(cli, out):
-    """`cache info` crashed (exit 139) on a sealed entry created past the year 2^31: the record's
+def _index_damaged_time_flow(cli, out):
+    """`index info` crashed (exit 139) on a sealed entry created past the year 2^31: the record's
     numbers are range-checked, and such an entry is reported damaged."""
     cli("compile", m.ADD, "--signature", m.ADD_SIG, "--target", "cuda:90", "--out", "{out}/c")
     entries = _kernel_entries(os.path.join(out, "index"))
     assert len(entries) == 1, entries
     _reseal_with_created(entries[0], 2**62)
-    listing, _ = cli("cache", "list")
+    listing, _ = cli("index", "list")
     line = next(l for l in listing.splitlines() if not l.startswith("#"))
     damaged = r"[0-9a-f]{12}  corrupt  creation time 4611686018427387904 is out of range \(0 to \d+\)"
     assert re.fullmatch(damaged, line), line
-    info, _ = cli("cache", "info", line[:12])
+    info, _ = cli("index", "info", line[:12])
     assert "state:          corrupt (creation time 4611686018427387904 is out of range" in info, info
 
 
@@ -192,7 +192,7 @@ def register(cli_cases):
     m.FLOWS.update({
         "library_warnings_flow": Flow(_library_warnings_flow),
         "offline_flow": Flow(_offline_flow),
-        "cache_damaged_time_flow": Flow(_cache_damaged_time_flow),
+        "index_damaged_time_flow": Flow(_index_damaged_time_flow),
         "shim_python_flow": Flow(_shim_python_flow),
         "non_utf8_name_flow": Flow(_non_utf8_name_flow),
         "empty_module_name_flow": Flow(_empty_module_name_flow),
