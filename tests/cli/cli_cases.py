@@ -615,7 +615,7 @@ def _index_errors(cli, out):
     _, err = cli("index", "prune", "--older-than", "soon", rc=2)
     assert "expects a number of days" in err, err
     _, err = cli("index", "info", "ffffffffff", rc=1)
-    assert "no cache entry has an id starting with 'ffffffffff'" in err, err
+    assert "no index entry has an id starting with 'ffffffffff'" in err, err
 
 
 def _pack_flow(cli, out):

@@ -330,7 +330,7 @@ TEST_F(DecoratorStore, TuningResultIsReadBackWithoutPythonOrTuning) {
   EXPECT_EQ(warm["python_used"], "0");
   EXPECT_EQ(warm["launches"], "1");
   EXPECT_EQ(warm["spec"], first["spec"]);
-  // What `triton-jit cache list` shows: the choice under Triton's key.
+  // What `triton-jit index list` shows: the choice under Triton's key.
   triton_jit::set_index_dir((root_ / "cache").string());
   const auto tables = triton_jit::list_index_tables();
   triton_jit::set_index_dir(std::nullopt);

@@ -323,7 +323,7 @@ TEST_F(StoreTest, ADamagedEntryIsIgnoredAndRebuilt) {
     const Probe p = run("");
     ASSERT_EQ(p.status, 0) << p.output;
     EXPECT_EQ(p["compiles"], "1") << "damage " << damage;
-    EXPECT_NE(p.output.find("ignoring the damaged cache entry"), std::string::npos) << p.output;
+    EXPECT_NE(p.output.find("ignoring the damaged index entry"), std::string::npos) << p.output;
     EXPECT_EQ(run(no_python())["index_hits"], "1") << "rebuilt entry, damage " << damage;
   }
 }
@@ -336,7 +336,7 @@ TEST_F(StoreTest, AnUnwritableDirectoryDegradesToMemoryWithOneWarning) {
   EXPECT_EQ(p["compiles"], "1");
   EXPECT_EQ(p["launches"], "1");
   size_t warnings = 0;
-  for (size_t at = 0; (at = p.output.find("cannot write the kernel cache", at)) != std::string::npos; ++at) ++warnings;
+  for (size_t at = 0; (at = p.output.find("cannot write the kernel index", at)) != std::string::npos; ++at) ++warnings;
   EXPECT_EQ(warnings, 1u) << p.output;  // the signature and the kernel both failed to store
 }
 
@@ -349,7 +349,7 @@ TEST_F(StoreTest, AnUntrustedDirectoryIsRefusedAndTheLaunchCompiles) {
   EXPECT_EQ(p["compiles"], "1");
   EXPECT_EQ(p["launches"], "1");
   size_t warnings = 0;
-  for (size_t at = 0; (at = p.output.find("not using the kernel cache", at)) != std::string::npos; ++at) ++warnings;
+  for (size_t at = 0; (at = p.output.find("not using the kernel index", at)) != std::string::npos; ++at) ++warnings;
   EXPECT_EQ(warnings, 1u) << p.output;
   EXPECT_NE(p.output.find("is writable by others (mode 0777)"), std::string::npos) << p.output;
   EXPECT_TRUE(files_under(cache_, ".tj").empty()) << "nothing is stored in a refused index";
@@ -358,7 +358,7 @@ TEST_F(StoreTest, AnUntrustedDirectoryIsRefusedAndTheLaunchCompiles) {
   // Shared on purpose: accepted.
   const Probe shared = run("TRITON_JIT_TRUST_SHARED_INDEX=1");
   ASSERT_EQ(shared.status, 0) << shared.output;
-  EXPECT_EQ(shared.output.find("not using the kernel cache"), std::string::npos) << shared.output;
+  EXPECT_EQ(shared.output.find("not using the kernel index"), std::string::npos) << shared.output;
   EXPECT_FALSE(files_under(cache_, ".tjk").empty());
 }
 

@@ -143,8 +143,8 @@ TEST(RecordFields, AGoodRecordReadsBack) {
   EXPECT_EQ(back.kernel.info.name, "add_kernel");
 }
 
-// `cache info` crashed (exit 139) on a sealed entry created past the year 2^31: localtime had no
-// answer and strftime was handed none. Every number read from a record is range-checked.
+// `triton-jit cache info` (now `index info`) crashed (exit 139) on a sealed entry created past the
+// year 2^31: localtime had no answer and strftime was handed none. Every number read from a record is range-checked.
 TEST(RecordFields, NumbersOutOfRangeAreDamage) {
   struct Case {
     const char* field;

@@ -309,7 +309,7 @@ TEST_F(IndexEntryFaults, AFailedWriteAtEachStepLosesNothing) {
         EXPECT_EQ(count_of(r.output, "warning"), 0u) << r.output;
         EXPECT_TRUE(kernel_stored()) << r.output;
       } else {
-        EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel cache"), 1u) << r.output;
+        EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel index"), 1u) << r.output;
         EXPECT_NE(r.output.find(errno_text(e)), std::string::npos) << r.output;
       }
       expect_index_intact(where, false);
@@ -384,7 +384,7 @@ TEST_F(TableFaults, AFailedWriteAtEachStepLosesNothing) {
                                                    "FAULT_ERRNO=" + e}));
       ASSERT_EQ(r.status, 0) << r.output;
       EXPECT_EQ(r["spec"], spec);
-      EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel cache"), 1u) << r.output;
+      EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel index"), 1u) << r.output;
       EXPECT_NE(r.output.find(errno_text(e)), std::string::npos) << r.output;
       expect_index_intact(where, false);
       expect_a_new_process_reads_the_table(spec);
@@ -527,7 +527,7 @@ TEST_F(FaultTest, PruneAndClearWhileOthersReadAndWriteCrashNoOne) {
     const Child r = spawn(probe, environment(), out);
     record(who, r, r.status == 0 && r.output.find("warning") == std::string::npos);
   }));
-  // triton-jit cache prune, clear and list, in turn.
+  // triton-jit index prune, clear and list, in turn.
   threads.push_back(loop("cli", [&](const std::string& who, int i, const fs::path& out) {
     static const std::vector<std::vector<std::string>> actions = {
         {"cache", "prune", "--older-than", "0"}, {"cache", "list"}, {"cache", "clear"}, {"cache", "list"}};
