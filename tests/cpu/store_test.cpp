@@ -1,5 +1,5 @@
 // The persistent kernel index and kernel packs, across processes: each case runs store_probe
-// (a fresh process) against a private cache directory and reads what the probe took to launch.
+// (a fresh process) against a private index directory and reads what the probe took to launch.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
