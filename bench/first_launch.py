@@ -90,7 +90,7 @@ def main():
 
     # Artifacts: a cubin for the floor, a pack for the pack-only process.
     warm_triton = fresh("triton-cache")
-    env = dict(base, TRITON_CACHE_DIR=warm_triton, TRITON_JIT_CACHE_DIR="")
+    env = dict(base, TRITON_CACHE_DIR=warm_triton, TRITON_JIT_INDEX_DIR="")
     subprocess.run([cli, "compile", f"{kernel}:scaled_add", "--signature", SIGNATURE, "--target", f"cuda:{arch}",
                     "--out", os.path.join(tmp, "cubin")], env=env, check=True, capture_output=True)
     cubin = [f for f in os.listdir(os.path.join(tmp, "cubin")) if f.endswith(".cubin")][0]
@@ -99,18 +99,18 @@ def main():
     pack = os.path.join(tmp, "kernels.tjp")
     subprocess.run([cli, "pack", os.path.join(tmp, "manifest.txt"), "--out", pack, "--quiet"], env=env, check=True)
     warm_index = fresh("index")
-    run([first, kernel], dict(base, TRITON_CACHE_DIR=warm_triton, TRITON_JIT_CACHE_DIR=warm_index))
+    run([first, kernel], dict(base, TRITON_CACHE_DIR=warm_triton, TRITON_JIT_INDEX_DIR=warm_index))
     no_python = os.path.join(tmp, "no_triton")
     deployed = os.path.join(tmp, "deployed", "scaled_add.py")  # a path with no file behind it
 
     modes = [
         ("raw driver (floor)", lambda: ([raw, os.path.join(tmp, "cubin", cubin), "scaled_add", "4"], base)),
         ("cold (empty caches, Python compiles)",
-         lambda: ([first, kernel], dict(base, TRITON_CACHE_DIR=fresh("tc"), TRITON_JIT_CACHE_DIR=fresh("ix")))),
+         lambda: ([first, kernel], dict(base, TRITON_CACHE_DIR=fresh("tc"), TRITON_JIT_INDEX_DIR=fresh("ix")))),
         ("warm index (no triton importable)",
-         lambda: ([first, kernel], dict(base, TRITON_JIT_CACHE_DIR=warm_index, PYTHONPATH=no_python))),
+         lambda: ([first, kernel], dict(base, TRITON_JIT_INDEX_DIR=warm_index, PYTHONPATH=no_python))),
         ("pack only (no index, no sources, no triton)",
-         lambda: ([first, deployed], dict(base, TRITON_JIT_CACHE_DIR=fresh("ix"), TRITON_JIT_PACKS=pack,
+         lambda: ([first, deployed], dict(base, TRITON_JIT_INDEX_DIR=fresh("ix"), TRITON_JIT_PACKS=pack,
                                           PYTHONPATH=no_python))),
         ("Triton Python, cold cache",
          lambda: ([sys.executable, "-c", PYTHON_FIRST_CALL, src], dict(base, TRITON_CACHE_DIR=fresh("tc")))),

@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
       std::printf("cycles/launch: not available (perf_event_open refused)\n");
     }
     const triton_jit::Stats s = k.add->stats();
-    std::printf("add_kernel cache: hits %llu, misses %llu, compiles %llu\n", static_cast<unsigned long long>(s.hits),
+    std::printf("add_kernel table: hits %llu, misses %llu, compiles %llu\n", static_cast<unsigned long long>(s.hits),
                 static_cast<unsigned long long>(s.misses), static_cast<unsigned long long>(s.compiles));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_launch_callgrind: %s\n", e.what());

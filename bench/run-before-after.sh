@@ -20,7 +20,7 @@ OUT=$(cd "$2" && pwd)
 PY=${PYTHON:-$(command -v python3)}
 ROUNDS=${ROUNDS:-5}
 JOBS=${JOBS:-$(nproc)}
-export TRITON_CACHE_DIR="$OUT/triton-cache" TRITON_JIT_CACHE_DIR="$OUT/jit-cache"
+export TRITON_CACHE_DIR="$OUT/triton-cache" TRITON_JIT_INDEX_DIR="$OUT/jit-cache"
 
 build() {  # SRC BUILD_DIR
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$PY" \

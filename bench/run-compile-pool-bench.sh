@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 keys="$tmp/seed/index/v3/installations"  # Triton's installation key, stored by one compile
 mkdir -p "$tmp/seed/triton" "$tmp/seed/out"
-TRITON_CACHE_DIR="$tmp/seed/triton" TRITON_JIT_CACHE_DIR="$tmp/seed/index" "$build/tools/triton-jit" compile \
+TRITON_CACHE_DIR="$tmp/seed/triton" TRITON_JIT_INDEX_DIR="$tmp/seed/index" "$build/tools/triton-jit" compile \
   "$(dirname "${BASH_SOURCE[0]}")/kernels/launch_kernels.py:add_kernel" --signature "*fp32,*fp32,*fp32,i32,1024" \
   --target cuda:90 --out "$tmp/seed/out" >/dev/null
 
@@ -30,7 +30,7 @@ run() {  # run NAME ARGS...: the output line of a fresh process with empty kerne
   shift
   mkdir -p "$dir/triton" "$dir/index"
   [[ $dir == *-unkeyed ]] || { mkdir -p "$dir/index/v3" && cp -r "$keys" "$dir/index/v3/"; }
-  TRITON_CACHE_DIR="$dir/triton" TRITON_JIT_CACHE_DIR="$dir/index" "$bench" "$@"
+  TRITON_CACHE_DIR="$dir/triton" TRITON_JIT_INDEX_DIR="$dir/index" "$bench" "$@"
 }
 field() { sed -n "s/.*\\b$1=\\([0-9.]*\\).*/\\1/p"; }
 ratio() { python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); print(f'{a / b:.2f}')" "$@"; }

@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 run() {  # run JOBS: prints the report line of a fresh process
   local dir="$tmp/run-$1"
   mkdir -p "$dir/triton" "$dir/index"
-  TRITON_CACHE_DIR="$dir/triton" TRITON_JIT_CACHE_DIR="$dir/index" \
+  TRITON_CACHE_DIR="$dir/triton" TRITON_JIT_INDEX_DIR="$dir/index" \
     "$build/bench/prepare_bench" --jobs "$1" --count "$count"
 }
 seconds() { sed -n 's/.*seconds=\([0-9.]*\).*/\1/p'; }

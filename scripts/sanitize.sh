@@ -11,7 +11,7 @@
 #       which then does not start with the ASan runtime). Leaks are checked;
 #       a UBSan finding aborts the test.
 # tsan: ThreadSanitizer (-DTRITON_JIT_SANITIZE=thread, build-tsan/), then the concurrency tests:
-#       the registry and concurrent misses (KernelCache.Concurrent*), concurrent launches and the
+#       the registry and concurrent misses (KernelTable.Concurrent*), concurrent launches and the
 #       hit counters (FakeLaunch.Concurrent*), the index under concurrent writers
 #       (StoreTest.Concurrent*, whose writer processes are instrumented too), concurrent misses
 #       through the compile-worker pool (CompilePoolTest.Concurrent*, .AMissWhile*), and the
@@ -94,7 +94,7 @@ for p in "${parts[@]}"; do
   else
     dir="$ROOT/build-tsan"
     # Only the executables of the tests it runs (their helper processes come as dependencies).
-    configure_and_build "$dir" thread cpu_kernel_cache_test cpu_launcher_test cpu_store_test cpu_compile_pool_test
+    configure_and_build "$dir" thread cpu_table_test cpu_launcher_test cpu_store_test cpu_compile_pool_test
     tj_log "TSan: the concurrency tests in $dir"
     rc=0
     env TSAN_OPTIONS="suppressions=$SUPP/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0" \

@@ -13,7 +13,7 @@
 # then about 11 minutes of tests on a 2-core machine; later runs re-use the virtualenvs.
 #
 # Per version, three ctest runs with TRITON_JIT_PYTHON set to that virtualenv's python and the
-# test caches (TRITON_CACHE_DIR, TRITON_JIT_CACHE_DIR, the CLI work folder) moved below
+# test caches (TRITON_CACHE_DIR, TRITON_JIT_INDEX_DIR, the CLI work folder) moved below
 # BUILD_DIR/triton-versions/VERSION (TRITON_JIT_TEST_CACHE_ROOT):
 #   parity    the C++ specialization against that version's own binder (cpu.*Parity*)
 #   compile   every other CPU test: compiles of several kernels for sm_90 and sm_80 checked
@@ -156,12 +156,12 @@ for version in $versions; do
   if [ "$venv_seconds" -gt 2 ]; then venv_note="made in $venv_seconds s"; fi
   tj_log "Triton $version: $python"
   export TRITON_JIT_PYTHON="$python" TRITON_JIT_TEST_CACHE_ROOT="$work"
-  export TRITON_CACHE_DIR="$work/triton-cache" TRITON_JIT_CACHE_DIR="$work/jit-cache"  # anything else
+  export TRITON_CACHE_DIR="$work/triton-cache" TRITON_JIT_INDEX_DIR="$work/jit-cache"  # anything else
   tests_start=$SECONDS
   parity="$(run_group parity "$work/parity.log" -L cpu -R 'Parity|ReferenceMakePointer' -E '^cli\.')"
   compile="$(run_group compile "$work/compile.log" -L cpu -E 'Parity|ReferenceMakePointer|^cli\.|^cpu\.env\.|^faults\.|^scripts\.')"
   cli="$(run_group cli "$work/cli.log" -L cli)"
-  unset TRITON_JIT_PYTHON TRITON_JIT_TEST_CACHE_ROOT TRITON_CACHE_DIR TRITON_JIT_CACHE_DIR
+  unset TRITON_JIT_PYTHON TRITON_JIT_TEST_CACHE_ROOT TRITON_CACHE_DIR TRITON_JIT_INDEX_DIR
   case "$parity$compile$cli" in *FAIL*) failed=1 ;; esac
   rows+=("$(printf '%-8s | %-12s | %-12s | %-12s | %7d | %s' "$version" "$parity" "$compile" "$cli" \
     $((SECONDS - tests_start)) "$venv_note")")

@@ -13,18 +13,18 @@
 // that identifies it, so that later processes launch it without starting Python.
 namespace triton_jit {
 
-// The index directory: set_index_dir(dir) wins, else TRITON_JIT_CACHE_DIR, else
-// $XDG_CACHE_HOME/triton_jit, else ~/.cache/triton_jit. An empty string (from either) turns the
-// index off; std::nullopt returns to the environment's choice.
+// The index directory: set_index_dir(dir) wins, else TRITON_JIT_INDEX_DIR, else TRITON_JIT_CACHE_DIR
+// (its former name), else $XDG_CACHE_HOME/triton_jit, else ~/.cache/triton_jit. An empty string
+// (from any of the first three) turns the index off; std::nullopt returns to the environment's choice.
 TRITON_JIT_API void set_index_dir(std::optional<std::string> dir);
 // The directory in use; empty when the index is off.
 TRITON_JIT_API std::string index_dir();
 
-// Whether the index can be used now (`triton-jit cache` says why not).
+// Whether the index can be used now (`triton-jit index` says why not).
 struct IndexStatus {
   enum class State {
     Usable,     // a folder this process may read and write
-    Off,        // no index (TRITON_JIT_CACHE_DIR or set_index_dir is empty)
+    Off,        // no index (TRITON_JIT_INDEX_DIR or set_index_dir is empty)
     Missing,    // the folder does not exist yet (nothing stored)
     ReadOnly,   // trusted and readable, but this process cannot write it
     Unusable,   // not a folder, not readable, a link below it, or not trusted (docs/FORMATS.md#trust)

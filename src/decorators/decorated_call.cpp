@@ -166,7 +166,7 @@ const MemoValue& HeuristicRuntime::call_python(FunctionState& fn, const ArgValue
     return MissingKernelError(fn.signature.function + ": the heuristic for '" + info_->name +
                                   "' has no stored value for these arguments (" + inputs + ") and " + why +
                                   ". Run the same call once where Python and Triton are available, with the same "
-                                  "kernel index (TRITON_JIT_CACHE_DIR), or build the pack there: the value is stored "
+                                  "kernel index (TRITON_JIT_INDEX_DIR), or build the pack there: the value is stored "
                                   "with the kernel.",
                               fn.signature.function, info_->name + "(" + inputs + ")",
                               fn.path + ":" + fn.name + " " + inputs);

@@ -99,7 +99,7 @@ StaticSignature read_static_signature(std::string_view requested_path, const std
   if (offline()) {
     throw KernelLookupError("cannot get Triton function '" + name + "' of " + path +
                                 ": offline mode is on (TRITON_JIT_OFFLINE=1 or set_offline) and no loaded pack or "
-                                "cache entry holds this function; pack it with `triton-jit pack`",
+                                "index entry holds this function; pack it with `triton-jit pack`",
                             path, name);
   }
   start_fork_server_ahead();

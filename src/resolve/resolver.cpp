@@ -81,7 +81,7 @@ std::vector<std::pair<int, std::string>> string_constexprs(const SpecKey& key, c
           " num_stages=" + std::to_string(key.num_stages) + " num_ctas=" + std::to_string(key.num_ctas) +
           (key.options.empty() ? "" : " options " + key.options) + " for " + key.target.str() + ": it is in no " +
           (packs.empty() ? "loaded pack (none is loaded)" : "loaded pack (" + packs + ")") +
-          (near.empty() ? "" : " (" + near + ")") + " and not in the kernel cache, and " + reason +
+          (near.empty() ? "" : " (" + near + ")") + " and not in the kernel index, and " + reason +
           ". To ship it, add this line to a pack manifest and run `triton-jit pack`:\n  " + line,
       fn.signature.function, key.text(), line);
 }
@@ -100,7 +100,7 @@ std::optional<CompiledKernel> find_stored(FunctionState& fn, const KernelKey& ke
     return std::move(record->kernel);
   }
   if (!stale.empty() && log_enabled(LogLevel::Info)) {
-    log_line("cache entry of " + fn.name + " [" + key.signature + "] is stale: " + stale);
+    log_line("index entry of " + fn.name + " [" + key.signature + "] is stale: " + stale);
   }
   return std::nullopt;
 }
@@ -628,7 +628,7 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
   if (log_enabled(LogLevel::Info)) {
     char buf[200];
     std::snprintf(buf, sizeof buf,
-                  "%s: %zu kernels (%zu in memory, %zu from packs, %zu from the cache, %zu compiled on %d workers) "
+                  "%s: %zu kernels (%zu in the table, %zu from packs, %zu from the index, %zu compiled on %d workers) "
                   "in %.2f s",
                   label, report.requested, report.in_memory, report.from_packs, report.from_index, report.compiled,
                   report.workers, report.seconds);

@@ -62,7 +62,7 @@ CompileLock CompileLock::take(const std::string& file, std::chrono::milliseconds
   const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   if (fd < 0 && errno == ELOOP) {
     warn_once(g_told_link, "the compile lock " + file +
-                               " is a symbolic link: not following it (links below the kernel cache folder are "
+                               " is a symbolic link: not following it (links below the kernel index folder are "
                                "never followed); compiling without the lock. Remove the link.");
   }
   // An index that cannot take a lock file cannot take the kernel either: its own warning says so.
@@ -80,7 +80,7 @@ CompileLock CompileLock::take(const std::string& file, std::chrono::milliseconds
     if (err != EWOULDBLOCK) {  // a file system without locks: nothing to coordinate with
       ::close(fd);
       warn_once(g_told_unavailable, "cannot lock " + file + " (" + std::strerror(err) +
-                                        "): processes sharing this kernel cache may each compile a kernel "
+                                        "): processes sharing this kernel index may each compile a kernel "
                                         "they all miss.");
       return lock;
     }

@@ -15,7 +15,7 @@ size_t clear_index() { return detail::KernelIndex::instance().clear(); }
 size_t prune_index(double days) { return detail::KernelIndex::instance().prune(days); }
 
 IndexEntry index_entry(std::string_view id_prefix) {
-  if (id_prefix.empty()) throw Error("no cache entry id given");
+  if (id_prefix.empty()) throw Error("no index entry id given");
   std::vector<IndexEntry> matches;
   for (IndexEntry& e : list_index()) {
     if (e.id.compare(0, id_prefix.size(), id_prefix) == 0) matches.push_back(std::move(e));
@@ -23,11 +23,11 @@ IndexEntry index_entry(std::string_view id_prefix) {
   if (matches.size() == 1) return std::move(matches.front());
   const std::string dir = index_dir();
   if (matches.empty()) {
-    throw Error("no cache entry has an id starting with '" + std::string(id_prefix) + "' in " +
-                (dir.empty() ? std::string("(the cache is off)") : dir) + "; `triton-jit cache list` shows the ids");
+    throw Error("no index entry has an id starting with '" + std::string(id_prefix) + "' in " +
+                (dir.empty() ? std::string("(the index is off)") : dir) + "; `triton-jit index list` shows the ids");
   }
   throw Error("'" + std::string(id_prefix) + "' matches " + std::to_string(matches.size()) +
-              " cache entries; give more digits of the id");
+              " index entries; give more digits of the id");
 }
 
 }  // namespace triton_jit

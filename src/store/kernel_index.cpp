@@ -31,7 +31,10 @@ constexpr uint32_t kFormatVersion = 3;  // 2: kernel records carry tensor-descri
 #define TRITON_JIT_INDEX_DIR "v3"       // the folder of this format version, beside older ones
 
 std::string default_directory() {
-  if (const char* env = std::getenv("TRITON_JIT_CACHE_DIR")) return env;  // empty: off
+  // TRITON_JIT_CACHE_DIR is the variable's former name, still read: the new one wins when both are
+  // set, and an empty value of whichever is read turns the index off.
+  if (const char* env = std::getenv("TRITON_JIT_INDEX_DIR")) return env;
+  if (const char* env = std::getenv("TRITON_JIT_CACHE_DIR")) return env;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/triton_jit";
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/triton_jit";
   return {};
@@ -53,13 +56,13 @@ constexpr int kLostWritesInARow = 3;
 void report(const WalkNotes& notes) {
   for (const std::string& link : notes.links) {
     std::fprintf(stderr,
-                 "[triton_jit] warning: skipped symbolic link %s in the kernel cache: links below the cache "
+                 "[triton_jit] warning: skipped symbolic link %s in the kernel index: links below the index "
                  "folder are never followed, and nothing they point to is read or removed. Remove the link.\n",
                  link.c_str());
   }
   for (const std::string& folder : notes.refused) {
     std::fprintf(stderr,
-                 "[triton_jit] warning: skipped the kernel cache folder %s: it is not trusted (see "
+                 "[triton_jit] warning: skipped the kernel index folder %s: it is not trusted (see "
                  "TRITON_JIT_TRUST_SHARED_INDEX in the README).\n",
                  folder.c_str());
   }
@@ -150,7 +153,7 @@ std::string KernelIndex::module_record_file(const std::string& dir, const std::s
 }
 
 void KernelIndex::warn_damaged(const std::string& file, const std::string& why) {
-  std::fprintf(stderr, "[triton_jit] warning: ignoring the damaged cache entry %s (%s); it will be rebuilt\n",
+  std::fprintf(stderr, "[triton_jit] warning: ignoring the damaged index entry %s (%s); it will be rebuilt\n",
                file.c_str(), why.c_str());
 }
 
@@ -181,11 +184,11 @@ bool KernelIndex::folders_ready(const std::string& dir, const std::string& file,
 void KernelIndex::refuse(const std::string& folder, const std::string& problem) {
   if (refused_.exchange(true)) return;
   std::fprintf(stderr,
-               "[triton_jit] warning: not using the kernel cache in %s: %s %s. The cache holds code that launches "
+               "[triton_jit] warning: not using the kernel index in %s: %s %s. The index holds code that launches "
                "run, so it is used only where every folder is this user's (or root's) and no one else can write "
-               "it, and links below it are never followed; kernels compile as without a cache. Remove the link, "
+               "it, and links below it are never followed; kernels compile as without an index. Remove the link, "
                "or make the folder yours and not writable by others (chown, chmod go-w), or choose another "
-               "folder with TRITON_JIT_CACHE_DIR; for a cache shared on purpose, TRITON_JIT_TRUST_SHARED_INDEX=1 "
+               "folder with TRITON_JIT_INDEX_DIR; for an index shared on purpose, TRITON_JIT_TRUST_SHARED_INDEX=1 "
                "accepts it (whoever can write it can then run code as you).\n",
                directory().c_str(), folder.c_str(), problem.c_str());
 }
@@ -210,7 +213,7 @@ void KernelIndex::write(const std::string& dir, const std::string& file, const s
   if (writes_off_.load(std::memory_order_relaxed) || refused_.load(std::memory_order_relaxed)) return;
   std::string why;
   int error = 0;
-  // A concurrent `triton-jit cache clear` or `rm -r` may remove folders under this writer:
+  // A concurrent `triton-jit index clear` or `rm -r` may remove folders under this writer:
   // they are checked and made again, and the write retried.
   for (int attempt = 0; attempt < 4; ++attempt) {
     if (!folders_ready(dir, file, true, attempt > 0, &error)) {
@@ -230,9 +233,9 @@ void KernelIndex::write(const std::string& dir, const std::string& file, const s
   if (transient_write_error(error) && failed_writes_.fetch_add(1) + 1 < kLostWritesInARow) return;
   if (!writes_off_.exchange(true)) {
     std::fprintf(stderr,
-                 "[triton_jit] warning: cannot write the kernel cache in %s (%s): compiled kernels stay in memory "
-                 "for this process only. Set TRITON_JIT_CACHE_DIR to a writable directory, or to an empty value "
-                 "to turn the cache off.\n",
+                 "[triton_jit] warning: cannot write the kernel index in %s (%s): compiled kernels stay in the table "
+                 "for this process only. Set TRITON_JIT_INDEX_DIR to a writable directory, or to an empty value "
+                 "to turn the index off.\n",
                  dir.c_str(), why.c_str());
   }
 }
@@ -633,16 +636,16 @@ IndexStatus KernelIndex::status() {
     }
     return unusable(std::string("cannot be looked at: ") + std::strerror(errno));
   }
-  if (!S_ISDIR(st.st_mode)) return unusable("is not a folder; set TRITON_JIT_CACHE_DIR to a folder");
+  if (!S_ISDIR(st.st_mode)) return unusable("is not a folder; set TRITON_JIT_INDEX_DIR to a folder");
   // The index folder and v3; a link or an untrusted folder further down is skipped (and told)
   // by the commands that walk it, which can do their job around it.
   for (const std::string& folder : {std::string(), std::string(TRITON_JIT_INDEX_DIR)}) {
     const FolderCheck c = check_folders(s.dir, folder, false);
     if (c.state == FolderCheck::State::Refused) {
       return unusable(c.folder + " " + c.problem +
-                      "; the cache holds code that launches run, so it is not used (make the folder yours and "
+                      "; the index holds code that launches run, so it is not used (make the folder yours and "
                       "not writable by others, remove the link, or set TRITON_JIT_TRUST_SHARED_INDEX=1 for a "
-                      "cache shared on purpose)");
+                      "index shared on purpose)");
     }
     if (c.state == FolderCheck::State::Failed) return unusable(c.folder + ": " + c.problem);
   }
@@ -683,7 +686,7 @@ size_t KernelIndex::clear() {
         &notes);
   }
   report(notes);
-  if (!failure.empty()) throw Error("cannot clear the kernel cache in " + dir + ": " + failure);
+  if (!failure.empty()) throw Error("cannot clear the kernel index in " + dir + ": " + failure);
   return entries;
 }
 

@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import sys
 
-import cli_cache_cases  # the flows of unusable index folders (tests/cli/cli_cache_cases.py)
+import index_cases  # the flows of unusable index folders and of former names (tests/cli/index_cases.py)
 import pack_cases  # the flows of pack identity and of files read as packs (tests/cli/pack_cases.py)
 
 K = "{k}/cli_kernels.py"
@@ -558,7 +558,7 @@ class Flow:
 
 
 def _cli(out_dir):
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out_dir, "index"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=os.path.join(out_dir, "index"))
 
     def cli(*argv, rc=0, cwd=None):
         argv = [a.replace("{k}", ARGS.kernels).replace("{out}", out_dir) for a in argv]
@@ -574,9 +574,9 @@ def _cli(out_dir):
 ADD_SIG_64 = "*fp32:16,*fp32:16,*fp32:16,i32,64"
 
 
-def _cache_flow(cli, out):
+def _index_flow(cli, out):
     cli("compile", ADD, "--signature", ADD_SIG_64, "--target", "cuda:90", "--out", "{out}/c")
-    listing, _ = cli("cache", "list")
+    listing, _ = cli("index", "list")
     assert listing.startswith(f"# {out}/index: 1 entries\n"), listing
     entry = listing.splitlines()[1]
     import triton
@@ -584,38 +584,38 @@ def _cache_flow(cli, out):
                         r"num_warps=4 num_stages=3 num_ctas=1  cuda:90  triton " + re.escape(triton.__version__) +
                         r"  \d+ B", entry), entry
     ident = entry[:8]
-    info, _ = cli("cache", "info", ident)
+    info, _ = cli("index", "info", ident)
     assert "state:          valid\n" in info and "target:         cuda:90:32\n" in info, info
     assert re.search(r"  unchanged  [0-9a-f]{16}  .*cli_kernels\.py\n", info), info
     assert f"triton:         {triton.__version__}\n" in info, info
-    pruned, _ = cli("cache", "prune", "--older-than", "30")
+    pruned, _ = cli("index", "prune", "--older-than", "30")
     assert pruned.startswith("removed 0 entries"), pruned
     # A damaged entry shows as corrupt; prune removes it whatever its age.
     entry_file = re.search(r"file: +(\S+)", info).group(1)
     with open(entry_file, "r+b") as f:
         f.truncate(100)
-    listing, _ = cli("cache", "list")
+    listing, _ = cli("index", "list")
     assert re.search(r"  corrupt  truncated", listing), listing
-    pruned, _ = cli("cache", "prune", "--older-than", "30")
+    pruned, _ = cli("index", "prune", "--older-than", "30")
     assert pruned.startswith("removed 1 entries"), pruned
     cli("compile", ADD, "--signature", ADD_SIG_64, "--target", "cuda:80", "--out", "{out}/c80")
-    cleared, _ = cli("cache", "clear")
+    cleared, _ = cli("index", "clear")
     assert cleared.startswith("removed 1 entries"), cleared
-    listing, _ = cli("cache", "list")
+    listing, _ = cli("index", "list")
     assert listing == f"# {out}/index: 0 entries\n", listing
 
 
-def _cache_errors(cli, out):
-    _, err = cli("cache", rc=2)
+def _index_errors(cli, out):
+    _, err = cli("index", rc=2)
     assert "missing action" in err, err
-    _, err = cli("cache", "info", rc=2)
+    _, err = cli("index", "info", rc=2)
     assert "missing the entry ID" in err, err
-    _, err = cli("cache", "prune", rc=2)
+    _, err = cli("index", "prune", rc=2)
     assert "missing required option --older-than" in err, err
-    _, err = cli("cache", "prune", "--older-than", "soon", rc=2)
+    _, err = cli("index", "prune", "--older-than", "soon", rc=2)
     assert "expects a number of days" in err, err
-    _, err = cli("cache", "info", "ffffffffff", rc=1)
-    assert "no cache entry has an id starting with 'ffffffffff'" in err, err
+    _, err = cli("index", "info", "ffffffffff", rc=1)
+    assert "no index entry has an id starting with 'ffffffffff'" in err, err
 
 
 def _pack_flow(cli, out):
@@ -741,7 +741,7 @@ def _compile_defaults_flow(cli, out):
     key, _ = cli("specialize", MIXED, "--args", args(*a))
     assert key.endswith(",'abc',1.5,None\n"), key
     cli("compile", MIXED, "--signature", key.strip()[:-len(",1.5,None")], "--target", "cuda:90", "--out", "{out}/m")
-    listing, _ = cli("cache", "list")
+    listing, _ = cli("index", "list")
     assert "[" + key.strip() + "]" in listing, listing  # the index holds it under the full key
 
 
@@ -753,7 +753,7 @@ def _output_captured_flow(cli, out):
 
     def run(*argv):
         index = os.path.join(out, f"index-{len(os.listdir(out))}")
-        env = dict(os.environ, TRITON_JIT_CACHE_DIR=index)
+        env = dict(os.environ, TRITON_JIT_INDEX_DIR=index)
         env.pop("TRITON_JIT_LOG", None)
         p = subprocess.run([ARGS.cli] + list(argv), capture_output=True, text=True, env=env, timeout=600)
         print(f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
@@ -818,7 +818,7 @@ SCALE_TUNED_KEY = "(524288, True, 'torch.float16', 'torch.float16')"
 
 def _with_pack(out, *argv):
     """The tool in a process that loads the pack {out}/k.tjp and has an empty kernel index."""
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out, "empty"), TRITON_JIT_PACKS=os.path.join(out, "k.tjp"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=os.path.join(out, "empty"), TRITON_JIT_PACKS=os.path.join(out, "k.tjp"))
     p = subprocess.run([ARGS.cli] + list(argv), capture_output=True, text=True, env=env, timeout=600)
     print(f"$ TRITON_JIT_PACKS={out}/k.tjp triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n"
           f"{p.stdout}--- stderr\n{p.stderr}")
@@ -907,8 +907,10 @@ def _triton_key_flow(cli, out):
     assert stored()[1] == [fingerprint, real_key], "and is replaced by the real one"
 
 
-FLOWS = {"cache_flow": Flow(_cache_flow), "cache_errors": Flow(_cache_errors),
-         "cache_unusable_flow": Flow(lambda cli, out: cli_cache_cases.cache_unusable_flow(ARGS.cli, out)), "pack_flow": Flow(_pack_flow),
+FLOWS = {"index_flow": Flow(_index_flow), "index_errors": Flow(_index_errors),
+         "index_unusable_flow": Flow(lambda cli, out: index_cases.index_unusable_flow(ARGS.cli, out)),
+         "former_names_flow": Flow(lambda cli, out: index_cases.former_names_flow(ARGS.cli, out)),
+         "pack_flow": Flow(_pack_flow),
          "pack_dtype_flow": Flow(_pack_dtype_flow), "pack_module_flow": Flow(_pack_module_flow),
          "tune_store_flow": Flow(_tune_store_flow), "pack_autotune_flow": Flow(_pack_autotune_flow),
          "error_pack_tune_no_gpu": Flow(_pack_tune_no_gpu), "pack_tune_gpu_flow": Flow(_pack_tune_gpu_flow),
@@ -1129,7 +1131,7 @@ def _relocate_caches():
     root = os.environ.get("TRITON_JIT_TEST_CACHE_ROOT", "")
     if not root:
         return
-    for name in ("TRITON_CACHE_DIR", "TRITON_JIT_CACHE_DIR"):
+    for name in ("TRITON_CACHE_DIR", "TRITON_JIT_INDEX_DIR"):
         if os.environ.get(name):
             os.environ[name] = os.path.join(root, os.path.basename(os.environ[name].rstrip("/")))
     ARGS.work = os.path.join(root, "cli-work")

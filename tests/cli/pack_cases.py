@@ -71,7 +71,7 @@ def packs_not_regular_files_flow(cli, out, m):
     one warning each (with -v at the latest); the command runs."""
     fifo = os.path.join(out, "fifo.tjp")
     os.mkfifo(fifo)
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out, "index"), TRITON_JIT_PACKS=f"/dev/zero:{fifo}")
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=os.path.join(out, "index"), TRITON_JIT_PACKS=f"/dev/zero:{fifo}")
     argv = [m.ARGS.cli, "-v", "specialize", m.ADD.replace("{k}", m.ARGS.kernels), "--args", kern_args(m)]
     start = time.monotonic()
     p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)

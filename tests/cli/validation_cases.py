@@ -15,7 +15,7 @@ m = None  # the cli_cases module: ARGS, Case, Flow, the kernels' names (set by r
 
 def _cli_env(out, **extra):
     """The tool with extra environment variables; failures may follow the runtime's warnings."""
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out, "index"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=os.path.join(out, "index"))
     env.pop("TRITON_JIT_LOG", None)
     env.update(extra)
 
@@ -63,11 +63,11 @@ def _library_warnings_flow(cli, out):
     assert stderr.startswith(f"triton-jit: warning: TRITON_JIT_PACKS: ") and damaged in stderr, stderr
     assert stderr.count("\n") == 1, stderr
     not_a_folder = os.path.join(out, "manifest.txt", "index")
-    stdout, stderr = _cli_env(out, TRITON_JIT_CACHE_DIR=not_a_folder)(
+    stdout, stderr = _cli_env(out, TRITON_JIT_INDEX_DIR=not_a_folder)(
         "compile", m.ADD, "--signature", m.ADD_SIG, "--target", "cuda:90", "--out", "{out}/c")
     assert stdout == f"{out}/c/add_kernel.cubin\n{out}/c/add_kernel.json\n", stdout
-    # "cannot write the kernel cache in DIR (Not a directory)", or the trust checks' "not using ...".
-    assert stderr.startswith("triton-jit: warning: ") and "kernel cache" in stderr and not_a_folder in stderr, stderr
+    # "cannot write the kernel index in DIR (Not a directory)", or the trust checks' "not using ...".
+    assert stderr.startswith("triton-jit: warning: ") and "kernel index" in stderr and not_a_folder in stderr, stderr
     assert stderr.count("\n") == 1, stderr
 
 
@@ -134,18 +134,18 @@ def _reseal_with_created(path, created):
         f.write(sealed)
 
 
-def _cache_damaged_time_flow(cli, out):
-    """`cache info` crashed (exit 139) on a sealed entry created past the year 2^31: the record's
+def _index_damaged_time_flow(cli, out):
+    """`index info` crashed (exit 139) on a sealed entry created past the year 2^31: the record's
     numbers are range-checked, and such an entry is reported damaged."""
     cli("compile", m.ADD, "--signature", m.ADD_SIG, "--target", "cuda:90", "--out", "{out}/c")
     entries = _kernel_entries(os.path.join(out, "index"))
     assert len(entries) == 1, entries
     _reseal_with_created(entries[0], 2**62)
-    listing, _ = cli("cache", "list")
+    listing, _ = cli("index", "list")
     line = next(l for l in listing.splitlines() if not l.startswith("#"))
     damaged = r"[0-9a-f]{12}  corrupt  creation time 4611686018427387904 is out of range \(0 to \d+\)"
     assert re.fullmatch(damaged, line), line
-    info, _ = cli("cache", "info", line[:12])
+    info, _ = cli("index", "info", line[:12])
     assert "state:          corrupt (creation time 4611686018427387904 is out of range" in info, info
 
 
@@ -164,7 +164,7 @@ def _non_utf8_name_flow(cli, out):
     """A kernel file whose name is not UTF-8 gave a bare UnicodeDecodeError."""
     name = os.path.join(os.fsencode(out), b"k\xff.py")
     shutil.copy(os.path.join(m.ARGS.kernels, "cli_kernels.py"), name)
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=os.path.join(out, "index"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=os.path.join(out, "index"))
     p = subprocess.run([os.fsencode(m.ARGS.cli), b"inspect", name + b":add_kernel"], capture_output=True, env=env,
                        timeout=600)
     print(f"$ triton-jit inspect {name!r}:add_kernel\nexit status {p.returncode}\n--- stderr\n{p.stderr!r}")
@@ -192,7 +192,7 @@ def register(cli_cases):
     m.FLOWS.update({
         "library_warnings_flow": Flow(_library_warnings_flow),
         "offline_flow": Flow(_offline_flow),
-        "cache_damaged_time_flow": Flow(_cache_damaged_time_flow),
+        "index_damaged_time_flow": Flow(_index_damaged_time_flow),
         "shim_python_flow": Flow(_shim_python_flow),
         "non_utf8_name_flow": Flow(_non_utf8_name_flow),
         "empty_module_name_flow": Flow(_empty_module_name_flow),

@@ -100,7 +100,7 @@ class ArgGenerator {
     return triton_jit::ArgValue::pointer_address(address, dtype);
   }
 
-  // Strings whose Python repr is ASCII or printable UTF-8 (see python_repr_test for the rest).
+  // Strings whose Python repr is ASCII or printable UTF-8 (see repr_test for the rest).
   triton_jit::ArgValue string() {
     static const char* const kFixed[] = {"",
                                          "fast",

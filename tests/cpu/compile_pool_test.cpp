@@ -567,7 +567,7 @@ TEST(CompilePoolForkServer, AForkedChildsExitLeavesItsParentsServerToItsParent) 
   ASSERT_NE(::mkdtemp(index), nullptr);
   int status = 0;
   const std::string out = run_probe(
-      "fork", &status, std::string(kAhead) + " TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR=" + index);
+      "fork", &status, std::string(kAhead) + " TRITON_JIT_TEST_KEEP_INDEX_DIR=1 TRITON_JIT_INDEX_DIR=" + index);
   std::filesystem::remove_all(index);
   ASSERT_TRUE(WIFEXITED(status)) << out;
   ASSERT_EQ(WEXITSTATUS(status), 0) << out;

@@ -288,7 +288,7 @@ class DecoratorStore : public ::testing::Test {
   // Runs the probe on tests/kernels/FILE:FUNCTION with this test's index; `env`: VAR=value words.
   test_support::ChildRun probe(const std::string& env, const std::string& function, const std::string& args,
                                const std::string& file = "decorated.py") const {
-    return test_support::run_child("env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" +
+    return test_support::run_child("env TRITON_JIT_TEST_KEEP_INDEX_DIR=1 TRITON_JIT_INDEX_DIR='" +
                                    (root_ / "cache").string() + "' " + env + " '" DECORATED_PROBE_PATH "' '" +
                                    test::canonical(test::kernel(file)) + "' " + function + " " + args);
   }
@@ -330,7 +330,7 @@ TEST_F(DecoratorStore, TuningResultIsReadBackWithoutPythonOrTuning) {
   EXPECT_EQ(warm["python_used"], "0");
   EXPECT_EQ(warm["launches"], "1");
   EXPECT_EQ(warm["spec"], first["spec"]);
-  // What `triton-jit cache list` shows: the choice under Triton's key.
+  // What `triton-jit index list` shows: the choice under Triton's key.
   triton_jit::set_index_dir((root_ / "cache").string());
   const auto tables = triton_jit::list_index_tables();
   triton_jit::set_index_dir(std::nullopt);
@@ -373,7 +373,7 @@ TEST_F(DecoratorStore, PackCarriesMemoizedHeuristicValues) {
   quiet.progress = triton_jit::Progress::Never;
   triton_jit::build_pack(manifest, pack, quiet);
   triton_jit::set_index_dir(std::nullopt);
-  const auto r = test_support::run_child("env TRITON_JIT_CACHE_DIR='" + (root_ / "empty").string() +
+  const auto r = test_support::run_child("env TRITON_JIT_INDEX_DIR='" + (root_ / "empty").string() +
                                          "' TRITON_JIT_PACKS='" + pack + "' " + without_python() + " '" +
                                          DECORATED_PROBE_PATH "' '" + test::canonical(test::kernel("decorated.py")) +
                                          "' stages_kernel p:fp32 i:1000 i:9");
@@ -461,7 +461,7 @@ TEST_F(DecoratorStore, PackCarriesAManifestsTuningChoice) {
   triton_jit::build_pack(manifest, pack, quiet);
   triton_jit::set_index_dir(std::nullopt);
   const auto run = [&](const std::string& args) {
-    return test_support::run_child("env TRITON_JIT_CACHE_DIR='" + (root_ / "empty").string() + "' TRITON_JIT_PACKS='" +
+    return test_support::run_child("env TRITON_JIT_INDEX_DIR='" + (root_ / "empty").string() + "' TRITON_JIT_PACKS='" +
                                    pack + "' " + without_python() + " '" + DECORATED_PROBE_PATH "' '" + file +
                                    "' inplace_scale_kernel " + args);
   };

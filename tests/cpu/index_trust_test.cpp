@@ -190,7 +190,7 @@ TEST_F(IndexTrustTest, ALinkOnTheWayToEntriesTurnsTheIndexOff) {
   EXPECT_FALSE(loads(r));
   index().store(record_of(7), kEnvironment);
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(count_of(err, "warning: not using the kernel cache"), 1u) << err;
+  EXPECT_EQ(count_of(err, "warning: not using the kernel index"), 1u) << err;
   EXPECT_NE(err.find("is a symbolic link"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(moved / fs::relative(entry_file(record_of(7)), index_ / "v3" / "kernels")));
 }
@@ -207,7 +207,7 @@ TEST_F(IndexTrustTest, AWorldWritableFolderIsRefusedWithOneWarning) {
   EXPECT_FALSE(loads(r));
   index().store(record_of(9), kEnvironment);
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(count_of(err, "warning: not using the kernel cache"), 1u) << err;
+  EXPECT_EQ(count_of(err, "warning: not using the kernel index"), 1u) << err;
   EXPECT_NE(err.find((index_ / "v3").string() + " is writable by others (mode 0777)"), std::string::npos) << err;
   EXPECT_NE(err.find("TRITON_JIT_TRUST_SHARED_INDEX"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(entry_file(record_of(9))));
@@ -266,7 +266,7 @@ TEST_F(IndexTrustTest, AFolderOwnedByAnotherUserIsRefused) {
   EXPECT_FALSE(loads(r));
   index().store(record_of(14), kEnvironment);
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_EQ(count_of(err, "warning: not using the kernel cache"), 1u) << err;
+  EXPECT_EQ(count_of(err, "warning: not using the kernel index"), 1u) << err;
   EXPECT_NE(err.find((index_ / "v3").string() + " is owned by uid 12345, not by this user (uid 0)"),
             std::string::npos)
       << err;
@@ -318,7 +318,7 @@ TEST_F(IndexTrustTest, WritesSurviveAClearInALoop) {
   clearer.join();
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(clear_failure, "");
-  EXPECT_EQ(err.find("cannot write the kernel cache"), std::string::npos) << err;
+  EXPECT_EQ(err.find("cannot write the kernel index"), std::string::npos) << err;
   // Writing is still on: a store after the clean-up lands.
   const KernelRecord last = record_of(40);
   index().store(last, kEnvironment);

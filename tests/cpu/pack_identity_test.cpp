@@ -96,7 +96,7 @@ class PackIdentityTest : public ::testing::Test {
 
   // store_probe on `kernel_file`'s add_kernel; `env`: VAR=value words; `args`: the probe's options.
   Probe run(const std::string& env, const std::string& kernel_file, const std::string& args) const {
-    return test_support::run_child("timeout 120 env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" +
+    return test_support::run_child("timeout 120 env TRITON_JIT_TEST_KEEP_INDEX_DIR=1 TRITON_JIT_INDEX_DIR='" +
                                    (root_ / "empty_cache").string() + "' " + env + " '" STORE_PROBE_PATH "' '" +
                                    kernel_file + "' add_kernel " + args);
   }

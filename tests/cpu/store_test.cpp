@@ -1,5 +1,5 @@
 // The persistent kernel index and kernel packs, across processes: each case runs store_probe
-// (a fresh process) against a private cache directory and reads what the probe took to launch.
+// (a fresh process) against a private index directory and reads what the probe took to launch.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -63,7 +63,7 @@ class StoreTest : public ::testing::Test {
   // (default kernel_file()).
   Probe run(const std::string& env, const std::string& args = "", const std::string& cache = "",
             const std::string& file = "") const {
-    return test_support::run_child("env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" +
+    return test_support::run_child("env TRITON_JIT_TEST_KEEP_INDEX_DIR=1 TRITON_JIT_INDEX_DIR='" +
                                    (cache.empty() ? cache_ : cache) + "' " + env + " '" STORE_PROBE_PATH "' '" +
                                    (file.empty() ? kernel_file() : file) + "' scaled_add " + args);
   }
@@ -323,7 +323,7 @@ TEST_F(StoreTest, ADamagedEntryIsIgnoredAndRebuilt) {
     const Probe p = run("");
     ASSERT_EQ(p.status, 0) << p.output;
     EXPECT_EQ(p["compiles"], "1") << "damage " << damage;
-    EXPECT_NE(p.output.find("ignoring the damaged cache entry"), std::string::npos) << p.output;
+    EXPECT_NE(p.output.find("ignoring the damaged index entry"), std::string::npos) << p.output;
     EXPECT_EQ(run(no_python())["index_hits"], "1") << "rebuilt entry, damage " << damage;
   }
 }
@@ -336,7 +336,7 @@ TEST_F(StoreTest, AnUnwritableDirectoryDegradesToMemoryWithOneWarning) {
   EXPECT_EQ(p["compiles"], "1");
   EXPECT_EQ(p["launches"], "1");
   size_t warnings = 0;
-  for (size_t at = 0; (at = p.output.find("cannot write the kernel cache", at)) != std::string::npos; ++at) ++warnings;
+  for (size_t at = 0; (at = p.output.find("cannot write the kernel index", at)) != std::string::npos; ++at) ++warnings;
   EXPECT_EQ(warnings, 1u) << p.output;  // the signature and the kernel both failed to store
 }
 
@@ -349,7 +349,7 @@ TEST_F(StoreTest, AnUntrustedDirectoryIsRefusedAndTheLaunchCompiles) {
   EXPECT_EQ(p["compiles"], "1");
   EXPECT_EQ(p["launches"], "1");
   size_t warnings = 0;
-  for (size_t at = 0; (at = p.output.find("not using the kernel cache", at)) != std::string::npos; ++at) ++warnings;
+  for (size_t at = 0; (at = p.output.find("not using the kernel index", at)) != std::string::npos; ++at) ++warnings;
   EXPECT_EQ(warnings, 1u) << p.output;
   EXPECT_NE(p.output.find("is writable by others (mode 0777)"), std::string::npos) << p.output;
   EXPECT_TRUE(files_under(cache_, ".tj").empty()) << "nothing is stored in a refused index";
@@ -358,7 +358,7 @@ TEST_F(StoreTest, AnUntrustedDirectoryIsRefusedAndTheLaunchCompiles) {
   // Shared on purpose: accepted.
   const Probe shared = run("TRITON_JIT_TRUST_SHARED_INDEX=1");
   ASSERT_EQ(shared.status, 0) << shared.output;
-  EXPECT_EQ(shared.output.find("not using the kernel cache"), std::string::npos) << shared.output;
+  EXPECT_EQ(shared.output.find("not using the kernel index"), std::string::npos) << shared.output;
   EXPECT_FALSE(files_under(cache_, ".tjk").empty());
 }
 

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bridge/python_select.h"
 #include "settings/settings.h"
@@ -53,6 +55,56 @@ TEST(EnvFlag, AnUnknownValueIsAWarningNamingTheVariableAndTheSpellings) {
   EXPECT_TRUE(triton_jit::detail::env_flag("TRITON_JIT_TEST_FLAG", true));
 }
 
+// The index folder's variable: TRITON_JIT_INDEX_DIR, with its former name TRITON_JIT_CACHE_DIR
+// still read. set_index_dir(std::nullopt) reads the environment again.
+class IndexDirVariable : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* name : {"TRITON_JIT_INDEX_DIR", "TRITON_JIT_CACHE_DIR"}) {
+      if (const char* value = std::getenv(name)) saved_.emplace_back(name, value);
+      ::unsetenv(name);
+    }
+  }
+  void TearDown() override {
+    ::unsetenv("TRITON_JIT_INDEX_DIR");
+    ::unsetenv("TRITON_JIT_CACHE_DIR");
+    for (const auto& [name, value] : saved_) ::setenv(name.c_str(), value.c_str(), 1);
+    triton_jit::set_index_dir(std::nullopt);
+  }
+  static std::string read_from_environment() {
+    triton_jit::set_index_dir(std::nullopt);
+    return triton_jit::index_dir();
+  }
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+TEST_F(IndexDirVariable, TheNewNameIsRead) {
+  ::setenv("TRITON_JIT_INDEX_DIR", "/tmp/tj-index-new", 1);
+  EXPECT_EQ(read_from_environment(), "/tmp/tj-index-new");
+}
+
+TEST_F(IndexDirVariable, TheFormerNameIsStillRead) {
+  ::setenv("TRITON_JIT_CACHE_DIR", "/tmp/tj-index-former", 1);
+  EXPECT_EQ(read_from_environment(), "/tmp/tj-index-former");
+}
+
+TEST_F(IndexDirVariable, TheNewNameWinsWhenBothAreSet) {
+  ::setenv("TRITON_JIT_INDEX_DIR", "/tmp/tj-index-new", 1);
+  ::setenv("TRITON_JIT_CACHE_DIR", "/tmp/tj-index-former", 1);
+  EXPECT_EQ(read_from_environment(), "/tmp/tj-index-new");
+}
+
+TEST_F(IndexDirVariable, AnEmptyValueTurnsTheIndexOffUnderEitherName) {
+  ::setenv("TRITON_JIT_INDEX_DIR", "", 1);
+  ::setenv("TRITON_JIT_CACHE_DIR", "/tmp/tj-index-former", 1);
+  EXPECT_EQ(read_from_environment(), "");
+  EXPECT_EQ(triton_jit::index_status().state, triton_jit::IndexStatus::State::Off);
+  ::unsetenv("TRITON_JIT_INDEX_DIR");
+  ::setenv("TRITON_JIT_CACHE_DIR", "", 1);
+  EXPECT_EQ(read_from_environment(), "");
+  EXPECT_EQ(triton_jit::index_status().state, triton_jit::IndexStatus::State::Off);
+}
+
 KernelRecord good_record() {
   KernelRecord r;
   r.function_path = "/k.py";
@@ -91,8 +143,8 @@ TEST(RecordFields, AGoodRecordReadsBack) {
   EXPECT_EQ(back.kernel.info.name, "add_kernel");
 }
 
-// `cache info` crashed (exit 139) on a sealed entry created past the year 2^31: localtime had no
-// answer and strftime was handed none. Every number read from a record is range-checked.
+// `triton-jit cache info` (now `index info`) crashed (exit 139) on a sealed entry created past the
+// year 2^31: localtime had no answer and strftime was handed none. Every number read from a record is range-checked.
 TEST(RecordFields, NumbersOutOfRangeAreDamage) {
   struct Case {
     const char* field;

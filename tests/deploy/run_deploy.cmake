@@ -24,7 +24,7 @@ function(probe name block)
   endif()
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -E env --unset=LD_LIBRARY_PATH --unset=TRITON_JIT_PYTHON --unset=VIRTUAL_ENV
-            --unset=TRITON_JIT_OFFLINE --unset=TRITON_JIT_PACKS "TRITON_JIT_CACHE_DIR=" ${ARG_ENV}
+            --unset=TRITON_JIT_OFFLINE --unset=TRITON_JIT_PACKS "TRITON_JIT_INDEX_DIR=" ${ARG_ENV}
             "${WORK}/probe-build/deploy_probe" "${WORK}/kernels.tjp" "${WORK}/add.py" add_kernel ${block}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   message("---- ${name} (exit ${rc})\n${out}")
@@ -107,9 +107,9 @@ probe("miss, TRITON_JIT_PYTHON" 512 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}
       EXPECT "python: [^\n]* \\(from TRITON_JIT_PYTHON\\)" "loaded the Python bridge library"
              "result=ok kernels_from_pack=0 compiles=1" "python_used=1 bridge_loaded=1 libpython_loaded=1")
 # The index, filled by a compile, serves the next process without Python.
-probe("miss, compiled into the index" 1024 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}" "TRITON_JIT_CACHE_DIR=${WORK}/index"
+probe("miss, compiled into the index" 1024 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}" "TRITON_JIT_INDEX_DIR=${WORK}/index"
       EXPECT "result=ok kernels_from_pack=0 compiles=1 index_hits=0")
-probe("index hit" 1024 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}" "TRITON_JIT_CACHE_DIR=${WORK}/index"
+probe("index hit" 1024 ENV "TRITON_JIT_PYTHON=${Python3_EXECUTABLE}" "TRITON_JIT_INDEX_DIR=${WORK}/index"
       EXPECT "result=ok kernels_from_pack=0 compiles=0 index_hits=1" "${no_python}")
 get_filename_component(python_bin "${Python3_EXECUTABLE}" DIRECTORY)
 get_filename_component(python_env "${python_bin}" DIRECTORY)

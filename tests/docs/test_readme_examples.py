@@ -27,7 +27,7 @@ paths mean what they mean at the root of a checkout (in the guide's files too):
 Environment (tests/docs/CMakeLists.txt): TRITON_JIT_SOURCE_DIR, TRITON_JIT_BUILD_DIR,
 TRITON_JIT_DOCS_WORK, TRITON_JIT_DOCS_CMAKE (the build's cmake, first on PATH for shell blocks),
 TRITON_JIT_DOCS_CMAKE_GENERATOR and TRITON_JIT_DOCS_CXX_COMPILER, plus the
-test caches every test gets (TRITON_CACHE_DIR, TRITON_JIT_CACHE_DIR).
+test caches every test gets (TRITON_CACHE_DIR, TRITON_JIT_INDEX_DIR).
 """
 import ast
 import glob

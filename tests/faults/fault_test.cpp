@@ -182,7 +182,7 @@ class FaultTest : public ::testing::Test {
     // No compile pool's fork server started ahead: it stores Triton's installation key in this
     // index too, and whether it does so before the probe looks for the key would change the
     // probe's own sequence of writes from run to run, and so what step N is.
-    std::vector<std::string> env = {"TRITON_JIT_TEST_KEEP_CACHE_DIR=1", "TRITON_JIT_CACHE_DIR=" + cache_.string(),
+    std::vector<std::string> env = {"TRITON_JIT_TEST_KEEP_INDEX_DIR=1", "TRITON_JIT_INDEX_DIR=" + cache_.string(),
                                     "TRITON_JIT_COMPILE_WORKER_START=on-demand"};
     if (!fault.empty()) {
       env.push_back("LD_PRELOAD=" FAULT_SHIM_PATH);
@@ -309,7 +309,7 @@ TEST_F(IndexEntryFaults, AFailedWriteAtEachStepLosesNothing) {
         EXPECT_EQ(count_of(r.output, "warning"), 0u) << r.output;
         EXPECT_TRUE(kernel_stored()) << r.output;
       } else {
-        EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel cache"), 1u) << r.output;
+        EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel index"), 1u) << r.output;
         EXPECT_NE(r.output.find(errno_text(e)), std::string::npos) << r.output;
       }
       expect_index_intact(where, false);
@@ -384,7 +384,7 @@ TEST_F(TableFaults, AFailedWriteAtEachStepLosesNothing) {
                                                    "FAULT_ERRNO=" + e}));
       ASSERT_EQ(r.status, 0) << r.output;
       EXPECT_EQ(r["spec"], spec);
-      EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel cache"), 1u) << r.output;
+      EXPECT_EQ(count_of(r.output, "warning: cannot write the kernel index"), 1u) << r.output;
       EXPECT_NE(r.output.find(errno_text(e)), std::string::npos) << r.output;
       expect_index_intact(where, false);
       expect_a_new_process_reads_the_table(spec);
@@ -527,7 +527,7 @@ TEST_F(FaultTest, PruneAndClearWhileOthersReadAndWriteCrashNoOne) {
     const Child r = spawn(probe, environment(), out);
     record(who, r, r.status == 0 && r.output.find("warning") == std::string::npos);
   }));
-  // triton-jit cache prune, clear and list, in turn.
+  // triton-jit index prune, clear and list, in turn.
   threads.push_back(loop("cli", [&](const std::string& who, int i, const fs::path& out) {
     static const std::vector<std::vector<std::string>> actions = {
         {"cache", "prune", "--older-than", "0"}, {"cache", "list"}, {"cache", "clear"}, {"cache", "list"}};

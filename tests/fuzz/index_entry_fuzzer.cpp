@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::check_message(e.what);
     return 0;
   }
-  // What `triton-jit cache list` and a miss's messages make of a record.
+  // What `triton-jit index list` and a miss's messages make of a record.
   (void)record.key.text();
   (void)record.key.manifest_line(record.function_path, record.function_name);
   (void)record.kernel.info.to_json();

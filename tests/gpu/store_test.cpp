@@ -40,7 +40,7 @@ class StoreGpuTest : public gpu_test::GpuTest {
   // `tuned`: the probe launches src/decorated.py:scale_kernel (autotuned) instead of scaled_add.
   Report run(const std::string& env, const std::string& cache, bool tuned = false) const {
     const std::string file = tuned ? (root_ / "src" / "decorated.py").string() : kernel_file();
-    const Report r = test_support::run_child("env TRITON_JIT_TEST_KEEP_CACHE_DIR=1 TRITON_JIT_CACHE_DIR='" + cache +
+    const Report r = test_support::run_child("env TRITON_JIT_TEST_KEEP_INDEX_DIR=1 TRITON_JIT_INDEX_DIR='" + cache +
                                              "' " + env + " '" STORE_GPU_PROBE_PATH "' '" + file + "'" +
                                              (tuned ? " tuned" : ""));
     std::printf("probe (%s):\n%s", env.c_str(), r.output.c_str());

@@ -1,5 +1,5 @@
-// Launches on several streams at once (from several threads, cold cache included), events between
-// streams, CUDA graph capture of cached launches (scratch-needing kernels too) and cache counters.
+// Launches on several streams at once (from several threads, cold table included), events between
+// streams, CUDA graph capture of cached launches (scratch-needing kernels too) and table counters.
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -18,7 +18,7 @@ using namespace gpu_test;
 
 class GpuStreams : public GpuTest {};
 class GpuGraphs : public GpuTest {};
-class GpuCache : public GpuTest {};
+class GpuTable : public GpuTest {};
 using triton_jit::ArgSpan;
 using triton_jit::ArgValue;
 using triton_jit::LaunchConfig;
@@ -274,7 +274,7 @@ TEST_F(GpuGraphs, GraphCaptureOfKernelNeedingGlobalScratch) {
 
 // ---------------------------------------------------------------------------------------------
 
-TEST_F(GpuCache, SecondLaunchIsACacheHit) {
+TEST_F(GpuTable, SecondLaunchIsATableHit) {
   constexpr int kBlock = 256;
   const int n = 4099;
   std::mt19937_64 rng(test_seed());

@@ -28,9 +28,9 @@ target=$("$py" -c "import torch; a, b = torch.cuda.get_device_capability(0); pri
 # and every operator's kernel are outside it and compile on the first miss.
 echo "$here/serving_kernels.py:axpy_kernel *fp32:16,*fp32:16,*fp32:16,fp32,i32:16,1024 target=$target" \
   >"$work/serving.manifest"
-TRITON_JIT_CACHE_DIR="$work/pack-index" TRITON_CACHE_DIR="$work/pack-triton" \
+TRITON_JIT_INDEX_DIR="$work/pack-index" TRITON_CACHE_DIR="$work/pack-triton" \
   "$cli" pack "$work/serving.manifest" --out "$work/serving.tjp" || exit 1
 
-export TRITON_JIT_CACHE_DIR="$work/index" TRITON_JIT_PACKS="$work/serving.tjp"
+export TRITON_JIT_INDEX_DIR="$work/index" TRITON_JIT_PACKS="$work/serving.tjp"
 "$py" -m torch.distributed.run --standalone --nnodes=1 --nproc_per_node=2 \
   "$here/serve_two_ranks.py" "$work" "$iterations"

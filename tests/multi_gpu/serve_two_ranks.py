@@ -1,7 +1,7 @@
 """Two processes, one per GPU (torchrun --nproc_per_node=2), serving the same workload: the
 operators of triton_jit_ops (add, softmax, matmul, sum), a kernel launched through the
 triton_jit package, and an all-reduce through NCCL, in a loop. They share one kernel index
-(TRITON_JIT_CACHE_DIR) and one kernel pack (TRITON_JIT_PACKS) and start together, so they miss
+(TRITON_JIT_INDEX_DIR) and one kernel pack (TRITON_JIT_PACKS) and start together, so they miss
 the same kernels at the same moment. Checked at the end: every result against torch, and each
 kernel outside the pack compiled once across both processes (the other took it from the index).
 

@@ -67,7 +67,7 @@ def test_missing_kernel_offline(tmp_path):
             assert e.key and e.manifest_line, (e.key, e.manifest_line)
             print("MISSING", e.manifest_line)
     """)
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=str(tmp_path / "index"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=str(tmp_path / "index"))
     r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "MISSING" in r.stdout and "add_kernel" in r.stdout
@@ -99,7 +99,7 @@ def test_keyboard_interrupt_during_compile_is_honoured(tmp_path):
         assert k.stats()["compiles"] == 1, k.stats()
         print("RECOVERED")
     """)
-    env = dict(os.environ, TRITON_JIT_CACHE_DIR=str(tmp_path / "index"), TRITON_CACHE_DIR=str(tmp_path / "triton"))
+    env = dict(os.environ, TRITON_JIT_INDEX_DIR=str(tmp_path / "index"), TRITON_CACHE_DIR=str(tmp_path / "triton"))
     r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "INTERRUPTED\nRECOVERED" in r.stdout, r.stdout + r.stderr

@@ -30,7 +30,7 @@ void remove_process_cache_dir() {
   if (g_process_cache_dir[0] != 0) ::nftw(g_process_cache_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-bool is_cache_dir(const std::string& name) { return name == "TRITON_CACHE_DIR" || name == "TRITON_JIT_CACHE_DIR"; }
+bool is_cache_dir(const std::string& name) { return name == "TRITON_CACHE_DIR" || name == "TRITON_JIT_INDEX_DIR"; }
 
 // A cache folder below TRITON_JIT_TEST_CACHE_ROOT when it is set: ROOT/<the folder's own name>.
 std::string relocated(const std::string& dir) {
@@ -48,8 +48,8 @@ bool apply_test_env() {
     std::string name = entry.substr(0, eq);
     std::string value = entry.substr(eq + 1);
     if (is_cache_dir(name)) value = relocated(value);
-    if (name == "TRITON_JIT_CACHE_DIR") {
-      if (std::getenv("TRITON_JIT_TEST_KEEP_CACHE_DIR") != nullptr) continue;  // a test's child process
+    if (name == "TRITON_JIT_INDEX_DIR") {
+      if (std::getenv("TRITON_JIT_TEST_KEEP_INDEX_DIR") != nullptr) continue;  // a test's child process
       value += "/process-" + std::to_string(::getpid());
       std::snprintf(g_process_cache_dir, sizeof g_process_cache_dir, "%s", value.c_str());
       std::atexit(remove_process_cache_dir);

@@ -62,8 +62,8 @@ int run_tune(const Options& o) {
   if (!o.store) {
     triton_jit::set_index_dir(std::string());
   } else if (triton_jit::index_dir().empty()) {
-    throw triton_jit::Error("--store: the kernel index is off (TRITON_JIT_CACHE_DIR is empty), so the choice "
-                            "could not be kept; set TRITON_JIT_CACHE_DIR or leave out --store");
+    throw triton_jit::Error("--store: the kernel index is off (TRITON_JIT_INDEX_DIR is empty), so the choice "
+                            "could not be kept; set TRITON_JIT_INDEX_DIR or leave out --store");
   }
   const triton_jit::TritonJitFunction& fn = kernel_function(o);
   const std::string& function = fn.signature().function;

@@ -9,7 +9,7 @@ int run_inspect(const Options& options);
 int run_specialize(const Options& options);
 int run_compile(const Options& options);
 int run_tune(const Options& options);
-int run_cache(const Options& options);
+int run_index(const Options& options);
 int run_pack(const Options& options);
 
 }  // namespace triton_jit_cli

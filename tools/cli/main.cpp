@@ -28,7 +28,7 @@ int run(const Options& o) {
   // These compile one kernel in this process, or none: no compile pool, and so no fork server
   // booting beside them for nothing (the pool's server starts when a process first reads a kernel).
   if (o.command == Command::Inspect || o.command == Command::Specialize || o.command == Command::Compile ||
-      o.command == Command::Cache) {
+      o.command == Command::Index) {
     triton_jit::set_compile_workers(0);
   }
   switch (o.command) {
@@ -38,7 +38,7 @@ int run(const Options& o) {
     case Command::Specialize: return run_specialize(o);
     case Command::Compile: return run_compile(o);
     case Command::Tune: return run_tune(o);
-    case Command::Cache: return run_cache(o);
+    case Command::Index: return run_index(o);
     case Command::Pack: return run_pack(o);
   }
   return 0;

@@ -35,7 +35,7 @@ constexpr OptionSpec kTuneOptions[] = {
     {"--grid", true, false},
 };
 
-constexpr OptionSpec kCacheOptions[] = {
+constexpr OptionSpec kIndexOptions[] = {
     {"--older-than", true, false},
 };
 constexpr OptionSpec kPackOptions[] = {
@@ -44,7 +44,7 @@ constexpr OptionSpec kPackOptions[] = {
     {"--quiet", false, false},
 };
 
-// What the words after the options are: FILE.py:FUNCTION, or plain words (cache, pack).
+// What the words after the options are: FILE.py:FUNCTION, or plain words (index, pack).
 enum class Positional { Kernel, Words };
 
 struct CommandSpec {
@@ -60,11 +60,15 @@ constexpr CommandSpec kCommands[] = {
     {"specialize", Command::Specialize, kSpecializeOptions, std::size(kSpecializeOptions), Positional::Kernel},
     {"compile", Command::Compile, kCompileOptions, std::size(kCompileOptions), Positional::Kernel},
     {"tune", Command::Tune, kTuneOptions, std::size(kTuneOptions), Positional::Kernel},
-    {"cache", Command::Cache, kCacheOptions, std::size(kCacheOptions), Positional::Words},
+    {"index", Command::Index, kIndexOptions, std::size(kIndexOptions), Positional::Words},
     {"pack", Command::Pack, kPackOptions, std::size(kPackOptions), Positional::Words},
 };
 
+// `cache` is the index command's former name, still accepted: it runs `index` as it is.
+constexpr std::string_view kIndexFormerName = "cache";
+
 const CommandSpec* find_command(std::string_view name) {
+  if (name == kIndexFormerName) name = "index";
   for (const CommandSpec& c : kCommands) {
     if (c.name == name) return &c;
   }
@@ -226,14 +230,15 @@ Options parse_command_line(int argc, const char* const* argv) {
   }
   if (i == argc)
     throw UsageError(
-        "no command given: expected inspect, specialize, compile, tune, cache or pack (see triton-jit --help)");
+        "no command given: expected inspect, specialize, compile, tune, index or pack (see triton-jit --help)");
 
   const std::string_view name = argv[i++];
   if (name == "help") {
     o.command = Command::Help;
     if (i < argc) {
-      if (!find_command(argv[i])) throw UsageError("no help for unknown command '" + std::string(argv[i]) + "'");
-      o.help_topic = argv[i];
+      const CommandSpec* topic = find_command(argv[i]);
+      if (topic == nullptr) throw UsageError("no help for unknown command '" + std::string(argv[i]) + "'");
+      o.help_topic = std::string(topic->name);
       if (i + 1 < argc) throw UsageError("unexpected argument '" + std::string(argv[i + 1]) + "' after help");
     }
     return o;
@@ -241,7 +246,7 @@ Options parse_command_line(int argc, const char* const* argv) {
   const CommandSpec* command = find_command(name);
   if (command == nullptr) {
     throw UsageError("unknown command '" + std::string(name) +
-                     "': expected inspect, specialize, compile, tune, cache or pack (see triton-jit --help)");
+                     "': expected inspect, specialize, compile, tune, index or pack (see triton-jit --help)");
   }
   o.command = command->command;
   const std::string help_hint = " (see triton-jit help " + std::string(command->name) + ")";
@@ -303,23 +308,23 @@ Options parse_command_line(int argc, const char* const* argv) {
     kernel_given = true;
   }
 
-  if (o.command == Command::Cache) {
-    if (words.empty()) throw UsageError("cache: missing action: list, info ID, clear or prune" + help_hint);
-    o.cache_action = words[0];
-    const size_t wanted = o.cache_action == "info" ? 2 : 1;
-    if (o.cache_action != "list" && o.cache_action != "info" && o.cache_action != "clear" &&
-        o.cache_action != "prune") {
-      throw UsageError("cache: unknown action '" + o.cache_action + "': expected list, info, clear or prune" +
+  if (o.command == Command::Index) {
+    if (words.empty()) throw UsageError("index: missing action: list, info ID, clear or prune" + help_hint);
+    o.index_action = words[0];
+    const size_t wanted = o.index_action == "info" ? 2 : 1;
+    if (o.index_action != "list" && o.index_action != "info" && o.index_action != "clear" &&
+        o.index_action != "prune") {
+      throw UsageError("index: unknown action '" + o.index_action + "': expected list, info, clear or prune" +
                        help_hint);
     }
-    if (words.size() < wanted) throw UsageError("cache info: missing the entry ID (see triton-jit cache list)");
+    if (words.size() < wanted) throw UsageError("index info: missing the entry ID (see triton-jit index list)");
     if (words.size() > wanted) throw UsageError("unexpected argument '" + words[wanted] + "'" + help_hint);
-    if (wanted == 2) o.cache_id = words[1];
-    if (o.cache_action == "prune" && !seen.count("--older-than")) {
-      throw UsageError("cache prune: missing required option --older-than DAYS" + help_hint);
+    if (wanted == 2) o.index_entry_id = words[1];
+    if (o.index_action == "prune" && !seen.count("--older-than")) {
+      throw UsageError("index prune: missing required option --older-than DAYS" + help_hint);
     }
-    if (o.cache_action != "prune" && seen.count("--older-than")) {
-      throw UsageError("--older-than applies to cache prune only");
+    if (o.index_action != "prune" && seen.count("--older-than")) {
+      throw UsageError("--older-than applies to index prune only");
     }
     return o;
   }
@@ -450,14 +455,14 @@ Options:
   --grid X[,Y[,Z]]  the launch grid every config is timed with (default 1). A fixed grid: a grid
                     that depends on the config (cdiv(n, meta["BLOCK"])) cannot be given here, so
                     time with the grid of the config you mean, or one that covers the work.
-  --store           keep the choice in the kernel index (TRITON_JIT_CACHE_DIR)
+  --store           keep the choice in the kernel index (TRITON_JIT_INDEX_DIR)
 )";
   }
-  if (topic == "cache") {
-    return R"(Usage: triton-jit cache list
-       triton-jit cache info ID
-       triton-jit cache clear
-       triton-jit cache prune --older-than DAYS
+  if (topic == "index") {
+    return R"(Usage: triton-jit index list
+       triton-jit index info ID
+       triton-jit index clear
+       triton-jit index prune --older-than DAYS
 
 The persistent kernel index: every kernel compiled is stored there with what identifies it
 (function, source hashes of its dependencies, specialization, options, target, the Triton
@@ -471,7 +476,9 @@ Actions:
   clear                     remove every entry
   prune --older-than DAYS   remove entries unused for DAYS days, and stale or damaged ones
 
-The directory: TRITON_JIT_CACHE_DIR, else $XDG_CACHE_HOME/triton_jit, else ~/.cache/triton_jit.
+The directory: TRITON_JIT_INDEX_DIR, else TRITON_JIT_CACHE_DIR (its former name), else
+$XDG_CACHE_HOME/triton_jit, else ~/.cache/triton_jit.
+`triton-jit cache` is this command's former name, still accepted.
 )";
   }
   if (topic == "pack") {
@@ -525,7 +532,7 @@ Commands:
   specialize       print the specialization key a call with the given arguments uses
   compile          compile a specialization ahead of time to a .cubin and a .json
   tune             autotune a @triton.autotune function on the GPU; print each config's time
-  cache ACTION     list, inspect, clear or prune the persistent kernel index
+  index ACTION     list, inspect, clear or prune the persistent kernel index
   pack MANIFEST    compile the kernels a manifest lists into one kernel pack
   help [COMMAND]   print this help, or a command's
 
@@ -539,7 +546,7 @@ Exit status: 0 on success, 1 when the runtime fails (lookup, arguments, compile,
 ("triton-jit: warning: ...": a damaged pack, an ignored environment variable), one line each.
 
 Environment: TRITON_JIT_PYTHON (the Python whose triton compiles), TRITON_CACHE_DIR,
-TRITON_JIT_CACHE_DIR (the kernel index), TRITON_JIT_TARGET (the target specialize assumes),
+TRITON_JIT_INDEX_DIR (the kernel index), TRITON_JIT_TARGET (the target specialize assumes),
 TRITON_JIT_PRELOAD (modules to import before any kernel), TRITON_JIT_LOG=info.
 )";
 }

@@ -11,7 +11,7 @@
 
 namespace triton_jit_cli {
 
-enum class Command { Help, Version, Inspect, Specialize, Compile, Tune, Cache, Pack };
+enum class Command { Help, Version, Inspect, Specialize, Compile, Tune, Index, Pack };
 
 // The command line, checked: every value here is well formed.
 struct Options {
@@ -46,9 +46,9 @@ struct Options {
   std::string out_dir;
   std::vector<std::pair<std::string, std::string>> compile_options;  // --option KEY=VALUE, in order
 
-  // cache: the action (list, info, clear, prune) and, for info, the entry id
-  std::string cache_action;
-  std::string cache_id;
+  // index: the action (list, info, clear, prune) and, for info, the entry id
+  std::string index_action;
+  std::string index_entry_id;
   double older_than_days = -1;  // prune --older-than
 
   // pack

@@ -1,4 +1,4 @@
-// The in-memory kernel cache behind compile(): hits and misses by key, one compile per key even
+// The kernel table (in memory) behind compile(): hits and misses by key, one compile per key even
 // when many threads ask at once. Each test uses keys (BLOCK values) no other test uses, so the
 // tests also hold when the whole executable runs in one process.
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@ std::vector<triton_jit::ArgValue> add_args(int block, uint64_t x = 0x100000, int
   return {test::ptr(x), test::ptr(0x200000), test::ptr(0x300000), triton_jit::to_arg(n), triton_jit::to_arg(block)};
 }
 
-TEST(KernelCache, SecondIdenticalCallHits) {
+TEST(KernelTable, SecondIdenticalCallHits) {
   const Stats s0 = add().stats();
   const auto args = add_args(16);
   const KernelInfo& first = add().compile(test::config(), test::span(args));
@@ -47,7 +47,7 @@ TEST(KernelCache, SecondIdenticalCallHits) {
   EXPECT_EQ(add().stats().hits, s1.hits + 2);
 }
 
-TEST(KernelCache, DifferentKeysCompileAgain) {
+TEST(KernelTable, DifferentKeysCompileAgain) {
   const auto a = add_args(32);
   const KernelInfo& base = add().compile(test::config(), test::span(a));
   const Stats s0 = add().stats();
@@ -78,7 +78,7 @@ TEST(KernelCache, DifferentKeysCompileAgain) {
   EXPECT_EQ(add().stats().hits, s0.hits);
 }
 
-TEST(KernelCache, StringConstexprsCompareByContent) {
+TEST(KernelTable, StringConstexprsCompareByContent) {
   auto& fn = TritonJitFunction::get(test::kernel("defaults.py"), "defaults_kernel");
   const float* x = reinterpret_cast<const float*>(uintptr_t{0x1000});
   std::string fast = "fast", slow = "slow";
@@ -124,7 +124,7 @@ void run_together(int threads, F body) {
   for (auto& t : pool) t.join();
 }
 
-TEST(KernelCache, ConcurrentCallsForOneKeyCompileOnce) {
+TEST(KernelTable, ConcurrentCallsForOneKeyCompileOnce) {
   const Stats s0 = add().stats();
   const auto args = add_args(4096);
   std::vector<const KernelInfo*> results(8, nullptr);
@@ -143,7 +143,7 @@ TEST(KernelCache, ConcurrentCallsForOneKeyCompileOnce) {
   EXPECT_EQ((s1.hits - s0.hits) + (s1.misses - s0.misses), 8u);
 }
 
-TEST(KernelCache, ConcurrentCallsForSeveralKeysCompileEachOnce) {
+TEST(KernelTable, ConcurrentCallsForSeveralKeysCompileEachOnce) {
   auto& fn = TritonJitFunction::get(test::kernel("scratch.py"), "sum_kernel");
   const Stats s0 = fn.stats();
   const int blocks[] = {64, 128, 256};
@@ -167,7 +167,7 @@ TEST(KernelCache, ConcurrentCallsForSeveralKeysCompileEachOnce) {
   EXPECT_EQ(fn.stats().compiles, s0.compiles + 3);
 }
 
-TEST(KernelCache, GlobalStatsSumAllFunctions) {
+TEST(KernelTable, GlobalStatsSumAllFunctions) {
   auto& fn = TritonJitFunction::get(test::kernel("mixed_module.py"), "real_kernel");
   const Stats g0 = triton_jit::global_stats();
   const Stats f0 = fn.stats();
@@ -180,13 +180,13 @@ TEST(KernelCache, GlobalStatsSumAllFunctions) {
   EXPECT_GE(g1.compiles, fn.stats().compiles + add().stats().compiles);
 }
 
-TEST(KernelCache, CompileSignatureIsNotCachedInMemory) {
+TEST(KernelTable, CompileSignatureIsNotKeptInTheTable) {
   const Stats s0 = add().stats();
   add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, {}, triton_jit::Target{}});
   add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, {}, triton_jit::Target{}});
   EXPECT_EQ(add().stats().compiles, s0.compiles + 2);
   EXPECT_EQ(add().stats().hits, s0.hits);
-  // Nor does it fill the cache a call uses; a call finds the kernel in the persistent index.
+  // Nor does it fill the table a call uses; a call finds the kernel in the persistent index.
   const auto args = add_args(8);
   add().compile(test::config(), test::span(args));
   EXPECT_EQ(add().stats().compiles, s0.compiles + 2);

@@ -40,7 +40,7 @@ std::string launch_options(const triton_jit::IndexEntry& e) {
 
 std::string directory_or_off() {
   const std::string dir = triton_jit::index_dir();
-  return dir.empty() ? "off (TRITON_JIT_CACHE_DIR is empty)" : dir;
+  return dir.empty() ? "off (TRITON_JIT_INDEX_DIR is empty)" : dir;
 }
 
 int list() {
@@ -94,8 +94,8 @@ bool usable_for(const std::string& action) {
   switch (s.state) {
     case State::Usable: return true;
     case State::Off:
-      std::cerr << "triton-jit: error: the kernel cache is off (TRITON_JIT_CACHE_DIR is empty, or neither "
-                   "XDG_CACHE_HOME nor HOME is set); set TRITON_JIT_CACHE_DIR to a folder to use one\n";
+      std::cerr << "triton-jit: error: the kernel index is off (TRITON_JIT_INDEX_DIR is empty, or neither "
+                   "XDG_CACHE_HOME nor HOME is set); set TRITON_JIT_INDEX_DIR to a folder to use one\n";
       return false;
     case State::Missing:
       // Nothing to list or remove, which is no failure; info's own error says no entry has the id.
@@ -103,11 +103,11 @@ bool usable_for(const std::string& action) {
       return true;
     case State::ReadOnly:
       if (action == "list" || action == "info") return true;
-      std::cerr << "triton-jit: error: cannot " << action << " the kernel cache in " << s.dir << ": " << s.problem
+      std::cerr << "triton-jit: error: cannot " << action << " the kernel index in " << s.dir << ": " << s.problem
                 << '\n';
       return false;
     case State::Unusable:
-      std::cerr << "triton-jit: error: cannot use the kernel cache in " << s.dir << ": " << s.problem << '\n';
+      std::cerr << "triton-jit: error: cannot use the kernel index in " << s.dir << ": " << s.problem << '\n';
       return false;
   }
   return false;
@@ -115,11 +115,11 @@ bool usable_for(const std::string& action) {
 
 }  // namespace
 
-int run_cache(const Options& o) {
-  if (!usable_for(o.cache_action)) return 1;
-  if (o.cache_action == "list") return list();
-  if (o.cache_action == "info") return info(o.cache_id);
-  if (o.cache_action == "clear") {
+int run_index(const Options& o) {
+  if (!usable_for(o.index_action)) return 1;
+  if (o.index_action == "list") return list();
+  if (o.index_action == "info") return info(o.index_entry_id);
+  if (o.index_action == "clear") {
     const size_t n = triton_jit::clear_index();
     std::cout << "removed " << n << " entries from " << directory_or_off() << '\n';
     return 0;
