@@ -24,7 +24,7 @@ void check(bool ok, const std::string& what) {
 // Compares what a cached launch handed the driver with the raw baseline's parameter array, each
 // slot at its parameter's size (the runtime leaves the unused bytes of a 4-byte slot as they are).
 void check_same_params(const char* kernel, const RawLaunch& raw, const int* sizes) {
-  const RecordedLaunch& rec = last_recorded_launch();
+  const fake::QuietLaunch& rec = fake::last_quiet_launch();
   check(rec.calls == 1, std::string(kernel) + ": the launch did not reach cuLaunchKernel exactly once");
   check(rec.function == raw.function, std::string(kernel) + ": launched another function");
   check(rec.grid[0] == 1 && rec.grid[1] == 1 && rec.grid[2] == 1, std::string(kernel) + ": grid is not 1x1x1");
@@ -49,12 +49,14 @@ const KernelInfo& compile_with(const triton_jit::TritonJitFunction& fn, const Ar
 
 std::string kernels_file() { return std::string(TRITON_JIT_BENCH_KERNELS_DIR) + "/launch_kernels.py"; }
 
-AddArgs add_args() { return AddArgs{fake_device_buffer(0), fake_device_buffer(1), fake_device_buffer(2), 4096}; }
+AddArgs add_args() {
+  return AddArgs{fake::fake_device_buffer(0), fake::fake_device_buffer(1), fake::fake_device_buffer(2), 4096};
+}
 
 ManyArgs many_args() {
   ManyArgs a{};
-  for (int i = 0; i < 4; ++i) a.x[i] = fake_device_buffer(3 + i);
-  a.out = fake_device_buffer(7);
+  for (int i = 0; i < 4; ++i) a.x[i] = fake::fake_device_buffer(3 + i);
+  a.out = fake::fake_device_buffer(7);
   a.n = 4096;
   a.o[0] = 0, a.o[1] = 2, a.o[2] = 3, a.o[3] = 5;
   a.a[0] = 0.5f, a.a[1] = 1.5f, a.a[2] = 2.5f, a.a[3] = 3.5f;
@@ -105,7 +107,7 @@ RawLaunch raw_many(const ManyArgs& a, const KernelInfo& info, CUfunction functio
 
 Kernels setup_fake_runtime() {
   using clock = std::chrono::steady_clock;
-  triton_jit::cuda::set_driver_for_testing(&fake_driver());
+  triton_jit::cuda::set_driver_for_testing(&fake::quiet_table());
   triton_jit::set_target(triton_jit::Target{});  // cuda:90: compile as for the fake sm_90 device
 
   const auto t0 = clock::now();
@@ -129,8 +131,8 @@ Kernels setup_fake_runtime() {
   const KernelInfo& many_info = compile_with(*k.many, ma.x[0], ma.x[1], ma.x[2], ma.x[3], ma.out, ma.n, ma.o[0],
                                              ma.o[1], ma.o[2], ma.o[3], ma.a[0], ma.a[1], ma.a[2], ma.a[3],
                                              ManyArgs::kBlock);
-  const RawLaunch ra = raw_add(aa, add_info, fake_function());
-  const RawLaunch rm = raw_many(ma, many_info, fake_function());
+  const RawLaunch ra = raw_add(aa, add_info, fake::quiet_function());
+  const RawLaunch rm = raw_many(ma, many_info, fake::quiet_function());
   check(ra.num_params == 4 + static_cast<int>(triton_jit::test::launch_metadata(add_info).scratch_params.size()),
         "add_kernel: unexpected parameter count");
   check(rm.num_params == 14 + static_cast<int>(triton_jit::test::launch_metadata(many_info).scratch_params.size()),
@@ -140,13 +142,13 @@ Kernels setup_fake_runtime() {
   add_sizes[3] = 4;                                // n
   for (int i = 5; i < 14; ++i) many_sizes[i] = 4;  // n, o0..o3, a0..a3
 
-  triton_jit::cuda::set_driver_for_testing(&recording_driver(ra.num_params));
+  triton_jit::cuda::set_driver_for_testing(&fake::quiet_recording_table(ra.num_params));
   launch_add(*k.add, aa);
   check_same_params("add_kernel", ra, add_sizes);
-  triton_jit::cuda::set_driver_for_testing(&recording_driver(rm.num_params));
+  triton_jit::cuda::set_driver_for_testing(&fake::quiet_recording_table(rm.num_params));
   launch_many(*k.many, ma);
   check_same_params("many_args_kernel", rm, many_sizes);
-  triton_jit::cuda::set_driver_for_testing(&fake_driver());
+  triton_jit::cuda::set_driver_for_testing(&fake::quiet_table());
 
   const triton_jit::Stats sa = k.add->stats(), sm = k.many->stats();
   check(sa.compiles + sm.compiles <= 2 && sa.misses == 1 && sm.misses == 1,

@@ -26,7 +26,6 @@
 #include "fake_driver.h"
 #include "triton_jit/triton_jit.h"
 
-namespace tjb = triton_jit_bench;
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJitFunction;
 
@@ -60,7 +59,7 @@ int main(int argc, char** argv) {
   }
   try {
     namespace fs = std::filesystem;
-    triton_jit::cuda::set_driver_for_testing(&tjb::fake_driver());
+    triton_jit::cuda::set_driver_for_testing(&fake::quiet_table());
     triton_jit::set_target(triton_jit::Target{});  // cuda:90, as the fake sm_90 device
     triton_jit::set_index_dir(std::string());      // nothing stored or read but the pack
     const std::string file = std::string(TRITON_JIT_BENCH_KERNELS_DIR) + "/decorated_kernels.py";
@@ -79,8 +78,8 @@ int main(int argc, char** argv) {
     const TritonJitFunction& tuned = TritonJitFunction::get(file, "scale_kernel");
     const triton_jit::Stats built = tuned.stats();  // the pack's build compiled through the same object
     const TritonJitFunction& plain = TritonJitFunction::get(file, "scale_kernel.fn");
-    float* x = tjb::fake_device_buffer(0);
-    float* y = tjb::fake_device_buffer(1);
+    float* x = fake::fake_device_buffer(0);
+    float* y = fake::fake_device_buffer(1);
     LaunchConfig fixed;
     fixed.grid = triton_jit::Grid(1);
     LaunchConfig with_grid_fn;

@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
                                                triton_jit::to_arg(aa.out), triton_jit::to_arg(aa.n),
                                                triton_jit::to_arg(tjb::AddArgs::kBlock)};
     const tjb::RawLaunch raw_add = tjb::raw_add(aa, k.add->compile(tjb::one_program(), {add_values, 5}),
-                                                tjb::fake_function());
+                                                fake::quiet_function());
     const triton_jit::ArgValue many_values[] = {
         triton_jit::to_arg(ma.x[0]), triton_jit::to_arg(ma.x[1]), triton_jit::to_arg(ma.x[2]),
         triton_jit::to_arg(ma.x[3]), triton_jit::to_arg(ma.out),  triton_jit::to_arg(ma.n),
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
         triton_jit::to_arg(ma.o[3]), triton_jit::to_arg(ma.a[0]), triton_jit::to_arg(ma.a[1]),
         triton_jit::to_arg(ma.a[2]), triton_jit::to_arg(ma.a[3]), triton_jit::to_arg(tjb::ManyArgs::kBlock)};
     const tjb::RawLaunch raw_many = tjb::raw_many(ma, k.many->compile(tjb::one_program(), {many_values, 15}),
-                                                  tjb::fake_function());
+                                                  fake::quiet_function());
 
     // Warm-up outside the regions: thread-local device cache, first-touch of everything.
     for (int i = 0; i < 100; ++i) {

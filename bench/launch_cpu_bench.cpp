@@ -210,7 +210,7 @@ int main(int argc, char** argv) {
     const triton_jit::ArgValue add_values[] = {triton_jit::to_arg(g_add_args.x), triton_jit::to_arg(g_add_args.y),
                                                triton_jit::to_arg(g_add_args.out), triton_jit::to_arg(g_add_args.n),
                                                triton_jit::to_arg(tjb::AddArgs::kBlock)};
-    g_raw_add = tjb::raw_add(g_add_args, g_kernels.add->compile(c, {add_values, 5}), tjb::fake_function());
+    g_raw_add = tjb::raw_add(g_add_args, g_kernels.add->compile(c, {add_values, 5}), fake::quiet_function());
     const tjb::ManyArgs& m = g_many_args;
     const triton_jit::ArgValue many_values[] = {
         triton_jit::to_arg(m.x[0]), triton_jit::to_arg(m.x[1]), triton_jit::to_arg(m.x[2]),
@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
         triton_jit::to_arg(m.o[0]), triton_jit::to_arg(m.o[1]), triton_jit::to_arg(m.o[2]),
         triton_jit::to_arg(m.o[3]), triton_jit::to_arg(m.a[0]), triton_jit::to_arg(m.a[1]),
         triton_jit::to_arg(m.a[2]), triton_jit::to_arg(m.a[3]), triton_jit::to_arg(tjb::ManyArgs::kBlock)};
-    g_raw_many = tjb::raw_many(m, g_kernels.many->compile(c, {many_values, 15}), tjb::fake_function());
+    g_raw_many = tjb::raw_many(m, g_kernels.many->compile(c, {many_values, 15}), fake::quiet_function());
   }
 
   // Unless told otherwise, 5 repetitions each, reported as aggregates; the summary takes the

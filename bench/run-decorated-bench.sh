@@ -16,54 +16,19 @@
 # Exit status: 0 when both measurements ran (or there is no GPU), 1 otherwise, 2 for bad usage.
 set -uo pipefail
 
-if [[ $# -ne 2 || "$1" == -h || "$1" == --help ]]; then
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
-  exit 2
-fi
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=$(cd "$1" && pwd) || exit 2
-mkdir -p "$2" || exit 2
-OUT=$(cd "$2" && pwd)
-PY=${PYTHON:-$(command -v python3 || true)}
-LAUNCHES=${BENCH_LAUNCHES:-20000}
-BATCH=${BENCH_BATCH:-1000}
-EXE="$BUILD/bench/decorated_launch_bench"
+# shellcheck source=bench/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_start "$@"
 CPP_JSON="$OUT/decorated_launch_bench.json"
 PY_JSON="$OUT/triton_python_decorated.json"
 MD="$OUT/decorated_bench.md"
-export PYTHONUNBUFFERED=1
 rm -f "$CPP_JSON" "$PY_JSON"
 
-status=0
-echo "== decorated_launch_bench: raw cuLaunchKernel vs libtriton_jit ($LAUNCHES launches, batches of $BATCH)"
-if [[ -x "$EXE" ]]; then
-  # Its own markdown goes to stdout only: OUT_DIR gets the merged tables.
-  if ! "$EXE" --launches "$LAUNCHES" --batch "$BATCH" --json "$CPP_JSON"; then
-    echo "run-decorated-bench: decorated_launch_bench failed" >&2
-    status=1
-  fi
-else
-  echo "run-decorated-bench: $EXE not found (configure with -DTRITON_JIT_BUILD_BENCHMARKS=ON)" >&2
-  echo "{\"error\": \"decorated_launch_bench was not built\"}" >"$CPP_JSON"
-  status=1
-fi
-
-echo "== triton_python_decorated.py: Triton's kernel[grid](...) (${PY:-no python3})"
-if [[ -n "$PY" ]]; then
-  if ! "$PY" "$ROOT/bench/triton_python_decorated.py" --launches "$LAUNCHES" --batch "$BATCH" --out "$PY_JSON"; then
-    echo "run-decorated-bench: triton_python_decorated.py failed" >&2
-    status=1
-  fi
-else
-  echo "{\"error\": \"no python3\"}" >"$PY_JSON"
-  status=1
-fi
+bench_cpp decorated_launch_bench "$CPP_JSON"
+bench_python triton_python_decorated.py "$PY_JSON"
 
 echo "== $MD"
 if ! "${PY:-python3}" "$ROOT/bench/merge_decorated_bench.py" "$CPP_JSON" "$PY_JSON" "$MD"; then
-  echo "run-decorated-bench: could not merge the results" >&2
-  printf '# libtriton_jit: decorated kernels\n\nThe results could not be merged; see %s and %s.\n' \
-    "$(basename "$CPP_JSON")" "$(basename "$PY_JSON")" >"$MD"
-  status=1
+  bench_merge_failed "libtriton_jit: decorated kernels" "$MD" "$CPP_JSON" "$PY_JSON"
 fi
 exit $status

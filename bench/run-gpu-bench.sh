@@ -15,48 +15,16 @@
 # Exit status: 0 when both measurements ran (or there is no GPU), 1 otherwise, 2 for bad usage.
 set -uo pipefail
 
-if [[ $# -ne 2 || "$1" == -h || "$1" == --help ]]; then
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
-  exit 2
-fi
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=$(cd "$1" && pwd) || exit 2
-mkdir -p "$2" || exit 2
-OUT=$(cd "$2" && pwd)
-PY=${PYTHON:-$(command -v python3 || true)}
-LAUNCHES=${BENCH_LAUNCHES:-20000}
-BATCH=${BENCH_BATCH:-1000}
-EXE="$BUILD/bench/launch_gpu_bench"
+# shellcheck source=bench/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_start "$@"
 CPP_JSON="$OUT/launch_gpu_bench.json"
 PY_JSON="$OUT/triton_python_launch.json"
 MD="$OUT/launch_bench.md"
-export PYTHONUNBUFFERED=1
 rm -f "$CPP_JSON" "$PY_JSON"
 
-status=0
-echo "== launch_gpu_bench: raw cuLaunchKernel vs libtriton_jit ($LAUNCHES launches, batches of $BATCH)"
-if [[ -x "$EXE" ]]; then
-  # Its own markdown goes to stdout only: OUT_DIR gets the merged table.
-  if ! "$EXE" --launches "$LAUNCHES" --batch "$BATCH" --json "$CPP_JSON"; then
-    echo "run-gpu-bench: launch_gpu_bench failed" >&2
-    status=1
-  fi
-else
-  echo "run-gpu-bench: $EXE not found (configure with -DTRITON_JIT_BUILD_BENCHMARKS=ON)" >&2
-  echo "{\"error\": \"launch_gpu_bench was not built\"}" >"$CPP_JSON"
-  status=1
-fi
-
-echo "== triton_python_launch.py: Triton's kernel[grid](...) (${PY:-no python3})"
-if [[ -n "$PY" ]]; then
-  if ! "$PY" "$ROOT/bench/triton_python_launch.py" --launches "$LAUNCHES" --batch "$BATCH" --out "$PY_JSON"; then
-    echo "run-gpu-bench: triton_python_launch.py failed" >&2
-    status=1
-  fi
-else
-  echo "{\"error\": \"no python3\"}" >"$PY_JSON"
-  status=1
-fi
+bench_cpp launch_gpu_bench "$CPP_JSON"
+bench_python triton_python_launch.py "$PY_JSON"
 
 # Merge the two JSON files into one table.
 merge() {
@@ -123,9 +91,6 @@ PYEOF
 
 echo "== $MD"
 if ! merge; then
-  echo "run-gpu-bench: could not merge the results" >&2
-  printf '# libtriton_jit launch overhead\n\nThe results could not be merged; see %s and %s.\n' \
-    "$(basename "$CPP_JSON")" "$(basename "$PY_JSON")" >"$MD"
-  status=1
+  bench_merge_failed "libtriton_jit launch overhead" "$MD" "$CPP_JSON" "$PY_JSON"
 fi
 exit $status

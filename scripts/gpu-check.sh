@@ -17,15 +17,9 @@
 # GoogleTest (package or /usr/src/googletest), pybind11. The whole run keeps within
 # GPU_CHECK_BUDGET_S seconds (default 480): each phase gets what is left. GPU_CHECK_TEST_JOBS
 # tests run at once (default: the cores, at most 8).
-# GPU_CHECK_BENCH lists the benchmarks to run (default, also when empty:
-# "launch,decorated,torch,python,startup,pool"; "none" runs none): launch (bench/run-gpu-bench.sh), decorated
-# (bench/run-decorated-bench.sh: @triton.heuristics / @triton.autotune launches and tuning time,
-# OUT_DIR/decorated_bench.md), torch (bench/torch/run-torch-bench.sh: the launch overhead with
-# at::Tensor arguments, OUT_DIR/tensor_launch_bench.md, then the operators), python
-# (bench/python/launch_bench.py: launches from Python, OUT_DIR/python_launch_bench.md), startup (time to
-# first launch, bench/first_launch.py, and prepare's parallel speedup, bench/run-prepare-bench.sh),
-# pool (bench/run-compile-pool-bench.sh: the compile worker pool's ratios against serial,
-# OUT_DIR/compile_pool_bench.md; at most 180 s).
+# The benchmarks run last, through bench/run-all.sh (which says what each writes into OUT_DIR),
+# with what is left of the budget. GPU_CHECK_BENCH lists the benchmarks to run (default, also when
+# empty: "launch,decorated,torch,python,startup,pool"; "none" runs none).
 #
 # After ctest, compute-sanitizer (memcheck, racecheck, synccheck: GPU_CHECK_SANITIZE, a comma list,
 # "none" skips) runs the GPU test binary whole on a subset of its tests (GPU_CHECK_SANITIZER_FILTER,
@@ -63,7 +57,6 @@ mkdir -p "$BUILD" "$TRITON_CACHE_DIR"
 
 BUILD_LOG="$OUT/build.log"
 CTEST_LOG="$OUT/ctest.log"
-BENCH_LOG="$OUT/bench.log"
 SUMMARY="$OUT/summary.md"
 : >"$BUILD_LOG"
 
@@ -231,98 +224,17 @@ else
   done
 fi
 
-# ---- benchmarks -----------------------------------------------------------------------------
-BENCHES=",${GPU_CHECK_BENCH:-launch,decorated,torch,python,startup,pool},"
-BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist or launch is not in GPU_CHECK_BENCH"
-: >"$BENCH_LOG"
-if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,launch,* ]]; then
-  T=$(left 10)
-  log "benchmark: bench/run-gpu-bench.sh $BUILD $OUT (at most ${T}s)"
-  timeout --kill-after=10 "$T" bash "$ROOT/bench/run-gpu-bench.sh" "$BUILD" "$OUT" 2>&1 | tee "$BENCH_LOG"
-  rc=${PIPESTATUS[0]}
-  BENCH_STATUS=$(status_of "$rc" ran "$T" exit)
-  log "benchmark: $BENCH_STATUS"
-fi
-# Decorated kernels (OUT/decorated_bench.md): about 15 s on an H100 with a warm Triton cache; capped
-# at 60 s so a hang cannot eat the later benchmarks' share.
-if [[ -f "$ROOT/bench/run-decorated-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,decorated,* ]]; then
-  T=$(left 10)
-  (( T > 60 )) && T=60
-  log "decorated benchmark: bench/run-decorated-bench.sh $BUILD $OUT (at most ${T}s)"
-  timeout --kill-after=10 "$T" bash "$ROOT/bench/run-decorated-bench.sh" "$BUILD" "$OUT" 2>&1 | tee -a "$BENCH_LOG"
-  rc=${PIPESTATUS[0]}
-  DECORATED_STATUS=$(status_of "$rc" ran "$T" exit)
-  BENCH_STATUS="$BENCH_STATUS; decorated: $DECORATED_STATUS"
-  log "decorated benchmark: $DECORATED_STATUS"
-fi
-# The torch layer's benchmarks, when they exist: launch overhead with tensor arguments
-# (OUT/tensor_launch_bench.md), the operators (OUT/torch_bench.md, OUT/ops_latency.png).
-if [[ -f "$ROOT/bench/torch/run-torch-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,torch,* ]]; then
-  T=$(left 10)
-  log "torch benchmark: bench/torch/run-torch-bench.sh $BUILD $OUT (at most ${T}s)"
-  timeout --kill-after=10 "$T" bash "$ROOT/bench/torch/run-torch-bench.sh" "$BUILD" "$OUT" 2>&1 | tee -a "$BENCH_LOG"
-  rc=${PIPESTATUS[0]}
-  TORCH_BENCH_STATUS=$(status_of "$rc" ran "$T" exit)
-  BENCH_STATUS="$BENCH_STATUS; torch operators: $TORCH_BENCH_STATUS"
-  log "torch benchmark: $TORCH_BENCH_STATUS"
-fi
-
-# The Python package's launches (OUT/python_launch_bench.md, .json, python_launch.png): host time
-# per launch of triton_jit.jit(k)[grid] against Triton and raw cuLaunchKernel, with the C++ raw
-# loop of the launch benchmark beside it; capped at 120 s.
-if [[ -f "$ROOT/bench/python/launch_bench.py" && -d "$BUILD/python/triton_jit" && $BENCHES == *,python,* ]]; then
-  T=$(left 10)
-  (( T > 120 )) && T=120
-  log "python benchmark: bench/python/launch_bench.py (at most ${T}s)"
-  PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}" timeout --kill-after=10 "$T" "$PY" \
-    "$ROOT/bench/python/launch_bench.py" --out "$OUT/python_launch_bench.json" --plot "$OUT/python_launch.png" \
-    --cpp-json "$OUT/launch_gpu_bench.json" >"$OUT/python_launch_bench.md" 2>>"$BENCH_LOG"
-  rc=$?
-  tee -a "$BENCH_LOG" <"$OUT/python_launch_bench.md"
-  BENCH_STATUS="$BENCH_STATUS; python: $(status_of "$rc" ran "$T" exit)"
-fi
-
-# Start-up: time to first launch (cold, warm index, pack only, Triton's Python) and prepare's
-# parallel speedup, into OUT/startup_bench.md.
-if [[ $CONFIGURE_STATUS == ok && $BENCHES == *,startup,* ]]; then
-  T=$(left 10)
-  log "startup benchmark: bench/first_launch.py and bench/run-prepare-bench.sh (at most ${T}s)"
-  (
-    echo "### Time from process start to the first completed launch"; echo
-    # Three processes a mode: Triton's first call from Python takes 4-5 s a process (importing
-    # torch and Triton), so its two modes alone take about 30 s; five a mode did not fit in 36 s.
-    if timeout --kill-after=10 "$(( T / 2 ))" "$PY" "$ROOT/bench/first_launch.py" "$BUILD" --reps 3 \
-      --markdown "$OUT/first_launch.part" >/dev/null; then
-      cat "$OUT/first_launch.part"
-    else
-      echo "(bench/first_launch.py did not finish within $(( T / 2 ))s, or failed: see bench.log)"
-    fi
-    echo; echo "### prepare() of 32 specializations, parallel against serial"; echo; echo '```'
-    timeout --kill-after=10 "$(( T / 2 ))" bash "$ROOT/bench/run-prepare-bench.sh" "$BUILD" 32
-    echo '```'
-  ) >"$OUT/startup_bench.md" 2>>"$BENCH_LOG"
-  rm -f "$OUT/first_launch.part"
-  tee -a "$BENCH_LOG" <"$OUT/startup_bench.md"
-  BENCH_STATUS="$BENCH_STATUS; startup: ran"
-fi
-
-# The compile worker pool: prepare's first and second call, 16 threads missing different kernels,
-# a lone miss, each against compiling one after another (about 40 s on 16 cores), into
-# OUT/compile_pool_bench.md. Capped at 180 s.
-if [[ -f "$ROOT/bench/run-compile-pool-bench.sh" && $CONFIGURE_STATUS == ok && $BENCHES == *,pool,* ]]; then
-  T=$(left 10)
-  (( T > 180 )) && T=180
-  log "compile pool benchmark: bench/run-compile-pool-bench.sh $BUILD 32 16 (at most ${T}s)"
-  {
-    echo "### The compile worker pool against serial compiles"; echo; echo '```'
-    timeout --kill-after=10 "$T" bash "$ROOT/bench/run-compile-pool-bench.sh" "$BUILD" 32 16
-    rc=$?
-    echo '```'
-  } >"$OUT/compile_pool_bench.md" 2>>"$BENCH_LOG"
-  tee -a "$BENCH_LOG" <"$OUT/compile_pool_bench.md"
-  BENCH_STATUS="$BENCH_STATUS; pool: $(status_of "$rc" ran "$T" exit)"
-  log "compile pool benchmark: $(status_of "$rc" ran "$T" exit)"
-fi
+# ---- benchmarks (bench/run-all.sh) ----------------------------------------------------------
+# Each benchmark writes its table into OUT and its output into OUT/bench.log; the status line
+# comes back through a file for the summary.
+BENCH_STATUS_FILE="$BUILD/bench-status.txt"
+rm -f "$BENCH_STATUS_FILE"
+if [[ $CONFIGURE_STATUS == ok ]]; then BENCH_CONFIGURED=1; else BENCH_CONFIGURED=0; fi
+BENCH_LIST=${GPU_CHECK_BENCH:-} BENCH_BUDGET_S=$(( BUDGET_S - (SECONDS - START_S) )) BENCH_PYTHON="$PY" \
+  BENCH_STATUS_FILE="$BENCH_STATUS_FILE" BENCH_PROGRESS_LOG="$BUILD_LOG" BENCH_CONFIGURED=$BENCH_CONFIGURED \
+  bash "$ROOT/bench/run-all.sh" "$BUILD" "$OUT"
+BENCH_STATUS=$(cat "$BENCH_STATUS_FILE" 2>/dev/null ||
+               echo "not run: bench/run-all.sh failed before writing its status (see bench.log)")
 
 # ---- summary (scripts/gpu_check_summary.py) -------------------------------------------------
 : >"$SUMMARY"

@@ -19,21 +19,15 @@
 # benchmark failed, 2 for bad usage.
 set -uo pipefail
 
-if [[ $# -ne 2 || "$1" == -h || "$1" == --help ]]; then
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
-  exit 2
-fi
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-BUILD=$(cd "$1" && pwd) || exit 2
-mkdir -p "$2" || exit 2
-OUT=$(cd "$2" && pwd)
-PY=${PYTHON:-$(command -v python3 || true)}
+# shellcheck source=bench/common.sh
+source "$HERE/../common.sh"
+bench_start "$@"
 LIB="$BUILD/torch/ops/libtriton_jit_ops.so"
 CPP_EXE="$BUILD/bench/torch/ops_latency_cpp"
 LAUNCH_EXE="$BUILD/bench/torch/launch_tensor_bench"
 LAUNCH_MD="$OUT/tensor_launch_bench.md"
 MD="$OUT/torch_bench.md"
-export PYTHONUNBUFFERED=1
 export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$BUILD/triton-cache}
 mkdir -p "$TRITON_CACHE_DIR"
 
@@ -55,11 +49,10 @@ export LD_LIBRARY_PATH="$BUILD/torch/ops:$BUILD/torch:$BUILD${TORCH_LIB:+:$TORCH
 # The Python bindings of the build, if any (not needed by the benchmark).
 [[ -d "$BUILD/python" ]] && export PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
 
-status=0
 # Launch overhead with tensor arguments: the kernels of bench/launch_gpu_bench.cpp, its own table.
 if [[ -x "$LAUNCH_EXE" ]]; then
   echo "== launch_tensor_bench: raw cuLaunchKernel vs pointers vs at::Tensor arguments vs torch::launch"
-  if ! "$LAUNCH_EXE" --launches "${BENCH_LAUNCHES:-20000}" --batch "${BENCH_BATCH:-1000}" \
+  if ! "$LAUNCH_EXE" --launches "$LAUNCHES" --batch "$BATCH" \
       --out "$LAUNCH_MD" --json "$OUT/tensor_launch_bench.json"; then
     echo "run-torch-bench: launch_tensor_bench failed" >&2
     status=1

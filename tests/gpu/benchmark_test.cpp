@@ -48,7 +48,7 @@ std::vector<float> iota_values(size_t n, float scale) {
 }
 
 TEST_F(GpuBenchmark, VectorAddBiggerIsSlower) {
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(add_kernel_path(), "add_kernel");
   const size_t big = size_t{1} << 24, small = size_t{1} << 20;
   DeviceBuffer<float> x(big), y(big), out(big);
   x.upload(iota_values(big, 0.5f));

@@ -40,7 +40,7 @@ void expect_add_works(TritonJitFunction& add, const std::string& what) {
 }
 
 TEST_F(GpuErrors, GridOverDeviceLimitsIsLaunchConfigError) {
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(add_kernel_path(), "add_kernel");
   DeviceBuffer<float> buf(1024);
   const int max_x = device_attribute(cudaDevAttrMaxGridDimX);
   const int max_y = device_attribute(cudaDevAttrMaxGridDimY);
@@ -83,7 +83,7 @@ TEST_F(GpuErrors, GridOverDeviceLimitsIsLaunchConfigError) {
 TEST_F(GpuErrors, KernelForAnotherArchitectureIsArchitectureMismatchError) {
   const int arch = device_arch();
   const int other = arch == 80 ? 90 : 80;
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(add_kernel_path(), "add_kernel");
   DeviceBuffer<float> buf(4096);
   triton_jit::set_target(triton_jit::Target{"cuda", other, 32});
   struct Restore {

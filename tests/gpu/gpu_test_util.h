@@ -33,15 +33,20 @@ inline std::string kernel_path(const char* file) { return std::string(TRITON_JIT
 // index entries and zero stats, whatever earlier tests in the same process launched (the GPU
 // binary also runs whole, in one process, under compute-sanitizer). The folder is left for the
 // process's temporary directory; its kernels are those of FILE.
-inline std::string fresh_kernel_copy(const char* file) {
+inline std::string fresh_copy(const std::string& path) {
   namespace fs = std::filesystem;
   static std::atomic<int> counter{0};
   const fs::path dir = fs::temp_directory_path() /
                        ("triton_jit_gpu_fresh_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
   fs::create_directories(dir);
-  fs::copy_file(kernel_path(file), dir / file, fs::copy_options::overwrite_existing);
+  const fs::path file = fs::path(path).filename();
+  fs::copy_file(path, dir / file, fs::copy_options::overwrite_existing);
   return (dir / file).string();
 }
+inline std::string fresh_kernel_copy(const char* file) { return fresh_copy(kernel_path(file)); }
+
+// The vector add of every test suite: the one copy, tests/kernels/add.py.
+inline std::string add_kernel_path() { return std::string(TRITON_JIT_TEST_KERNELS_DIR) + "/add.py"; }
 
 // Throws with the expression, place and CUDA's own words: usable in constructors and threads.
 #define CUDA_CHECK(expr)                                                                                               \

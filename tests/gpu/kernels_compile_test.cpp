@@ -75,14 +75,14 @@ TEST_F(KernelsCompileForSm90, DeviceTensorDescriptorNeedsGlobalScratch) {
 }
 
 TEST_F(KernelsCompileForSm90, AddKernelWithTwoCtas) {
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(add_kernel_path(), "add_kernel");
   const ArgValue args[] = {to_arg(fake_f32()), to_arg(fake_f32()), to_arg(fake_f32()), to_arg(1000003), to_arg(1024)};
   const KernelInfo& info = add.compile(LaunchConfig{{977}, 4, 3, 2}, ArgSpan{args, 5});
   EXPECT_EQ(info.num_ctas, 2);
 }
 
 TEST_F(KernelsCompileForSm90, MisalignedPointerDropsDivisibility) {
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(add_kernel_path(), "add_kernel");
   const ArgValue aligned[] = {to_arg(TypedPtr{fake_f32(), DType::bf16}), to_arg(TypedPtr{fake_f32(), DType::bf16}),
                               to_arg(TypedPtr{fake_f32(), DType::bf16}), to_arg(17), to_arg(1024)};
   const ArgValue misaligned[] = {to_arg(TypedPtr{fake_f32(2), DType::bf16}), to_arg(TypedPtr{fake_f32(), DType::bf16}),

@@ -224,7 +224,7 @@ TEST_F(GpuKernels, VectorAddWithTwoCtaClusters) {
   DeviceBuffer<float> dx(n), dy(n), dout(n);
   dx.upload(x);
   dy.upload(y);
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(add_kernel_path(), "add_kernel");
   const ArgValue args[] = {to_arg(dx.get()), to_arg(dy.get()), to_arg(dout.get()), to_arg(n), to_arg(block)};
   const ArgSpan span{args, 5};
   for (int ctas : {2, 1}) {

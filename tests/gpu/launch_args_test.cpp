@@ -184,7 +184,7 @@ TEST_F(GpuLaunchArgs, PerThreadDefaultStream) {
   dx.upload(x);
   dy.upload(y);
   dout.poison();
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(add_kernel_path(), "add_kernel");
   add(LaunchConfig{{cdiv(n, 1024)}, 4, 3, 1, cudaStreamPerThread}, dx.get(), dy.get(), dout.get(),
       static_cast<int64_t>(n), 1024);
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));

@@ -8,7 +8,8 @@
 
 namespace {
 
-using gpu_test::fresh_kernel_copy;
+using gpu_test::add_kernel_path;
+using gpu_test::fresh_copy;
 using triton_jit::LaunchConfig;
 using triton_jit::TritonJitFunction;
 
@@ -26,7 +27,7 @@ class MultiGpu : public gpu_test::GpuTest {
 
 TEST_F(MultiGpu, EachDeviceLoadsItsOwnModuleAndComputesOnItsOwnData) {
   // A function of its own: device 0 may hold add_kernel's module from earlier tests in this process.
-  auto& add = TritonJitFunction::get(fresh_kernel_copy("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(fresh_copy(add_kernel_path()), "add_kernel");
   const int n = 100003;
   const triton_jit::Stats before = add.stats();
   for (int round = 0; round < 2; ++round) {

@@ -126,7 +126,7 @@ TEST_F(GpuStreams, InterleavedStreamsOrderedByEvents) {
   constexpr int kStreams = 4, kBlock = 1024;
   const size_t n = 300007;
   std::mt19937_64 rng(test_seed());
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(add_kernel_path(), "add_kernel");
   auto& axpy = TritonJitFunction::get(kernel_path("elementwise.py"), "axpy_inplace_kernel");
   const std::vector<float> x = small_integers(n, -50, 50, rng);
   DeviceBuffer<float> dx(n);
@@ -285,7 +285,7 @@ TEST_F(GpuTable, SecondLaunchIsATableHit) {
   std::vector<float> want(n);
   for (int i = 0; i < n; ++i) want[i] = x[i] + y[i];
   // A function of its own: its first launch is a miss whatever ran before in this process.
-  auto& add = TritonJitFunction::get(fresh_kernel_copy("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(fresh_copy(add_kernel_path()), "add_kernel");
   const LaunchConfig config{{cdiv(n, kBlock)}, 2};
 
   const Stats s0 = add.stats();

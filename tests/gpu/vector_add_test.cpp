@@ -150,7 +150,7 @@ TEST_P(GpuVectorAddTyped, OddSizesAlignedAndMisaligned) {
   std::mt19937_64 rng(seed);
   // A function of its own: other tests launch some of these keys too (BLOCK 1024, num_warps 4),
   // and the counts below must hold when the whole binary runs in one process.
-  auto& add = TritonJitFunction::get(fresh_kernel_copy("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(fresh_copy(add_kernel_path()), "add_kernel");
   const int aligned[3] = {0, 0, 0};
   const int misaligned[3] = {1, 2, 3};
   const int mixed[3] = {3, 0, 1};
@@ -190,7 +190,7 @@ TEST_F(GpuVectorAdd, FloatPointersTemplateCall) {
   dx.upload(x);
   dy.upload(y);
   dout.poison();
-  auto& add = TritonJitFunction::get(kernel_path("elementwise.py"), "add_kernel");
+  auto& add = TritonJitFunction::get(add_kernel_path(), "add_kernel");
   add(LaunchConfig{{cdiv(n, 512)}, 4}, dx.get(), dy.get(), dout.get(), n, 512);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<float> out = dout.download();

@@ -1,17 +1,8 @@
-"""Element-wise kernels for the GPU tests."""
+"""Element-wise kernels for the GPU tests (the vector add is tests/kernels/add.py, shared by every
+suite: gpu_test_util.h's add_kernel_path())."""
 import triton
 import triton.language as tl
 from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
-
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    pid = tl.program_id(axis=0)
-    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
-    mask = offsets < n_elements
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    tl.store(out_ptr + offsets, x + y, mask=mask)
 
 
 @triton.jit

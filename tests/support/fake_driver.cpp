@@ -422,6 +422,88 @@ triton_jit::cuda::DriverApi make_table() {
   return t;
 }
 
+// --- The quiet table: the calls of a cached launch without lock or record (benchmarks) ---
+
+// Distinct non-null handles; the runtime only compares and passes them along.
+alignas(64) char g_quiet_context_storage[64];
+alignas(64) char g_quiet_module_storage[64];
+alignas(64) char g_quiet_function_storage[64];
+CUcontext const kQuietContext = reinterpret_cast<CUcontext>(g_quiet_context_storage);
+CUmodule const kQuietModule = reinterpret_cast<CUmodule>(g_quiet_module_storage);
+CUfunction const kQuietFunction = reinterpret_cast<CUfunction>(g_quiet_function_storage);
+
+CUresult QuietPrimaryCtxRetain(CUcontext* c, CUdevice) {
+  *c = kQuietContext;
+  return CUDA_SUCCESS;
+}
+CUresult QuietCtxGetCurrent(CUcontext* c) {
+  *c = kQuietContext;
+  return CUDA_SUCCESS;
+}
+CUresult QuietCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult QuietModuleLoadData(CUmodule* m, const void*) {
+  *m = kQuietModule;
+  return CUDA_SUCCESS;
+}
+CUresult QuietModuleUnload(CUmodule) { return CUDA_SUCCESS; }
+CUresult QuietModuleGetFunction(CUfunction* f, CUmodule, const char*) {
+  *f = kQuietFunction;
+  return CUDA_SUCCESS;
+}
+CUresult QuietFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
+CUresult QuietLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                           void**, void**) {
+  return CUDA_SUCCESS;
+}
+CUresult QuietLaunchKernelEx(const CUlaunchConfig*, CUfunction, void**, void**) { return CUDA_SUCCESS; }
+alignas(256) char g_quiet_scratch[1 << 16];
+CUresult QuietMemAllocAsync(CUdeviceptr* p, size_t, CUstream) {
+  *p = reinterpret_cast<CUdeviceptr>(g_quiet_scratch);
+  return CUDA_SUCCESS;
+}
+CUresult QuietMemFreeAsync(CUdeviceptr, CUstream) { return CUDA_SUCCESS; }
+CUresult QuietDeviceGetName(char* name, int len, CUdevice) {
+  std::snprintf(name, static_cast<size_t>(len), "%s", "fake bench device");
+  return CUDA_SUCCESS;
+}
+
+triton_jit::cuda::DriverApi make_quiet_table() {
+  triton_jit::cuda::DriverApi t = make_table();
+  t.DevicePrimaryCtxRetain = QuietPrimaryCtxRetain;
+  t.CtxGetCurrent = QuietCtxGetCurrent;
+  t.CtxSetCurrent = QuietCtxSetCurrent;
+  t.ModuleLoadData = QuietModuleLoadData;
+  t.ModuleUnload = QuietModuleUnload;
+  t.ModuleGetFunction = QuietModuleGetFunction;
+  t.FuncSetAttribute = QuietFuncSetAttribute;
+  t.LaunchKernel = QuietLaunchKernel;
+  t.LaunchKernelEx = QuietLaunchKernelEx;
+  t.MemAllocAsync = QuietMemAllocAsync;
+  t.MemFreeAsync = QuietMemFreeAsync;
+  t.DeviceGetName = QuietDeviceGetName;
+  return t;
+}
+
+QuietLaunch g_quiet_recorded;
+int g_quiet_expected_params = 0;
+
+CUresult QuietRecordingLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                    unsigned bz, unsigned shared, CUstream stream, void** params, void** extra) {
+  QuietLaunch r;
+  r.calls = g_quiet_recorded.calls + 1;
+  r.function = f;
+  r.grid[0] = gx, r.grid[1] = gy, r.grid[2] = gz;
+  r.block[0] = bx, r.block[1] = by, r.block[2] = bz;
+  r.shared = shared;
+  r.stream = stream;
+  // The driver learns the count from the cubin; here the caller says how many to read.
+  r.num_params = g_quiet_expected_params;
+  for (int i = 0; i < g_quiet_expected_params && i < 80; ++i) std::memcpy(&r.values[i], params[i], sizeof(uint64_t));
+  (void)extra;
+  g_quiet_recorded = r;
+  return CUDA_SUCCESS;
+}
+
 }  // namespace
 
 State& state() {
@@ -491,5 +573,25 @@ void uninstall() {
   triton_jit::set_target(std::nullopt);
   state() = State{};
 }
+
+const triton_jit::cuda::DriverApi& quiet_table() {
+  static const triton_jit::cuda::DriverApi t = make_quiet_table();
+  return t;
+}
+
+CUfunction quiet_function() { return kQuietFunction; }
+
+const triton_jit::cuda::DriverApi& quiet_recording_table(int expected_params) {
+  static const triton_jit::cuda::DriverApi t = [] {
+    triton_jit::cuda::DriverApi d = make_quiet_table();
+    d.LaunchKernel = QuietRecordingLaunchKernel;
+    return d;
+  }();
+  g_quiet_expected_params = expected_params;
+  g_quiet_recorded = QuietLaunch{};
+  return t;
+}
+
+const QuietLaunch& last_quiet_launch() { return g_quiet_recorded; }
 
 }  // namespace fake

@@ -1,8 +1,16 @@
 #pragma once
-// A fake CUDA driver table for launching on the CPU. Modules are the real cubins Triton compiled:
-// cuModuleGetFunction reads the kernel's parameter table from the cubin (.nv.info, written by
-// ptxas), and cuLaunchKernel copies each parameter out of the launcher's array at the size the
-// kernel expects, as the real driver does. Everything the runtime asks for is recorded.
+// The one fake CUDA driver of the tests and the CPU benchmarks, in two tables over one device:
+//
+// table(): for tests. Modules are the real cubins Triton compiled: cuModuleGetFunction reads the
+// kernel's parameter table from the cubin (.nv.info, written by ptxas), and cuLaunchKernel copies
+// each parameter out of the launcher's array at the size the kernel expects, as the real driver
+// does. Everything the runtime asks for is recorded.
+//
+// quiet_table(): for benchmarks. The calls of a cached launch (context, launch, scratch) do
+// nothing but succeed, take no lock and record nothing, so that a benchmark times the runtime and
+// not the fake; the rest is table()'s. One fixed context, every module and function the same
+// handle. The functions live in their own translation unit so that no call through the table
+// can be inlined.
 
 #include <cuda.h>
 
@@ -143,5 +151,32 @@ std::vector<Op> ops_of(const std::string& kind);
 inline constexpr const char* kLaunchFailedText = "fake driver: the kernel failed while running";
 
 const triton_jit::cuda::DriverApi& table();
+
+// --- The quiet table, for benchmarks (see the top of this file) ---
+
+const triton_jit::cuda::DriverApi& quiet_table();
+
+// The function handle the quiet table's cuModuleGetFunction hands out (for a raw baseline launch).
+CUfunction quiet_function();
+
+// A table like quiet_table() whose cuLaunchKernel keeps what it was given (for checking that a
+// launch packs what the raw baseline passes).
+struct QuietLaunch {
+  int calls = 0;
+  CUfunction function = nullptr;
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned shared = 0;
+  CUstream stream = nullptr;
+  int num_params = 0;        // how many entries of kernelParams the caller said it passed (see below)
+  uint64_t values[80] = {};  // first 8 bytes behind each kernelParams entry
+};
+const triton_jit::cuda::DriverApi& quiet_recording_table(int expected_params);
+const QuietLaunch& last_quiet_launch();
+
+// Fake device addresses: 256-byte aligned like cudaMalloc's, never dereferenced.
+inline float* fake_device_buffer(int index) {
+  return reinterpret_cast<float*>(static_cast<uintptr_t>(0x7f0000000000ull + 0x100000ull * (index + 1)));
+}
 
 }  // namespace fake
