@@ -10,7 +10,7 @@
 #include "triton_jit/arg.h"
 
 // A @triton.heuristics value translated by the bridge (translate_heuristic in
-// triton_jit_bridge.py) into a small stack program, evaluated per call with Python's semantics and
+// src/bridge/python/triton_jit_bridge/heuristic_translation.py) into a small stack program, evaluated per call with Python's semantics and
 // without Python, allocation or locks.
 //
 // Text format (stored in the persistent kernel index; a change of meaning bumps the version):

@@ -40,7 +40,7 @@ def test_jit_does_not_import_the_module_again():
     k = triton_jit.jit(py_kernels.scale_kernel)
     k.compile(CudaArray(4096), CudaArray(8192), 1000, 2.0, True)
     assert os.environ["PY_KERNELS_IMPORTS"] == "1"
-    assert sys.modules["triton_jit_bridge"]._modules[os.path.realpath(KERNELS)] is py_kernels
+    assert sys.modules["triton_jit_bridge"].loading._modules[os.path.realpath(KERNELS)] is py_kernels
 
 
 def test_decorated_kernels_take_only_the_callers_parameters():
