@@ -162,3 +162,12 @@ def test_translated_program_gives_what_the_heuristic_gives(heuristic):
 def test_other_heuristics_are_refused_with_a_reason(heuristic, reason):
     text, why = translate_heuristic(heuristic, PARAMS)
     assert text is None and reason in why, why
+
+
+def test_programs_carry_the_version_the_runtime_reads():
+    """The version is defined once, in C++ (HeuristicProgram::kVersion): the translator writes it."""
+    with open(os.path.join(ROOT, "src", "decorators", "heuristic_program.h"), encoding="utf-8") as f:
+        version = re.search(r"static constexpr int kVersion = (\d+);", f.read()).group(1)
+    text, why = translate_heuristic(TRANSLATED[0], PARAMS)
+    assert text is not None, why
+    assert text.splitlines()[0] == f"heuristic-program {version}"

@@ -6,8 +6,9 @@ import inspect
 
 import triton
 
-from .heuristics import (HeuristicNotTranslatable, _HEURISTIC_MAX_STACK, _HEURISTIC_PROGRAM_VERSION, _runtime_dtype,
-                         _torch_module)
+from ._formats import HEURISTIC_MAX_STACK as _HEURISTIC_MAX_STACK  # HeuristicProgram's evaluation stack
+from ._formats import HEURISTIC_PROGRAM_VERSION as _HEURISTIC_PROGRAM_VERSION
+from .heuristics import HeuristicNotTranslatable, _runtime_dtype, _torch_module
 
 
 _heuristic_ast_cache = {}  # filename -> (source lines, ast.Module)

@@ -11,9 +11,6 @@ from .loading import _default_description
 # (src/decorators/heuristic_program.h documents the text format and the semantics). Anything else
 # runs through call_heuristic, which records the arguments it reads.
 
-_HEURISTIC_PROGRAM_VERSION = 1
-_HEURISTIC_MAX_STACK = 64  # HeuristicProgram's evaluation stack
-
 # The runtime's dtype names (dtype_name in src/key/dtype.cpp) by triton.language and torch name.
 _TL_DTYPE_NAMES = {
     "int1": "u1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16",
