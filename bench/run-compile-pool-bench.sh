@@ -2,8 +2,8 @@
 # The compile worker pool against compiling one after another in this process
 # (bench/compile_pool_bench.cpp). Each run is a fresh process with empty kernel caches (Triton's
 # and the index), so every kernel really compiles. The index holds only Triton's installation key,
-# as on any machine where the runtime compiled once before (src/bridge/triton_jit_bridge.py:
-# _take_stored_triton_key); the cold 16-thread case also runs without it, as the first process after
+# as on any machine where the runtime compiled once before (src/bridge/python/triton_jit_bridge/
+# triton_key.py: _take_stored_triton_key); the cold 16-thread case also runs without it, as the first process after
 # installing Triton. The pool's first prepare() call and the cold 16-thread case also run with
 # spawned workers (TRITON_JIT_COMPILE_WORKER_START=spawn: each a fresh Python instead of a fork of
 # the fork server), the baseline of the fork server; the cold case also with the fork server

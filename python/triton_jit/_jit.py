@@ -10,6 +10,7 @@ import os
 import sys
 
 from . import _C
+from ._bridge import runtime_bridge
 from .errors import KernelLookupError
 
 
@@ -77,13 +78,7 @@ def _name_in_module(module, obj):
 def _adopt_module(path, module):
     """Hands the caller's module object to the runtime's bridge for `path`, so that the runtime
     compiles the very functions the caller holds instead of importing the file again."""
-    bridge = sys.modules.get("triton_jit_bridge")
-    if bridge is None:
-        _C.triton_version()  # starts (joins) the runtime's Python side, which loads the bridge
-        bridge = sys.modules.get("triton_jit_bridge")
-    adopt = getattr(bridge, "adopt_module", None)
-    if adopt is not None:
-        adopt(path, module)
+    runtime_bridge().adopt_module(path, module)
 
 
 def _where(obj):

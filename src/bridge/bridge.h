@@ -15,7 +15,8 @@
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
 
-// The C++ face of triton_jit_bridge.py. No pybind11 in this header: callers stay free of Python.
+// The C++ face of the triton_jit_bridge package (src/bridge/python). No pybind11 in this header:
+// callers stay free of Python.
 namespace triton_jit::bridge {
 
 // A reference to a Python object (the JITFunction), owned by the runtime for the process's life.

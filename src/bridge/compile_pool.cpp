@@ -26,9 +26,6 @@
 #include "triton_jit/index.h"
 #include "triton_jit/settings.h"
 
-// Generated at build time from triton_jit_bridge.py: workers run the same source.
-extern const char* const kTritonJitBridgeSource;
-
 namespace py = pybind11;
 
 namespace triton_jit::bridge {
@@ -203,7 +200,7 @@ py::object take_fork_server(const std::string& python) {
 py::object pool(py::module_& b) {
   const std::string python = py::str(py::module_::import("sys").attr("executable")).cast<std::string>();
   py::object p = b.attr("compile_pool")(
-      python.empty() ? std::string("python3") : python, std::string(kTritonJitBridgeSource), compile_workers(),
+      python.empty() ? std::string("python3") : python, embedded_module_table(), compile_workers(),
       py::cpp_function(&track), py::cpp_function(&untrack), py::cpp_function(&take_fork_server));
   g_pool_created.store(true);
   return p;

@@ -13,24 +13,28 @@
 #include <string>
 #include <thread>
 
+#include "bridge/embedded_modules.h"
 #include "triton_jit/settings.h"
 
-// Generated at build time from triton_jit_bridge.py: the server runs the same source.
-extern const char* const kTritonJitBridgeSource;
 extern char** environ;
 
 namespace triton_jit::bridge {
 namespace {
 
-// The server reads "INDEX_DIR\0SOURCE" from its input (fd 0), runs the bridge and serves fd 3.
-// Anything Triton prints goes to stderr: fd 1 of its workers carries nothing.
-constexpr const char* kBoot = "import os, socket, sys\n"
+// The server reads "INDEX_DIR\0" and the bridge's module table (serialized_module_table) from its
+// input (fd 0), imports the bridge from that table and serves fd 3. Anything Triton prints goes to
+// stderr: fd 1 of its workers carries nothing.
+constexpr const char* kBoot = "import importlib, os, socket, sys\n"
                               "os.dup2(2, 1)\n"
-                              "index_dir, source = sys.stdin.buffer.read().split(b'\\0', 1)\n"
+                              "index_dir, *parts = sys.stdin.buffer.read().decode().split('\\0')\n"
                               "os.dup2(os.open(os.devnull, os.O_RDONLY), 0)\n"
-                              "ns = {'__name__': 'triton_jit_bridge'}\n"
-                              "exec(compile(source.decode(), '<triton_jit_bridge>', 'exec'), ns)\n"
-                              "ns['_forkserver_main'](socket.socket(fileno=3), index_dir.decode())\n"
+                              "table = [tuple(parts[i:i + 3]) for i in range(0, len(parts) - 2, 3)]\n"
+                              "finder = next(e for e in table if e[0] == 'triton_jit_bridge._finder')\n"
+                              "ns = {'__name__': finder[0]}\n"
+                              "exec(compile(finder[2], finder[1], 'exec'), ns)\n"
+                              "ns['install'](table)\n"
+                              "server = importlib.import_module('triton_jit_bridge.fork_server')\n"
+                              "server._forkserver_main(socket.socket(fileno=3), index_dir)\n"
                               "os._exit(0)\n";
 
 void close_both(int fds[2]) {
@@ -102,7 +106,7 @@ std::optional<ForkServerProcess> spawn_fork_server(const std::string& python, co
     ::close(control[0]);
     return std::nullopt;
   }
-  send_in_background(input[0], index_dir + '\0' + kTritonJitBridgeSource);
+  send_in_background(input[0], index_dir + '\0' + serialized_module_table());
   return ForkServerProcess{pid, control[0]};
 }
 

@@ -16,9 +16,6 @@
 #include "triton_jit/errors.h"
 #include "triton_jit/index.h"
 
-// Generated at build time from triton_jit_bridge.py.
-extern const char* const kTritonJitBridgeSource;
-
 namespace py = pybind11;
 
 namespace triton_jit::bridge {
@@ -83,7 +80,8 @@ PythonFailure describe(py::error_already_set& e) {
 
 namespace {
 
-// Imports triton and runs the bridge's source as the module triton_jit_bridge. Needs the GIL.
+// Imports triton, then the bridge package triton_jit_bridge from the table embedded in this library.
+// Needs the GIL.
 py::module_ load_bridge() {
   py::module_ sys = py::module_::import("sys");
   try {
@@ -96,17 +94,13 @@ py::module_ load_bridge() {
                           ". Install triton (3.4 or newer) there, or set TRITON_JIT_PYTHON to a python that has it.",
                       f.traceback);
   }
-  py::module_ types = py::module_::import("types");
-  py::module_ m = types.attr("ModuleType")("triton_jit_bridge").cast<py::module_>();
-  m.attr("__file__") = "<triton_jit_bridge>";
-  py::dict globals = m.attr("__dict__");
+  py::module_ m;
   try {
-    py::exec(kTritonJitBridgeSource, globals);
+    m = import_embedded_bridge();
   } catch (py::error_already_set& e) {
     PythonFailure f = describe(e);
     throw PythonError("the triton_jit bridge failed to load: " + f.type + ": " + f.message, f.traceback);
   }
-  sys.attr("modules")["triton_jit_bridge"] = m;
   std::atexit(stop_python_threads);
   try {
     m.attr("set_index_dir_for_triton_key")(index_dir());

@@ -24,8 +24,17 @@ class GilGuard {
 // runtime started. No GIL needed.
 bool interpreter_is_hosts() noexcept;
 
-// The bridge module, created from the source embedded in the library. Needs the GIL.
+// The bridge package (triton_jit_bridge), imported from the table of module sources embedded in the
+// library (embedded_modules.h) on first use. Needs the GIL.
 pybind11::module_& bridge();
+
+// The embedded table as Python sees it, a list of (name, path, source) tuples: what a compile
+// worker imports the bridge from. Needs the GIL.
+pybind11::list embedded_module_table();
+
+// Runs the finder's module from the embedded table, installs the finder and imports the package
+// with it. Needs the GIL; raises what Python raises. bridge() calls it once.
+pybind11::module_ import_embedded_bridge();
 
 // For exit handlers, in the process that started its own interpreter: from now on no other
 // thread runs Python. The thread calling exit() takes the GIL and keeps it, so Python threads

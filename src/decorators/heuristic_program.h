@@ -10,7 +10,7 @@
 #include "triton_jit/arg.h"
 
 // A @triton.heuristics value translated by the bridge (translate_heuristic in
-// triton_jit_bridge.py) into a small stack program, evaluated per call with Python's semantics and
+// src/bridge/python/triton_jit_bridge/heuristic_translation.py) into a small stack program, evaluated per call with Python's semantics and
 // without Python, allocation or locks.
 //
 // Text format (stored in the persistent kernel index; a change of meaning bumps the version):
@@ -66,8 +66,8 @@ class HeuristicProgram {
   const std::string& text() const noexcept { return text_; }                          // what parse() was given
   const std::vector<uint32_t>& params_read() const noexcept { return params_read_; }  // sorted, unique
 
-  static constexpr int kVersion = 1;
-  static constexpr int kMaxStack = 64;
+  static constexpr int kVersion = 1;   // defined here only: the build writes both into the bridge's
+  static constexpr int kMaxStack = 64;  // module _formats, which its translator uses (embed_bridge.cmake)
 
   // One parsed instruction (the text's line); the evaluator's form, not a stable format.
   enum class Op : uint8_t {

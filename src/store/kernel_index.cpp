@@ -589,7 +589,7 @@ namespace {
 
 // The folders `clear` empties and `prune` rids of abandoned temporary files; not locks/, whose
 // files other processes may hold (store/compile_lock.h). installations/ is the bridge's
-// (Triton's installation key, triton_jit_bridge.py).
+// (Triton's installation key, triton_jit_bridge/triton_key.py).
 constexpr const char* kSubfolders[] = {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions",
                                        TRITON_JIT_INDEX_DIR "/tables", TRITON_JIT_INDEX_DIR "/modules",
                                        TRITON_JIT_INDEX_DIR "/installations"};

@@ -222,6 +222,37 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Parity,
 
 // ---- the translator's refusals ----
 
+// The format's version and the evaluation stack's depth are defined once, in C++: the bridge the
+// library embeds carries them (its module _formats, generated from heuristic_program.h) and writes
+// programs of that version.
+TEST(HeuristicProgramVersion, TheBridgeWritesTheVersionTheRuntimeReads) {
+  triton_jit::bridge::GilGuard gil;
+  triton_jit::bridge::bridge();
+  py::module_ formats = py::module_::import("triton_jit_bridge._formats");
+  EXPECT_EQ(formats.attr("HEURISTIC_PROGRAM_VERSION").cast<int>(), HeuristicProgram::kVersion);
+  EXPECT_EQ(formats.attr("HEURISTIC_MAX_STACK").cast<int>(), HeuristicProgram::kMaxStack);
+  // The translator reads a lambda's source from its file: one written for the purpose.
+  py::dict scope;
+  scope["translate"] = triton_jit::bridge::bridge().attr("translate_heuristic");
+  py::exec(R"(
+import importlib.util, os, tempfile
+with tempfile.TemporaryDirectory() as folder:
+    path = os.path.join(folder, "version_heuristic.py")
+    with open(path, "w") as f:
+        f.write("heuristic = lambda args: args['n'] * 2\n")
+    spec = importlib.util.spec_from_file_location("version_heuristic", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = translate(module.heuristic, ["n"])
+)",
+           scope);
+  py::tuple r = scope["result"].cast<py::tuple>();
+  ASSERT_FALSE(r[0].is_none()) << r[1].cast<std::string>();
+  const std::string text = r[0].cast<std::string>();
+  EXPECT_EQ(text.substr(0, text.find('\n')), "heuristic-program " + std::to_string(HeuristicProgram::kVersion));
+  EXPECT_NO_THROW(HeuristicProgram::parse(text));
+}
+
 TEST(Translator, RefusesWhatItDoesNotModelAndSaysWhat) {
   const std::string path = test::canonical(test::kernel("heuristics_refused.py"));
   triton_jit::StaticSignature sig;

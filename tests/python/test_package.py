@@ -1,13 +1,13 @@
 """The package imports, exposes Triton's calling convention, and finds kernels by object, path and
 module; no GPU needed."""
 import os
-import sys
 
 import pytest
 import triton
 
 import triton_jit
 import py_kernels
+from triton_jit._bridge import runtime_bridge
 from conftest import CudaArray
 
 KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels", "py_kernels.py")
@@ -40,7 +40,7 @@ def test_jit_does_not_import_the_module_again():
     k = triton_jit.jit(py_kernels.scale_kernel)
     k.compile(CudaArray(4096), CudaArray(8192), 1000, 2.0, True)
     assert os.environ["PY_KERNELS_IMPORTS"] == "1"
-    assert sys.modules["triton_jit_bridge"]._modules[os.path.realpath(KERNELS)] is py_kernels
+    assert runtime_bridge().loading._modules[os.path.realpath(KERNELS)] is py_kernels
 
 
 def test_decorated_kernels_take_only_the_callers_parameters():
@@ -101,3 +101,17 @@ def test_warmup_and_run_mirror_triton():
     with pytest.raises(triton_jit.ArgumentError, match="grid="):
         k.run(x, x, x, 1000)
     assert isinstance(k[(1, )], triton_jit._C.Launcher)
+
+
+def test_bridge_modules_name_their_files_in_tracebacks():
+    """The runtime's bridge is a package whose modules, imported from the table embedded in the
+    library, have file names, and their source lines show in tracebacks (the finder's get_source)."""
+    import traceback
+    bridge = runtime_bridge()
+    assert bridge.__file__ == "triton_jit_bridge/__init__.py"
+    assert bridge.heuristic_translation.__file__ == "triton_jit_bridge/heuristic_translation.py"
+    with pytest.raises(AttributeError) as raised:
+        bridge.heuristic_translation._source_tree(None)  # reads None.__code__
+    text = "".join(traceback.format_exception(raised.type, raised.value, raised.tb))
+    assert 'File "triton_jit_bridge/heuristic_translation.py"' in text, text
+    assert "code = func.__code__" in text, text

@@ -72,7 +72,8 @@ def use_compile_pool():
     """prepare() on the compile workers, then misses on different keys from Python threads at
     once (one compiles in this interpreter, the others on the workers). Returns the workers' pids."""
     assert host.prepare_blocks(KERNEL, "add_kernel", [32, 64, 128]) == 3
-    pool = sys.modules["triton_jit_bridge"]._pool
+    import triton_jit_bridge  # the runtime's bridge, installed in this interpreter by its first use
+    pool = triton_jit_bridge.pool._pool
     started = pool.status()["started"]
     assert 1 <= started <= 2, pool.status()
     threads = [threading.Thread(target=host.compile_block, args=(KERNEL, "add_kernel", b)) for b in (16, 2048, 4096)]

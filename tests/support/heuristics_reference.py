@@ -9,7 +9,7 @@ import struct
 def heuristics_of(bridge, path, name):
     """[(name, function)] of the @triton.heuristics wrappers around `name` in the file `path`."""
     from triton.runtime.jit import JITFunction
-    obj = getattr(bridge._import_file(path), name)
+    obj = getattr(bridge.loading._import_file(path), name)
     out = []
     while not isinstance(obj, JITFunction):
         values = getattr(obj, "values", None)
@@ -20,7 +20,7 @@ def heuristics_of(bridge, path, name):
 
 
 def module_value(bridge, path, name):
-    return getattr(bridge._import_file(path), name)
+    return getattr(bridge.loading._import_file(path), name)
 
 
 _I64_MIN, _U64_MAX = -(2**63), 2**64 - 1
@@ -57,11 +57,11 @@ def check(bridge, func, names, calls, ours):
     "string" (C++ needs Python and the heuristic read a string: string arithmetic and formatting
     are not modelled), "big" (C++ needs Python and the heuristic read an integer beyond 2**53 or a float beyond 2**63:
     an intermediate integer may leave 128 bits, or a true division is not exact in doubles), or a
-    failure text. The arguments read are those bridge._TrackingArgs records."""
+    failure text. The arguments read are those bridge.heuristics._TrackingArgs records."""
     out = []
     for values, mine in zip(calls, ours):
         needs = isinstance(mine, str) and mine == "<needs python>"
-        args = bridge._TrackingArgs(zip(names, values))
+        args = bridge.heuristics._TrackingArgs(zip(names, values))
         try:
             theirs = func(args)
             raised = None
