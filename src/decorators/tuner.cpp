@@ -15,17 +15,17 @@
 #include <optional>
 
 #include "cuda/device.h"
+#include "cuda/device_memory.h"
 #include "cuda/driver_api.h"
 #include "decorators/autotune_hooks.h"
 #include "decorators/benchmark.h"
-#include "decorators/device_memory.h"
+#include "function/call.h"
 #include "launch/function_state.h"
-#include "resolve/launch_call.h"
+#include "resolve/resolver.h"
 #include "settings/settings.h"
 #include "store/binary_io.h"
 #include "store/kernel_index.h"
 #include "triton_jit/errors.h"
-#include "triton_jit/prepare.h"
 
 namespace triton_jit::detail {
 
