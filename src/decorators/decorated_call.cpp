@@ -11,7 +11,7 @@
 #include "launch/function_state.h"
 #include "settings/settings.h"
 #include "store/binary_io.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "store/pack_registry.h"
 #include "store/records.h"
 #include "store/sha256.h"

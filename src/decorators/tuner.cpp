@@ -24,7 +24,7 @@
 #include "resolve/resolver.h"
 #include "settings/settings.h"
 #include "store/binary_io.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "triton_jit/errors.h"
 
 namespace triton_jit::detail {

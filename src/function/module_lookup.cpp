@@ -7,7 +7,7 @@
 
 #include "bridge/bridge.h"
 #include "function/registry.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "store/pack.h"
 #include "store/pack_registry.h"
 #include "triton_jit/errors.h"

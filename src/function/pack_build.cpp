@@ -24,7 +24,7 @@
 #include "settings/settings.h"
 #include "store/binary_io.h"
 #include "store/files.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "store/pack_file.h"
 #include "store/pack_registry.h"
 

@@ -9,7 +9,7 @@
 #include "decorators/decorated_call.h"
 #include "launch/function_state.h"
 #include "settings/settings.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "store/pack.h"
 #include "store/pack_registry.h"
 

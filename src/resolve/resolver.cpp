@@ -17,7 +17,7 @@
 #include "resolve/progress_bar.h"
 #include "settings/settings.h"
 #include "store/compile_lock.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "store/pack.h"
 #include "store/pack_registry.h"
 
