@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "cuda/device.h"
+#include "cuda/device_memory.h"
 #include "cuda/driver_api.h"
-#include "decorators/device_memory.h"
 #include "triton_jit/device.h"
 
 namespace triton_jit {

@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <cstring>
 
-#include "decorators/arg_identity.h"
 #include "decorators/autotune_hooks.h"
 #include "decorators/tuner.h"
+#include "key/arg_identity.h"
 #include "launch/function_state.h"
 #include "settings/settings.h"
 #include "store/binary_io.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "store/pack_registry.h"
 #include "store/records.h"
 #include "store/sha256.h"
@@ -542,29 +542,8 @@ void apply_grid_fn(const StaticSignature& signature, const LaunchConfig& config,
 
 }  // namespace triton_jit::detail
 
-namespace triton_jit {
+namespace triton_jit::detail {
 
-const ArgValue& GridMeta::arg(std::string_view name) const {
-  const int i = signature_.find(name);
-  if (i < 0) {
-    throw ArgumentError(
-        signature_.function + ": the grid function asked for '" + std::string(name) + "', which is not a parameter",
-        signature_.function, std::string(name));
-  }
-  return args_[i];
-}
+void DecoratedCallDeleter::operator()(DecoratedCall* call) const noexcept { delete call; }
 
-int64_t GridMeta::operator[](std::string_view name) const {
-  const ArgValue& a = arg(name);
-  switch (a.kind()) {
-    case ArgValue::Kind::Int:
-    case ArgValue::Kind::Bool: return a.as_int();
-    case ArgValue::Kind::UInt: return static_cast<int64_t>(a.as_uint());
-    default:
-      throw ArgumentError(signature_.function + ": the grid function asked for the integer value of '" +
-                              std::string(name) + "', which is " + detail::identity_repr(a),
-                          signature_.function, std::string(name));
-  }
-}
-
-}  // namespace triton_jit
+}  // namespace triton_jit::detail

@@ -21,6 +21,7 @@
 #include "bridge/bridge.h"
 #include "decorators/heuristic_program.h"
 #include "decorators/snapshot_map.h"
+#include "launch/call_mode.h"
 #include "triton_jit/arg.h"
 #include "triton_jit/decorators.h"
 #include "triton_jit/launch_config.h"
@@ -125,12 +126,6 @@ class AutotuneRuntime {
   mutable std::mutex tune_mutex_;
   mutable std::mutex last_tuning_mutex_;
   mutable std::optional<TuningResult> last_tuning_;
-};
-
-enum class CallMode {
-  Launch,    // may tune, on the call's stream; runs the chosen config's pre_hook
-  Prepare,   // prepare(): may tune, as a launch does, but launches nothing itself (no Config.pre_hook)
-  Describe,  // specialize() and compile(): uses a choice already made, never tunes
 };
 
 // A heuristics layer whose heuristics are all translated programs is a pure function of the

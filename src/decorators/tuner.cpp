@@ -15,17 +15,17 @@
 #include <optional>
 
 #include "cuda/device.h"
+#include "cuda/device_memory.h"
 #include "cuda/driver_api.h"
 #include "decorators/autotune_hooks.h"
 #include "decorators/benchmark.h"
-#include "decorators/device_memory.h"
+#include "function/call.h"
 #include "launch/function_state.h"
-#include "resolve/launch_call.h"
+#include "resolve/resolver.h"
 #include "settings/settings.h"
 #include "store/binary_io.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "triton_jit/errors.h"
-#include "triton_jit/prepare.h"
 
 namespace triton_jit::detail {
 
@@ -183,58 +183,44 @@ std::optional<size_t> tritons_cached_choice(FunctionState& fn, const AutotuneRun
   }
 }
 
-}  // namespace
+// The TuningResult of a choice made without timing: stored, or named by a pack manifest.
+TuningResult untimed_result(const AutotuneRuntime& tuner, const std::string& key, const std::string& device,
+                            uint32_t chosen) {
+  TuningResult result;
+  result.layer = tuner.layer();
+  result.key = key;
+  result.device = device;
+  result.chosen = chosen;
+  result.chosen_config = tuner.info().configs[chosen].repr;
+  result.from_index = true;
+  return result;
+}
 
-uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntime& tuner, const ArgValue* full,
-              size_t num_caller_args, const LaunchConfig& out, const LaunchConfig& user, CallMode mode,
-              const uint64_t* words, uint32_t num_words) {
-  const AutotuneInfo& info = tuner.info();
-  const std::string& function = fn.signature.function;
-  std::lock_guard<std::mutex> lock(tuner.tune_mutex());  // one tuning per key at a time
-  if (const uint32_t* known = tuner.find(words, num_words)) return *known;
-
-  const bool have_device = mode != CallMode::Describe || cuda::driver_available();
-  const int ordinal = have_device ? cuda::current_device().info->ordinal : -1;
-  const std::string device = ordinal >= 0 ? device_name_of(ordinal) : "";
-  const std::string key = tuner.key_repr(full, num_caller_args);
+// A choice made before: stored in the index for this device, else named for this key by a pack
+// manifest (any device). Kept as the last tuning.
+std::optional<uint32_t> earlier_choice(FunctionState& fn, const AutotuneRuntime& tuner, const std::string& key,
+                                       const std::string& device, const uint64_t* words, uint32_t num_words) {
   if (!device.empty()) {
     tuner.load_stored(fn, device);
     if (const uint32_t* known = tuner.find(words, num_words)) {
-      TuningResult result;
-      result.layer = tuner.layer();
-      result.key = key;
-      result.device = device;
-      result.chosen = *known;
-      result.chosen_config = info.configs[*known].repr;
-      result.from_index = true;
-      tuner.set_last_tuning(std::move(result));
+      tuner.set_last_tuning(untimed_result(tuner, key, device, *known));
       return *known;
     }
   }
   // A choice a pack manifest named for this key (any device).
   if (const std::optional<uint32_t> named = tuner.named_choice(fn, key)) {
     const uint32_t chosen = tuner.insert(words, num_words, *named);
-    TuningResult result;
-    result.layer = tuner.layer();
-    result.key = key;
-    result.device = device;
-    result.chosen = chosen;
-    result.chosen_config = info.configs[chosen].repr;
-    result.from_index = true;
-    tuner.set_last_tuning(std::move(result));
+    tuner.set_last_tuning(untimed_result(tuner, key, device, chosen));
     return chosen;
   }
-  const Target target = Resolver::default_target();
-  bool config_hooks = false;
-  for (const AutotuneConfigInfo& c : info.configs) config_hooks |= c.has_pre_hook;
-  // Triton's autotuning cache gives up on configs with a pre_hook (it cannot serialize them).
-  const bool tritons_cache = info.cache_results && !config_hooks;
-  if (tritons_cache) {
-    if (const auto cached = tritons_cached_choice(fn, tuner, key, target)) {
-      return remember(fn, tuner, words, num_words, static_cast<uint32_t>(*cached), key, device,
-                      "\n  (from Triton's autotuning cache)");
-    }
-  }
+  return std::nullopt;
+}
+
+// Where no config may be timed: a call that only describes (specialize, compile), and a stream
+// being captured into a CUDA graph.
+void refuse_timing_here(const FunctionState& fn, const AutotuneInfo& info, const std::string& key,
+                        const std::string& device, CallMode mode, CUstream stream) {
+  const std::string& function = fn.signature.function;
   if (mode == CallMode::Describe) {
     throw ArgumentError(function + " is autotuned over " + std::to_string(info.configs.size()) +
                             " configs and has no tuning result for key " + key +
@@ -243,16 +229,23 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
                             "--store`, or name the config in a pack manifest",
                         function, "");
   }
-  if (cuda::stream_is_capturing(out.stream)) {
+  if (cuda::stream_is_capturing(stream)) {
     throw MissingKernelError(function + " needs autotuning for key " + key +
                                  ", which cannot run while the stream is captured into a CUDA graph: prepare() it "
                                  "before capturing (triton_jit::prepare({triton_jit::request(fn, config, args...)}) "
                                  "tunes it and stores the choice), or launch it once with these arguments first",
                              function, key, "");
   }
-  // prune_configs_by: Triton's own pruning, through Python, on the caller's arguments.
-  std::vector<bool> pruned(info.configs.size(), false);
-  std::vector<size_t> order(info.configs.size());  // Triton's order of the kept configs: ties go to the first
+}
+
+// prune_configs_by: Triton's own pruning, through Python, on the caller's arguments. Returns
+// Triton's order of the kept configs (ties go to the first); `pruned` marks the others.
+std::vector<size_t> kept_configs(FunctionState& fn, const AutotuneRuntime& tuner, const ArgValue* full,
+                                 size_t num_caller_args, const std::string& key, std::vector<bool>* pruned) {
+  const AutotuneInfo& info = tuner.info();
+  const std::string& function = fn.signature.function;
+  pruned->assign(info.configs.size(), false);
+  std::vector<size_t> order(info.configs.size());
   for (size_t c = 0; c < order.size(); ++c) order[c] = c;
   if (info.has_perf_model || info.has_early_config_prune) {
     if (offline() || fn.source_sha256.empty()) {
@@ -262,21 +255,21 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
                                    key + " has no stored result",
                                function, key, "");
     }
-    std::fill(pruned.begin(), pruned.end(), true);
+    std::fill(pruned->begin(), pruned->end(), true);
     order = bridge::prune_autotune_configs(fn.python_wrapper(), tuner.layer(), fn.signature, full, num_caller_args);
     for (size_t c : order) {
-      if (c < pruned.size()) pruned[c] = false;
+      if (c < pruned->size()) (*pruned)[c] = false;
     }
   }
-  // A user pre_hook replaces Triton's reset_to_zero/restore_value pre_hook (so nothing is saved to
-  // restore), a user post_hook its restoring post_hook.
-  const bool hooks = has_hooks(info);
-  const auto zero = info.has_pre_hook ? std::vector<Range>{}
-                                      : buffers_of(fn, info.reset_to_zero, full, "reset_to_zero");
-  const auto restore = info.has_pre_hook || info.has_post_hook
-                           ? std::vector<Range>{}
-                           : buffers_of(fn, info.restore_value, full, "restore_value");
+  return order;
+}
 
+// Each config's complete call: the caller's arguments with the config applied, then the inner
+// layers and the grid function.
+std::vector<Candidate> candidates_of(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntime& tuner,
+                                     const ArgValue* full, size_t num_caller_args, const LaunchConfig& out,
+                                     const LaunchConfig& user, CallMode mode, const std::vector<bool>& pruned) {
+  const AutotuneInfo& info = tuner.info();
   const size_t n = fn.signature.params.size();
   std::vector<Candidate> candidates(info.configs.size());
   for (size_t c = 0; c < candidates.size(); ++c) {
@@ -293,6 +286,14 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
                       mode == CallMode::Launch ? CallMode::Prepare : mode);
     apply_grid_fn(fn.signature, user, cand.args.data(), &cand.config);
   }
+  return candidates;
+}
+
+// Every kept config's kernel, ready before timing; one that does not compile is skipped, with why.
+void compile_candidates(FunctionState& fn, std::vector<Candidate>& candidates, const Target& target,
+                        const std::string& key, const std::string& device) {
+  const std::string& function = fn.signature.function;
+  const size_t n = fn.signature.params.size();
   compile_in_parallel(fn, candidates, target);
   for (Candidate& cand : candidates) {
     if (!cand.failure.empty()) continue;  // pruned
@@ -311,9 +312,17 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
           function, e.key(), e.manifest_line());
     }
   }
+}
 
-  const auto restore_set = std::make_shared<const RestoreSet>(restore);
-  // The hooks' argument dicts, one per config as Triton builds them (through Python).
+// Times each config that compiled, launching it as a plain call does, on the caller's stream.
+// Returns the hooks' argument dicts, one per config as Triton builds them (through Python).
+std::vector<HookArgs> time_candidates(FunctionState& fn, const AutotuneRuntime& tuner,
+                                      std::vector<Candidate>& candidates, size_t num_caller_args,
+                                      const std::vector<Range>& zero,
+                                      const std::shared_ptr<const RestoreSet>& restore_set, CUstream stream) {
+  const AutotuneInfo& info = tuner.info();
+  const bool hooks = has_hooks(info);
+  const size_t n = fn.signature.params.size();
   std::vector<HookArgs> hook_args(candidates.size());
   for (uint32_t c = 0; hooks && c < candidates.size(); ++c) {
     if (candidates[c].failure.empty())
@@ -324,10 +333,10 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     if (!cand.failure.empty()) continue;
     const auto launch = [&] { launch_call(fn, cand.config, ArgSpan{cand.args.data(), n}); };
     const std::function<void()> run = hooks ? timed_call_with_hooks(info.configs[c], info, hook_args[c], launch, zero,
-                                                                    *restore_set, out.stream)
-                                            : wrap_for_tuning(launch, zero, restore_set, out.stream);
+                                                                    *restore_set, stream)
+                                            : wrap_for_tuning(launch, zero, restore_set, stream);
     try {
-      const BenchmarkResult r = benchmark(out.stream, run, BenchmarkOptions{info.warmup_ms, info.rep_ms});
+      const BenchmarkResult r = benchmark(stream, run, BenchmarkOptions{info.warmup_ms, info.rep_ms});
       cand.median_ms = r.median_ms;
       cand.p20_ms = r.p20_ms;
       cand.p80_ms = r.p80_ms;
@@ -335,8 +344,12 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
       cand.failure = std::string("cannot launch on this device (skipped, as Triton prunes it): ") + e.what();
     }
   }
+  return hook_args;
+}
 
-  // Triton takes the first config (in its order of the kept ones) of least (median, p20, p80).
+// Triton takes the first config (in its order of the kept ones) of least (median, p20, p80).
+// None when no config ran.
+std::optional<uint32_t> fastest(const std::vector<Candidate>& candidates, const std::vector<size_t>& order) {
   uint32_t best = 0;
   bool any = false;
   for (size_t index : order) {
@@ -348,43 +361,48 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     if (!any || std::tie(a.median_ms, a.p20_ms, a.p80_ms) < std::tie(b.median_ms, b.p20_ms, b.p80_ms)) best = c;
     any = true;
   }
+  if (!any) return std::nullopt;
+  return best;
+}
+
+// A line per config, its median or why it was skipped: for the log, the index and errors.
+std::string timings_table(const AutotuneInfo& info, const std::vector<Candidate>& candidates) {
   std::string table;
   for (size_t c = 0; c < candidates.size(); ++c) {
     table += "\n  [" + std::to_string(c) + "] " + info.configs[c].repr + ": " +
              (candidates[c].failure.empty() ? format_ms(candidates[c].median_ms) + " ms" : candidates[c].failure);
   }
-  if (!any) {
-    throw ArgumentError(function + ": no autotune config could run for key " + key + ":" + table, function, "");
-  }
-  // As Triton's pre_hook(reset_only=True) after tuning, with the chosen config's arguments.
-  if (info.has_pre_hook) {
-    hook_args[best].run(bridge::AutotuneHook::PreHook, out.stream, /*reset_only=*/true);
-  } else {
-    zero_all_async(out.stream, zero);
-  }
+  return table;
+}
 
-  if (tritons_cache) {
-    // As Triton records them: the timed configs only; one that failed, as infinitely slow.
-    constexpr double kInf = std::numeric_limits<double>::infinity();
-    std::vector<std::array<double, 3>> timings;
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      const Candidate& cand = candidates[c];
-      if (pruned[c]) {
-        timings.push_back({-1, -1, -1});
-      } else if (!cand.failure.empty()) {
-        timings.push_back({kInf, kInf, kInf});
-      } else {
-        timings.push_back({cand.median_ms, cand.p20_ms, cand.p80_ms});
-      }
-    }
-    try {
-      bridge::autotune_cache_store(fn.python_wrapper(), tuner.layer(), key, target, timings);
-    } catch (const Error& e) {
-      log_line(std::string("warning: could not write Triton's autotuning cache: ") + e.what());
+// Triton's autotuning cache (cache_results=True), written as Triton records it: the timed configs
+// only; one that failed, as infinitely slow.
+void store_in_tritons_cache(FunctionState& fn, const AutotuneRuntime& tuner, const std::string& key,
+                            const Target& target, const std::vector<Candidate>& candidates,
+                            const std::vector<bool>& pruned) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  std::vector<std::array<double, 3>> timings;
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const Candidate& cand = candidates[c];
+    if (pruned[c]) {
+      timings.push_back({-1, -1, -1});
+    } else if (!cand.failure.empty()) {
+      timings.push_back({kInf, kInf, kInf});
+    } else {
+      timings.push_back({cand.median_ms, cand.p20_ms, cand.p80_ms});
     }
   }
-  fn.tunings.fetch_add(1, std::memory_order_relaxed);
-  const uint32_t chosen = remember(fn, tuner, words, num_words, best, key, device, table);
+  try {
+    bridge::autotune_cache_store(fn.python_wrapper(), tuner.layer(), key, target, timings);
+  } catch (const Error& e) {
+    log_line(std::string("warning: could not write Triton's autotuning cache: ") + e.what());
+  }
+}
+
+// The TuningResult of a timed choice: every config's timing, or why it was skipped.
+TuningResult timed_result(const AutotuneRuntime& tuner, const std::string& key, const std::string& device,
+                          uint32_t chosen, const std::vector<Candidate>& candidates) {
+  const AutotuneInfo& info = tuner.info();
   TuningResult result;
   result.layer = tuner.layer();
   result.key = key;
@@ -404,7 +422,70 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
     }
     result.rows.push_back(std::move(row));
   }
-  tuner.set_last_tuning(std::move(result));
+  return result;
+}
+
+}  // namespace
+
+uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntime& tuner, const ArgValue* full,
+              size_t num_caller_args, const LaunchConfig& out, const LaunchConfig& user, CallMode mode,
+              const uint64_t* words, uint32_t num_words) {
+  const AutotuneInfo& info = tuner.info();
+  const std::string& function = fn.signature.function;
+  std::lock_guard<std::mutex> lock(tuner.tune_mutex());  // one tuning per key at a time
+  if (const uint32_t* known = tuner.find(words, num_words)) return *known;
+
+  const bool have_device = mode != CallMode::Describe || cuda::driver_available();
+  const int ordinal = have_device ? cuda::current_device().info->ordinal : -1;
+  const std::string device = ordinal >= 0 ? device_name_of(ordinal) : "";
+  const std::string key = tuner.key_repr(full, num_caller_args);
+  if (const std::optional<uint32_t> earlier = earlier_choice(fn, tuner, key, device, words, num_words)) {
+    return *earlier;
+  }
+  const Target target = Resolver::default_target();
+  bool config_hooks = false;
+  for (const AutotuneConfigInfo& c : info.configs) config_hooks |= c.has_pre_hook;
+  // Triton's autotuning cache gives up on configs with a pre_hook (it cannot serialize them).
+  const bool tritons_cache = info.cache_results && !config_hooks;
+  if (tritons_cache) {
+    if (const auto cached = tritons_cached_choice(fn, tuner, key, target)) {
+      return remember(fn, tuner, words, num_words, static_cast<uint32_t>(*cached), key, device,
+                      "\n  (from Triton's autotuning cache)");
+    }
+  }
+  refuse_timing_here(fn, info, key, device, mode, out.stream);
+  std::vector<bool> pruned;
+  const std::vector<size_t> order = kept_configs(fn, tuner, full, num_caller_args, key, &pruned);
+  // A user pre_hook replaces Triton's reset_to_zero/restore_value pre_hook (so nothing is saved to
+  // restore), a user post_hook its restoring post_hook.
+  const auto zero = info.has_pre_hook ? std::vector<Range>{}
+                                      : buffers_of(fn, info.reset_to_zero, full, "reset_to_zero");
+  const auto restore = info.has_pre_hook || info.has_post_hook
+                           ? std::vector<Range>{}
+                           : buffers_of(fn, info.restore_value, full, "restore_value");
+
+  std::vector<Candidate> candidates =
+      candidates_of(fn, call, tuner, full, num_caller_args, out, user, mode, pruned);
+  compile_candidates(fn, candidates, target, key, device);
+  const auto restore_set = std::make_shared<const RestoreSet>(restore);
+  const std::vector<HookArgs> hook_args =
+      time_candidates(fn, tuner, candidates, num_caller_args, zero, restore_set, out.stream);
+
+  const std::optional<uint32_t> best = fastest(candidates, order);
+  const std::string table = timings_table(info, candidates);
+  if (!best) {
+    throw ArgumentError(function + ": no autotune config could run for key " + key + ":" + table, function, "");
+  }
+  // As Triton's pre_hook(reset_only=True) after tuning, with the chosen config's arguments.
+  if (info.has_pre_hook) {
+    hook_args[*best].run(bridge::AutotuneHook::PreHook, out.stream, /*reset_only=*/true);
+  } else {
+    zero_all_async(out.stream, zero);
+  }
+  if (tritons_cache) store_in_tritons_cache(fn, tuner, key, target, candidates, pruned);
+  fn.tunings.fetch_add(1, std::memory_order_relaxed);
+  const uint32_t chosen = remember(fn, tuner, words, num_words, *best, key, device, table);
+  tuner.set_last_tuning(timed_result(tuner, key, device, chosen, candidates));
   return chosen;
 }
 

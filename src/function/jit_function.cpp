@@ -2,8 +2,9 @@
 // function's table without a lock, packs and launches; everything else is the resolver's.
 #include "triton_jit/jit_function.h"
 
+#include "decorators/decorated_call.h"
+#include "function/call.h"
 #include "launch/function_state.h"
-#include "resolve/launch_call.h"
 #include "resolve/resolver.h"
 
 namespace triton_jit {

@@ -7,8 +7,8 @@
 
 #include "bridge/bridge.h"
 #include "function/registry.h"
-#include "resolve/pack.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
+#include "store/pack.h"
 #include "store/pack_registry.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/settings.h"

@@ -6,10 +6,11 @@
 #include <mutex>
 
 #include "bridge/compile_pool.h"
+#include "decorators/decorated_call.h"
 #include "launch/function_state.h"
-#include "resolve/pack.h"
 #include "settings/settings.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
+#include "store/pack.h"
 #include "store/pack_registry.h"
 
 namespace triton_jit {
@@ -154,7 +155,7 @@ TritonJitFunction& get_function(std::string_view path, std::string_view name, co
   impl->py_function = function;
   impl->py_wrapper = wrapper;
   impl->signature = std::move(signature);
-  if (!impl->signature.decorators.empty()) impl->decorated = std::make_unique<detail::DecoratedCall>(impl->signature);
+  if (!impl->signature.decorators.empty()) impl->decorated.reset(new detail::DecoratedCall(impl->signature));
   for (const ParamInfo& p : impl->signature.params) {
     impl->rules.push_back(make_rule(p));
     const bool usable = p.default_value && p.default_value->representable;

@@ -14,16 +14,26 @@
 #include <vector>
 
 #include "bridge/bridge.h"
-#include "decorators/decorated_call.h"
 #include "key/repr.h"
 #include "key/spec_key.h"
 #include "launch/hit_counters.h"
-#include "launch/kernel_table.h"
 #include "launch/launcher.h"
+#include "launch/table.h"
 #include "triton_jit/errors.h"
-#include "triton_jit/jit_function.h"
+#include "triton_jit/launch_config.h"
+#include "triton_jit/signature.h"
+#include "triton_jit/specialization.h"
+
+namespace triton_jit {
+class TritonJitFunction;
+}
 
 namespace triton_jit::detail {
+
+class DecoratedCall;
+struct DecoratedCallDeleter {
+  void operator()(DecoratedCall* call) const noexcept;
+};
 
 // Python's name of an argument's kind, for messages.
 inline const char* kind_name(ArgValue::Kind kind) {
@@ -49,8 +59,9 @@ struct FunctionState {
   std::mutex python_mutex;  // guards py_function and py_wrapper, imported on the first compile
   bridge::PyHandle py_function;
   bridge::PyHandle py_wrapper;  // the object the name holds: the outermost decorator, or py_function
-  // The @triton.heuristics and @triton.autotune layers' runtime; null for a plain function.
-  std::unique_ptr<DecoratedCall> decorated;
+  // The @triton.heuristics and @triton.autotune layers' runtime; null for a plain function. The
+  // decorators' layer (above this one) defines it and its deleter.
+  std::unique_ptr<DecoratedCall, DecoratedCallDeleter> decorated;
   // set_heuristics_through_python: every heuristic runs through Python, none is memoized.
   std::atomic<bool> heuristics_through_python{false};
   std::vector<ParamRule> rules;
@@ -71,132 +82,30 @@ struct FunctionState {
   mutable std::atomic<uint64_t> misses{0}, compiles{0}, loads{0}, index_hits{0}, pack_hits{0};
   mutable std::atomic<uint64_t> tunings{0}, heuristic_python_calls{0};
 
+  // The @triton.jit function, for compiles, imported on first need (with the wrapper).
+  bridge::PyHandle python_function();
   // The Python object the name holds (the outermost decorator), imported on first need.
-  bridge::PyHandle python_wrapper() {
-    std::lock_guard<std::mutex> lock(python_mutex);
-    if (py_wrapper.object == nullptr) {
-      bridge::LoadedFunction loaded = bridge::load_function(source(), name);
-      py_function = loaded.function;
-      py_wrapper = loaded.wrapper;
-    }
-    return py_wrapper;
-  }
+  bridge::PyHandle python_wrapper();
 
   // ---- cold error paths: messages are built only when something is wrong ----
 
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_count(size_t given, size_t missing_index) const {
-    std::string names;
-    for (const ParamInfo& p : signature.params) names += (names.empty() ? "" : ", ") + p.name;
-    if (given > rules.size()) {
-      throw ArgumentError(signature.function + " takes " + std::to_string(rules.size()) + " arguments (" + names +
-                              ") but " + std::to_string(given) + " were given",
-                          signature.function, "");
-    }
-    const ParamInfo& missing = signature.params[missing_index];
-    std::string why = missing.default_value && !missing.default_value->representable
-                          ? " (its default " + missing.default_value->repr + " has no C++ form: pass it explicitly)"
-                          : " and it has no default";
-    throw ArgumentError(signature.function + " takes " + std::to_string(rules.size()) + " arguments (" + names +
-                            ") but " + std::to_string(given) + " were given: parameter '" + missing.name +
-                            "' is missing" + why,
-                        signature.function, missing.name);
-  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_count(size_t given, size_t missing_index) const;
 
   // A decorated function called with too many or too few arguments: says which parameters the
   // caller passes and which a decorator sets.
   [[noreturn, gnu::cold, gnu::noinline]] void fail_decorated_count(size_t given, const std::vector<uint32_t>& caller,
-                                                                   const std::vector<int>& set_by_layer) const {
-    std::string names, set;
-    for (uint32_t p : caller) names += (names.empty() ? "" : ", ") + signature.params[p].name;
-    for (size_t p = 0; p < set_by_layer.size(); ++p) {
-      if (set_by_layer[p] < 0) continue;
-      const bool heuristic = signature.decorators[static_cast<size_t>(set_by_layer[p])].kind ==
-                             DecoratorLayer::Kind::Heuristics;
-      set += (set.empty() ? "" : ", ") + signature.params[p].name + " (by " +
-             (heuristic ? "@triton.heuristics" : "@triton.autotune") + ")";
-    }
-    std::string why = given > caller.size() ? " were given; the caller must not pass the parameters a decorator sets: "
-                                            : " were given (a parameter without a usable default is missing); a "
-                                              "decorator sets ";
-    throw ArgumentError(signature.function + " takes " + std::to_string(caller.size()) + " arguments (" + names +
-                            ") but " + std::to_string(given) + why + set,
-                        signature.function, "");
-  }
+                                                                   const std::vector<int>& set_by_layer) const;
 
   // A value the annotated type cannot hold. Triton's binder takes the annotation's type whatever
   // the value, so it accepts such calls: the runtime refuses them where Triton's launcher would
   // fail or pass something else than meant (docs/DESIGN.md, "Where the runtime is deliberately
   // stricter than Triton"). Says what Triton would do and how to pass the value.
   [[gnu::cold, gnu::noinline]] static std::string annotation_mismatch(const ParamInfo& p, ArgValue::Kind given,
-                                                                      const char* kind) {
-    using K = ArgValue::Kind;
-    const std::string head = "is annotated '" + p.annotation + "' and cannot take " +
-                             (given == K::Int || given == K::UInt ? "an " : "a ") + kind + ": ";
-    const bool pointer_annotation = !p.annotation.empty() && p.annotation[0] == '*';
-    if (given == K::TensorDesc) {
-      return head + "Triton ignores the annotation for a tensor descriptor (it keys it tensordesc<...>); remove the "
-                    "annotation to pass one";
-    }
-    if (pointer_annotation) {
-      return head + "Triton takes an integer there as the device address; pass the address as a pointer "
-                    "(TypedPtr{reinterpret_cast<void*>(address), DType::...}, or a typed pointer)";
-    }
-    if (given == K::Pointer) {
-      return head + "Triton keys a tensor there as " + p.annotation +
-             " but its launcher then passes only a one-element tensor's value (anything else raises TypeError); pass "
-             "the value itself, or the address as an integer "
-             "(static_cast<int64_t>(reinterpret_cast<uintptr_t>(ptr)))";
-    }
-    if (given == K::Float) {
-      return head + "Triton keys it as " + p.annotation +
-             " but its launcher then raises TypeError ('float' object cannot be interpreted as an integer); convert "
-             "it first (static_cast<int64_t>(x)), or remove the annotation to pass a float (fp32)";
-    }
-    return head + "pass a value of the annotated type";
-  }
+                                                                      const char* kind);
 
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_arg(int index, ArgProblem problem, const ArgValue& arg) const {
-    const ParamInfo& p = signature.params[static_cast<size_t>(index)];
-    const char* kind = kind_name(arg.kind());
-    std::string what;
-    switch (problem) {
-      case ArgProblem::PointerForConstexpr:
-        what = "is a tl.constexpr and needs a compile-time value (int, bool, float, None, string or dtype), but a "
-               "device pointer (a runtime value) was given";
-        break;
-      case ArgProblem::DTypeForRuntime:
-        what = "is a runtime parameter; a dtype (here " + python_dtype_repr(arg.dtype(), arg.is_torch_dtype()) +
-               ") can only be passed to a tl.constexpr parameter";
-        break;
-      case ArgProblem::NoSuchDType:
-        what = static_cast<int>(arg.dtype()) < kNumDTypes
-                   ? "was given torch's spelling of " + std::string(dtype_name(arg.dtype())) +
-                         ", which torch has no dtype for; pass DType::" + std::string(dtype_name(arg.dtype())) + " (" +
-                         python_dtype_repr(arg.dtype(), false) + ") instead"
-                   : "was given an unknown dtype (" + std::to_string(static_cast<int>(arg.dtype())) + ")";
-        break;
-      case ArgProblem::DescriptorForConstexpr:
-        what =
-            "is a tl.constexpr and needs a compile-time value (int, bool, float, None, string or dtype), but a tensor "
-            "descriptor (a runtime value) was given";
-        break;
-      case ArgProblem::StringForRuntime:
-        what = "is a runtime parameter; a string can only be passed to a tl.constexpr parameter";
-        break;
-      case ArgProblem::KindForAnnotation: what = annotation_mismatch(p, arg.kind(), kind); break;
-      case ArgProblem::None: what = "was rejected"; break;
-    }
-    throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) + ") " + what,
-                        signature.function, p.name);
-  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_arg(int index, ArgProblem problem, const ArgValue& arg) const;
 
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_config(const LaunchConfig& c) const {
-    throw ArgumentError(signature.function + ": invalid launch options num_warps=" + std::to_string(c.num_warps) +
-                            ", num_stages=" + std::to_string(c.num_stages) +
-                            ", num_ctas=" + std::to_string(c.num_ctas) +
-                            " (num_warps must be a power of two in 1..64, num_stages in 0..255, num_ctas in 1..16)",
-                        signature.function, "");
-  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_config(const LaunchConfig& c) const;
 
   void check_config(const LaunchConfig& c) const {
     const unsigned warps = static_cast<unsigned>(c.num_warps);
@@ -208,12 +117,7 @@ struct FunctionState {
 
   // ---- key building, shared by launch, specialize and compile ----
 
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_none_scalar(uint32_t index, const ParamCode& code) const {
-    const ParamInfo& p = signature.params[index];
-    throw ArgumentError(signature.function + ": parameter '" + p.name + "' (#" + std::to_string(index) + ") has type " +
-                            type_string(code) + " and cannot be None; pass a value",
-                        signature.function, p.name);
-  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_none_scalar(uint32_t index, const ParamCode& code) const;
 
   // The general path of one parameter (annotations, and the errors): kept out of the loop so the
   // common path stays in registers.
@@ -221,12 +125,7 @@ struct FunctionState {
     ParamCode code;
     uint64_t slot = 0;
   };
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_descriptor(uint32_t i, const std::string& why) const {
-    const ParamInfo& p = signature.params[i];
-    throw ArgumentError(
-        signature.function + ": parameter '" + p.name + "' (#" + std::to_string(i) + "): the tensor descriptor " + why,
-        signature.function, p.name);
-  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_descriptor(uint32_t i, const std::string& why) const;
 
   [[gnu::noinline]] SlowResult slow_specialize(uint32_t i, const ArgValue& arg, bool pack) const {
     SlowResult r;

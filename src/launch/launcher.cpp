@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cuda/driver_api.h"
-#include "settings/settings.h"
+#include "launch/scratch_allocator.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/settings.h"
 

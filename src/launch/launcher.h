@@ -6,7 +6,7 @@
 
 #include "cuda/device.h"
 #include "key/spec_key.h"
-#include "launch/kernel_table.h"
+#include "launch/table.h"
 #include "triton_jit/launch_config.h"
 
 namespace triton_jit::detail {

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-#include "triton_jit/prepare.h"
+#include "triton_jit/prepare_options.h"
 
 namespace triton_jit::detail {
 

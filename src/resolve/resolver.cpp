@@ -14,11 +14,11 @@
 #include "cuda/driver_api.h"
 #include "key/signature_parser.h"
 #include "key/synthetic_args.h"
-#include "resolve/pack.h"
 #include "resolve/progress_bar.h"
 #include "settings/settings.h"
 #include "store/compile_lock.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
+#include "store/pack.h"
 #include "store/pack_registry.h"
 
 namespace triton_jit::detail {
@@ -143,17 +143,6 @@ void store_in_index(const FunctionState& fn, const KernelKey& key, const bridge:
   KernelIndex::instance().store(record, bridge::python_environment());
 }
 
-// The Python JITFunction, imported on first need.
-bridge::PyHandle python_function(FunctionState& fn) {
-  std::lock_guard<std::mutex> lock(fn.python_mutex);
-  if (fn.py_function.object == nullptr) {
-    bridge::LoadedFunction loaded = bridge::load_function(fn.source(), fn.name);
-    fn.py_function = loaded.function;
-    fn.py_wrapper = loaded.wrapper;
-  }
-  return fn.py_function;
-}
-
 // The log line of a compile that started at `start`; `where` names a worker's compile.
 void log_compiled(const FunctionState& fn, const Specialization& spec, const Target& target,
                   std::chrono::steady_clock::time_point start, const char* where) {
@@ -184,7 +173,7 @@ bridge::CompileResult compile_here(FunctionState& fn, const Specialization& spec
   if (fn.source_sha256.empty()) fail_missing(fn, key, CannotCompile::NoSource);
   bridge::PyHandle py;
   try {
-    py = python_function(fn);
+    py = fn.python_function();
   } catch (const PythonError& e) {
     fail_missing(fn, key, CannotCompile::NoPython, e.what());
   }

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "decorators/decorated_call.h"
+#include "launch/call_mode.h"
 #include "launch/function_state.h"
 #include "store/records.h"
 #include "triton_jit/prepare.h"

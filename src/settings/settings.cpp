@@ -11,8 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include "bridge/bridge.h"
-#include "cuda/driver_api.h"
 #include "settings/settings.h"
 #include "triton_jit/errors.h"
 
@@ -95,27 +93,6 @@ std::atomic<int> g_log_level{static_cast<int>(level_from_env())};
 constexpr int kOfflineUnread = -1;
 std::atomic<int> g_offline{kOfflineUnread};
 
-// Stream-ordered device memory: capturable in CUDA graphs and free of host synchronisation.
-class DefaultScratchAllocator final : public ScratchAllocator {
- public:
-  void* allocate(size_t bytes, size_t alignment, CUstream_st* stream) override {
-    CUdeviceptr ptr = 0;
-    // cuMemAllocAsync returns memory aligned to at least 256 bytes, more than Triton asks for.
-    (void)alignment;
-    CUresult r = cuda::driver().MemAllocAsync(&ptr, bytes, stream);
-    if (r != CUDA_SUCCESS) cuda::throw_cuda_error(r, "cuMemAllocAsync", "allocating kernel scratch memory");
-    return reinterpret_cast<void*>(ptr);
-  }
-  void deallocate(void* ptr, size_t, CUstream_st* stream) override {
-    CUresult r = cuda::driver().MemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream);
-    if (r != CUDA_SUCCESS) cuda::throw_cuda_error(r, "cuMemFreeAsync", "freeing kernel scratch memory");
-  }
-};
-
-DefaultScratchAllocator g_default_allocator;
-std::shared_ptr<ScratchAllocator> g_user_allocator;  // keeps the user's allocator alive
-std::atomic<ScratchAllocator*> g_allocator{&g_default_allocator};
-
 }  // namespace
 
 void set_target(std::optional<Target> target) {
@@ -126,17 +103,6 @@ void set_target(std::optional<Target> target) {
 std::optional<Target> explicit_target() {
   std::lock_guard<std::mutex> lock(g_settings_mutex);
   return target_setting().target;
-}
-
-ScratchAllocator::~ScratchAllocator() = default;
-
-void set_scratch_allocator(std::shared_ptr<ScratchAllocator> allocator) {
-  std::lock_guard<std::mutex> lock(g_settings_mutex);
-  // The previous user allocator stays alive: a launch on another thread may still hold it.
-  static std::vector<std::shared_ptr<ScratchAllocator>> retired;
-  if (g_user_allocator) retired.push_back(g_user_allocator);
-  g_user_allocator = std::move(allocator);
-  g_allocator.store(g_user_allocator ? g_user_allocator.get() : &g_default_allocator, std::memory_order_release);
 }
 
 void set_offline(bool offline) { g_offline.store(offline ? 1 : 0, std::memory_order_relaxed); }
@@ -150,10 +116,6 @@ bool offline() {
   return value == 1;
 }
 
-bool python_used() noexcept { return bridge::interpreter_used(); }
-
-std::string triton_version() { return bridge::triton_version(); }
-
 void set_log_level(LogLevel level) { g_log_level.store(static_cast<int>(level), std::memory_order_relaxed); }
 LogLevel log_level() { return static_cast<LogLevel>(g_log_level.load(std::memory_order_relaxed)); }
 
@@ -166,8 +128,6 @@ uint32_t explicit_target_packed_slow() noexcept {
   g_explicit_target_packed.store(v, std::memory_order_release);
   return v;
 }
-
-ScratchAllocator& scratch_allocator() noexcept { return *g_allocator.load(std::memory_order_acquire); }
 
 bool log_enabled(LogLevel level) noexcept {
   return g_log_level.load(std::memory_order_relaxed) >= static_cast<int>(level);

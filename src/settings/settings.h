@@ -24,9 +24,6 @@ inline uint32_t explicit_target_packed() noexcept {
   return packed != kTargetUnread ? packed : explicit_target_packed_slow();
 }
 
-// The allocator in use (never null).
-ScratchAllocator& scratch_allocator() noexcept;
-
 // TRITON_JIT_PRELOAD's modules, then preload_modules()'s, in order, without repeats.
 std::vector<std::string> preload_list();
 

@@ -1,7 +1,7 @@
 // The public face of the persistent kernel index (triton_jit/index.h).
 #include "triton_jit/index.h"
 
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "triton_jit/errors.h"
 
 namespace triton_jit {

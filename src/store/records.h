@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernel/kernel_fields.h"
-#include "key/kernel_key.h"
+#include "key/key_text.h"
 #include "store/binary_io.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"

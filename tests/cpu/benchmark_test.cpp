@@ -18,7 +18,7 @@
 
 #include "bridge/interpreter.h"
 #include "decorators/benchmark.h"
-#include "decorators/device_memory.h"
+#include "cuda/device_memory.h"
 #include "fake_driver.h"
 #include "triton_jit/errors.h"
 

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "store/compile_lock.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "triton_jit/index.h"
 
 namespace fs = std::filesystem;

@@ -14,7 +14,7 @@
 
 #include "../support/child_process.h"
 #include "store/files.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "store/records.h"
 #include "store/sha256.h"
 #include "support/launch_metadata.h"

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <string>
 
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 
 namespace {
 

@@ -20,7 +20,7 @@ using triton_jit::detail::KernelRecord;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  // The magic and version of index kernel entries (src/store/kernel_index.cpp).
+  // The magic and version of index kernel entries (src/store/index_entries.cpp).
   try {
     triton_jit::detail::unseal(bytes, "TJITKRNL", 3);
   } catch (const FormatError& e) {

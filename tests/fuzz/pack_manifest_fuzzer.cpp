@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fuzz_check.h"
-#include "key/kernel_key.h"
+#include "key/key_text.h"
 #include "resolve/pack_manifest.h"
 #include "triton_jit/errors.h"
 

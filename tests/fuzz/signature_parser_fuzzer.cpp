@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "fuzz_check.h"
-#include "key/kernel_key.h"
+#include "key/key_text.h"
 #include "key/signature_parser.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/signature.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "decorators/benchmark.h"
-#include "decorators/device_memory.h"
+#include "cuda/device_memory.h"
 #include "gpu_test_util.h"
 
 namespace {

@@ -1,5 +1,5 @@
-// Kernel packs (triton_jit/pack.h): loading them and building a pack from a manifest (the
-// resolver's batch entry compiles what it lists; pack_manifest.cpp reads the manifest).
+// Kernel packs (triton_jit/pack.h): building a pack from a manifest (the resolver's batch entry
+// compiles what it lists; pack_manifest.cpp reads the manifest; store/pack.cpp loads packs).
 #include "triton_jit/pack.h"
 
 #include <fcntl.h>
@@ -18,16 +18,13 @@
 #include <optional>
 
 #include "bridge/bridge.h"
-#include "cuda/device.h"
-#include "cuda/driver_api.h"
 #include "decorators/config_choice.h"
 #include "decorators/decorated_call.h"
-#include "resolve/pack.h"
 #include "resolve/resolver.h"
 #include "settings/settings.h"
 #include "store/binary_io.h"
 #include "store/files.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "store/pack_file.h"
 #include "store/pack_registry.h"
 
@@ -35,24 +32,6 @@ namespace triton_jit {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The current device's architecture, when a driver and a device are there; 0 otherwise.
-int device_arch() {
-  if (!cuda::driver_available()) return 0;
-  try {
-    return cuda::current_device().info->arch;
-  } catch (const Error&) {
-    return 0;
-  }
-}
-
-PackInfo load_one(const std::string& path) {
-  PackInfo info = detail::PackRegistry::instance().load(path, device_arch());
-  if (detail::log_enabled(LogLevel::Info)) {
-    detail::log_line("loaded kernel pack " + path + " (" + std::to_string(info.kernels) + " kernels)");
-  }
-  return info;
-}
 
 // Fails before anything compiles when the pack could not be written at the end: `out` names a
 // folder, or its folder cannot be created or take a file. The folder is probed with a file, which
@@ -169,45 +148,6 @@ void check_distinct_places(const std::vector<const PackManifestEntry*>& lines,
 }
 
 }  // namespace
-
-namespace detail {
-
-void load_environment_packs() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const char* env = std::getenv("TRITON_JIT_PACKS");
-    if (env == nullptr) return;
-    const std::string list = env;
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t end = list.find(':', start);
-      if (end == std::string::npos) end = list.size();
-      const std::string path = list.substr(start, end - start);
-      if (!path.empty()) {
-        try {
-          load_one(path);
-        } catch (const Error& e) {
-          std::fprintf(stderr, "[triton_jit] warning: TRITON_JIT_PACKS: %s\n", e.what());
-        }
-      }
-      start = end + 1;
-    }
-  });
-}
-
-}  // namespace detail
-
-PackInfo load_pack(const std::string& path) {
-  detail::load_environment_packs();
-  return load_one(path);
-}
-
-std::vector<PackInfo> loaded_packs() {
-  detail::load_environment_packs();
-  return detail::PackRegistry::instance().infos();
-}
-
-PackInfo read_pack_info(const std::string& path) { return detail::pack_info(path, detail::read_pack(path)); }
 
 PackInfo build_pack(const std::string& manifest_path, const std::string& out, const PrepareOptions& options) {
   const std::vector<PackManifestEntry> entries = read_pack_manifest(manifest_path);

@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "bridge/compile_pool.h"
+#include "decorators/decorated_call.h"
 #include "resolve/resolver.h"
 #include "triton_jit/settings.h"
 #include "triton_jit/tensor_descriptor.h"

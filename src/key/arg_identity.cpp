@@ -1,4 +1,4 @@
-#include "decorators/arg_identity.h"
+#include "key/arg_identity.h"
 
 #include <string_view>
 

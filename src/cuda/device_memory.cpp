@@ -1,4 +1,4 @@
-#include "decorators/device_memory.h"
+#include "cuda/device_memory.h"
 
 #include <string>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "key/kernel_key.h"
+#include "key/key_text.h"
 
 #include <variant>
 

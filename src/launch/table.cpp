@@ -1,4 +1,4 @@
-#include "launch/kernel_table.h"
+#include "launch/table.h"
 
 #include <string>
 

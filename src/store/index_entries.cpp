@@ -1,4 +1,4 @@
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
