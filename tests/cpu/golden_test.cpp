@@ -20,7 +20,7 @@
 #include "bridge/bridge.h"
 #include "bridge/interpreter.h"
 #include "decorators/heuristic_program.h"
-#include "store/kernel_index.h"
+#include "store/index_entries.h"
 #include "store/pack_file.h"
 #include "store/records.h"
 
