@@ -13,7 +13,8 @@
 # where `ctest -L fuzz` in build-fuzz replays every seed.
 #
 # Knobs: FUZZ_SECONDS (per fuzzer, default 30), FUZZ_BUILD_DIR (default build-fuzz), CLANGXX
-# (default clang++), JOBS, TRITON_JIT_PYTHON (configure needs a python, the fuzzers do not).
+# (default clang++), JOBS (build jobs, and fuzzers run at a time: default nproc),
+# TRITON_JIT_PYTHON (configure needs a python, the fuzzers do not).
 # Exit status: 0 when every fuzzer ran its time without a finding.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
@@ -52,16 +53,13 @@ if [ ${#names[@]} -eq 0 ]; then
   done
 fi
 
-status=0
-for n in "${names[@]}"; do
-  exe="$DIR/tests/fuzz/$n"
-  [ -x "$exe" ] || tj_die "no fuzzer $n in $DIR/tests/fuzz"
-  seeds="$REPO_ROOT/tests/fuzz/corpus/$n"
-  work="$DIR/corpus/$n"
-  artifacts="$DIR/artifacts/$n"
+# fuzz_one NAME: one fuzzer for its time; its log in DIR/NAME.log. Exit status: 0 when clean.
+fuzz_one() {
+  local n=$1 rc=0
+  local exe="$DIR/tests/fuzz/$n" seeds="$REPO_ROOT/tests/fuzz/corpus/$n"
+  local work="$DIR/corpus/$n" artifacts="$DIR/artifacts/$n"
   mkdir -p "$work" "$artifacts"
   tj_log "$n: ${SECONDS_EACH}s from $(find "$seeds" -type f | wc -l) seeds"
-  rc=0
   # The time limit of `timeout` only backs up libFuzzer's own, should a run hang on exit.
   timeout --kill-after=10 "$((SECONDS_EACH + 120))" "$exe" "$work" "$seeds" \
     -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=5 \
@@ -71,8 +69,28 @@ for n in "${names[@]}"; do
   else
     tail -n 60 "$DIR/$n.log"
     tj_error "$n: exit status $rc; the input is in $artifacts (replay: $exe FILE)"
-    status=1
   fi
+  return "$rc"
+}
+
+for n in "${names[@]}"; do
+  [ -x "$DIR/tests/fuzz/$n" ] || tj_die "no fuzzer $n in $DIR/tests/fuzz"
+done
+# JOBS fuzzers at a time, one core each (libFuzzer runs one process on one thread): on CI's two
+# cores the seven fuzzers take four rounds of FUZZ_SECONDS instead of seven, each fuzzing as long.
+status=0
+running=0
+for n in "${names[@]}"; do
+  if [ "$running" -ge "$JOBS" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$n" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
 done
 tj_log "fuzzing finished with exit status $status"
 exit "$status"

@@ -19,8 +19,8 @@
 #   compile   every other CPU test: compiles of several kernels for sm_90 and sm_80 checked
 #             against the cubins, the launcher on a fake driver, signatures, errors, the kernel
 #             index and packs, prepare (-L cpu, without parity, the CLI and cpu.env.*, which
-#             use the build folder's own caches, and without faults.* and scripts.*: the
-#             index's write protocol under injected failures and the set-up scripts do not
+#             use the build folder's own caches, and without the labels faults and scripts:
+#             the index's write protocol under injected failures and the set-up scripts do not
 #             depend on the Triton version, and took about 80 s of each version's 200 s; the
 #             pinned version runs them in scripts/test.sh)
 #   cli       the triton-jit command-line tests (-L cli)
@@ -29,6 +29,9 @@
 # Knobs:
 #   TRITON_JIT_VERSIONS  space-separated Triton versions (default: the supported list below);
 #                        "none" skips the whole run
+#   TRITON_JIT_VERSIONS_OTHERS  1: leave out the version of the build python's own Triton
+#                        (.ci/run sets it: scripts/test.sh has just tested that one, the whole
+#                        suite); default 0: every listed version
 #   TRITON_JIT_VENVS     where the virtualenvs live (default ~/.cache/triton_jit/venvs), one
 #                        folder triton-X.Y.Z each, made when missing and re-used otherwise
 #   CTEST_JOBS, CTEST_TIMEOUT, JOBS   as for scripts/test.sh
@@ -79,6 +82,24 @@ EOF
 )"
 python_id() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2], sys.base_prefix)'; }
 build_python_id="$(python_id "$build_python")"
+# TRITON_JIT_VERSIONS_OTHERS=1 (.ci/run): scripts/test.sh has just run the whole suite with the
+# build's own python, so the version of its Triton is left out here.
+if [ "${TRITON_JIT_VERSIONS_OTHERS:-0}" = 1 ]; then
+  tested="$("$build_python" -c 'import triton; print(triton.__version__)' 2>/dev/null || true)"
+  others=""
+  for version in $versions; do
+    if [ "$version" = "$tested" ]; then
+      tj_log "Triton $version: left out (TRITON_JIT_VERSIONS_OTHERS=1: the build's python has it, and scripts/test.sh ran the suite with it)"
+    else
+      others="${others:+$others }$version"
+    fi
+  done
+  versions="$others"
+  if [ -z "$versions" ]; then
+    tj_log "no other Triton version to test"
+    exit 0
+  fi
+fi
 
 # tj_triton_venv VERSION: the python of a virtualenv holding only Triton VERSION (made when missing or
 # broken). Prints it on stdout; progress goes to stderr.
@@ -158,8 +179,9 @@ for version in $versions; do
   export TRITON_JIT_PYTHON="$python" TRITON_JIT_TEST_CACHE_ROOT="$work"
   export TRITON_CACHE_DIR="$work/triton-cache" TRITON_JIT_INDEX_DIR="$work/jit-cache"  # anything else
   tests_start=$SECONDS
-  parity="$(run_group parity "$work/parity.log" -L cpu -R 'Parity|ReferenceMakePointer' -E '^cli\.')"
-  compile="$(run_group compile "$work/compile.log" -L cpu -E 'Parity|ReferenceMakePointer|^cli\.|^cpu\.env\.|^faults\.|^scripts\.')"
+  parity="$(run_group parity "$work/parity.log" -L cpu -LE '^cli$' -R 'Parity|ReferenceMakePointer')"
+  compile="$(run_group compile "$work/compile.log" -L cpu -LE '^(cli|faults|scripts)$' \
+    -E 'Parity|ReferenceMakePointer|^cpu\.env\.')"
   cli="$(run_group cli "$work/cli.log" -L cli)"
   unset TRITON_JIT_PYTHON TRITON_JIT_TEST_CACHE_ROOT TRITON_CACHE_DIR TRITON_JIT_INDEX_DIR
   case "$parity$compile$cli" in *FAIL*) failed=1 ;; esac

@@ -11,6 +11,7 @@
 #   TORCH_DIR       libtorch's CMake package (for the torch component), when not empty
 #   CONFIGURE_FAILS_WITH  when set, configuring must fail with this text (nothing is built)
 #   Python3_EXECUTABLE, pybind11_DIR, GENERATOR, CXX_COMPILER, BUILD_TYPE
+#   BUILD_FLAGS     when not empty, the compiler flags of BUILD_TYPE (CMAKE_CXX_FLAGS_<TYPE>)
 
 function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -43,6 +44,10 @@ set(configure_args
   "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
   "-DPython3_EXECUTABLE=${Python3_EXECUTABLE}"
   "-Dpybind11_DIR=${pybind11_DIR}")
+if(BUILD_FLAGS)
+  string(TOUPPER "${BUILD_TYPE}" build_type_upper)
+  list(APPEND configure_args "-DCMAKE_CXX_FLAGS_${build_type_upper}=${BUILD_FLAGS}")
+endif()
 # What every package holds: the library, its headers, the CMake package and the tool.
 set(installed_files lib/libtriton_jit.so include/triton_jit/triton_jit.h lib/cmake/TritonJit/TritonJitConfig.cmake
                     lib/cmake/TritonJit/TritonJitTargets.cmake bin/triton-jit)

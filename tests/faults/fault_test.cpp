@@ -155,6 +155,11 @@ std::string damaged_files(const fs::path& dir) {
 }
 
 const std::vector<std::string> kErrnos = {"ENOSPC", "EIO"};
+// Each step fails once, ENOSPC and EIO in turn (step 1 ENOSPC, step 2 EIO, ...): the store
+// treats both alike (a write that fails for good; only ENOENT, ESTALE, EINTR and EAGAIN are
+// retried) and the shim fails both alike, so every step with every errno would run each case
+// twice over (each run starts Python and Triton); both errnos still reach the messages checked.
+bool fails_with(const std::string& e, size_t step) { return kErrnos[(step - 1) % kErrnos.size()] == e; }
 std::string errno_text(const std::string& name) { return std::strerror(name == "EIO" ? EIO : ENOSPC); }
 
 class FaultTest : public ::testing::Test {
@@ -294,6 +299,7 @@ TEST_F(IndexEntryFaults, AFailedWriteAtEachStepLosesNothing) {
   ASSERT_GE(all.size(), 10u);
   for (const std::string& e : kErrnos) {
     for (size_t n = 1; n <= all.size(); ++n) {
+      if (!fails_with(e, n)) continue;
       const std::string where = e + " at step " + all[n - 1];
       SCOPED_TRACE(where);
       fresh();
@@ -377,6 +383,7 @@ TEST_F(TableFaults, AFailedWriteAtEachStepLosesNothing) {
   const std::string spec = run(probe("3"), environment())["spec"];
   for (const std::string& e : kErrnos) {
     for (size_t n = 1; n <= all.size(); ++n) {
+      if (!fails_with(e, n)) continue;
       const std::string where = e + " at step " + all[n - 1];
       SCOPED_TRACE(where);
       fresh();
@@ -454,6 +461,7 @@ TEST_F(PackFaults, AFailedWriteAtEachStepKeepsThePreviousPack) {
   old_pack_ = read_text(pack_file());
   for (const std::string& e : kErrnos) {
     for (size_t n = 1; n <= all.size(); ++n) {
+      if (!fails_with(e, n)) continue;
       SCOPED_TRACE(e + " at step " + all[n - 1]);
       const Child r = run(pack(), environment({"FAULT_DIR=" + out_dir().string(), "FAULT_AT=" + std::to_string(n),
                                                "FAULT_ERRNO=" + e}));

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI's steps (.ci/run) and what scripts/test.sh runs, with every step replaced by a stub that
 # records its call: test.sh runs ctest only (the Triton version matrix, with its six virtualenvs,
-# is not part of it), and .ci/run runs test.sh, then the version matrix, then the sanitizer and
-# fuzzing steps (those two left out with CI_SANITIZE=0), each step even after a failed one.
+# is not part of it), and .ci/run runs test.sh, then the version matrix (without the version
+# test.sh has just tested: TRITON_JIT_VERSIONS_OTHERS=1), then the sanitizer and fuzzing steps
+# (those two left out with CI_SANITIZE=0), each step even after a failed one.
 #   ci_steps_test.sh WORK_DIR
 set -euo pipefail
 work=$1
@@ -26,7 +27,8 @@ tj_gpu_summary() { :; }
 tj_log() { :; }
 STUB
 for step in test-triton-versions.sh sanitize.sh fuzz.sh; do
-  printf '#!/usr/bin/env bash\necho "%s $*" >>"%s"\nexit "${STUB_EXIT:-0}"\n' "$step" "$log" >"$work/tree/scripts/$step"
+  printf '#!/usr/bin/env bash\necho "%s $*${TRITON_JIT_VERSIONS_OTHERS:+ others=$TRITON_JIT_VERSIONS_OTHERS}" >>"%s"\nexit "${STUB_EXIT:-0}"\n' \
+    "$step" "$log" >"$work/tree/scripts/$step"
   chmod +x "$work/tree/scripts/$step"
 done
 printf '#!/usr/bin/env bash\necho "ctest"  >>"%s"\n' "$log" >"$work/bin/ctest"
@@ -40,12 +42,12 @@ bash "$work/tree/scripts/test.sh" >/dev/null || fail "scripts/test.sh failed wit
 
 : >"$log"
 bash "$work/tree/.ci/run" >/dev/null 2>&1 || fail ".ci/run failed with stubs"
-expected="setup build ctest test-triton-versions.sh build sanitize.sh asan fuzz.sh  "
+expected="setup build ctest test-triton-versions.sh build others=1 sanitize.sh asan fuzz.sh  "
 [ "$(tr '\n' ' ' <"$log")" = "$expected" ] || fail ".ci/run ran: $(tr '\n' ' ' <"$log"); expected: $expected"
 
 : >"$log"
 CI_SANITIZE=0 bash "$work/tree/.ci/run" >/dev/null 2>&1 || fail ".ci/run with CI_SANITIZE=0 failed with stubs"
-expected="setup build ctest test-triton-versions.sh build "
+expected="setup build ctest test-triton-versions.sh build others=1 "
 [ "$(tr '\n' ' ' <"$log")" = "$expected" ] || fail "CI_SANITIZE=0 .ci/run ran: $(tr '\n' ' ' <"$log")"
 
 # A failed step does not stop the others; the exit status is the first failure's.
@@ -69,4 +71,16 @@ grep -q 'not a configured build folder' "$log" || fail "test-triton-versions.sh 
 : >"$log"
 TRITON_JIT_VERSIONS=none bash "$work/tree/scripts/test-triton-versions.sh" >/dev/null 2>&1 || fail "TRITON_JIT_VERSIONS=none failed"
 [ ! -s "$log" ] || fail "TRITON_JIT_VERSIONS=none did something: $(tr '\n' ' ' <"$log")"
-echo "ok: test.sh runs ctest only; .ci/run runs test.sh, the Triton versions, sanitize.sh asan, fuzz.sh"
+# TRITON_JIT_VERSIONS_OTHERS=1 leaves out the build python's own Triton version: with only that
+# one listed, nothing is left to test (no virtualenv is made). A stub python says 3.6.0.
+mkdir -p "$work/tree/build"
+printf '#!/usr/bin/env bash\ncase "$*" in *triton*) echo 3.6.0 ;; *) echo "3.11 /usr" ;; esac\n' >"$work/bin/stub-python"
+chmod +x "$work/bin/stub-python"
+printf 'Python3_EXECUTABLE:FILEPATH=%s\n' "$work/bin/stub-python" >"$work/tree/build/CMakeCache.txt"
+: >"$work/tree/build/CTestTestfile.cmake"
+: >"$log"
+TRITON_JIT_VERSIONS=3.6.0 TRITON_JIT_VERSIONS_OTHERS=1 TRITON_JIT_VENVS="$work/venvs" \
+  bash "$work/tree/scripts/test-triton-versions.sh" "$work/tree/build" >/dev/null 2>&1 ||
+  fail "TRITON_JIT_VERSIONS_OTHERS=1 with only the build's version failed: $(tr '\n' ' ' <"$log")"
+[ ! -e "$work/venvs" ] || fail "TRITON_JIT_VERSIONS_OTHERS=1 made a virtualenv for the build's own version"
+echo "ok: test.sh runs ctest only; .ci/run runs test.sh, the other Triton versions, sanitize.sh asan, fuzz.sh"
