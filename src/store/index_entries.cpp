@@ -28,7 +28,7 @@ constexpr std::string_view kTableMagic = "TJITTABL";
 constexpr std::string_view kModuleMagic = "TJITMODL";
 constexpr uint32_t kFormatVersion = 3;  // 2: kernel records carry tensor-descriptor metadata; 3: signatures
                                         // carry decorators, tables hold tuning results and heuristic memos
-#define TRITON_JIT_INDEX_DIR "v3"       // the folder of this format version, beside older ones
+#define TRITON_JIT_INDEX_VERSION_DIR "v3"       // the folder of this format version, beside older ones
 
 std::string default_directory() {
   // TRITON_JIT_CACHE_DIR is the variable's former name, still read: the new one wins when both are
@@ -133,7 +133,7 @@ std::string KernelIndex::kernel_file(const std::string& dir, const std::string& 
 // DIR/v3/FOLDER/XX/ID.EXT: kernels are many, so their files spread over 256 folders.
 std::string KernelIndex::sharded_file(const std::string& dir, const char* folder, const std::string& id,
                                       const char* extension) {
-  return dir + "/" TRITON_JIT_INDEX_DIR "/" + folder + "/" + id.substr(0, 2) + "/" + id + extension;
+  return dir + "/" TRITON_JIT_INDEX_VERSION_DIR "/" + folder + "/" + id.substr(0, 2) + "/" + id + extension;
 }
 
 std::string KernelIndex::signature_file(const std::string& dir, const std::string& path, const std::string& name,
@@ -141,7 +141,7 @@ std::string KernelIndex::signature_file(const std::string& dir, const std::strin
   const std::string_view nul("\0", 1);
   Sha256 h;
   h.update(path).update(nul).update(name).update(nul).update(environment);
-  return dir + "/" TRITON_JIT_INDEX_DIR "/functions/" + h.hex() + ".tjs";
+  return dir + "/" TRITON_JIT_INDEX_VERSION_DIR "/functions/" + h.hex() + ".tjs";
 }
 
 std::string KernelIndex::module_record_file(const std::string& dir, const std::string& module,
@@ -149,7 +149,7 @@ std::string KernelIndex::module_record_file(const std::string& dir, const std::s
   const std::string_view nul("\0", 1);
   Sha256 h;
   h.update(module).update(nul).update(environment);
-  return dir + "/" TRITON_JIT_INDEX_DIR "/modules/" + h.hex() + ".tjm";
+  return dir + "/" TRITON_JIT_INDEX_VERSION_DIR "/modules/" + h.hex() + ".tjm";
 }
 
 void KernelIndex::warn_damaged(const std::string& file, const std::string& why) {
@@ -309,7 +309,7 @@ std::string KernelIndex::table_file(const std::string& dir, const std::string& p
   const std::string_view nul("\0", 1);
   Sha256 h;
   h.update(path).update(nul).update(name).update(nul).update(environment).update(nul).update(table);
-  return dir + "/" TRITON_JIT_INDEX_DIR "/tables/" + h.hex() + ".tjt";
+  return dir + "/" TRITON_JIT_INDEX_VERSION_DIR "/tables/" + h.hex() + ".tjt";
 }
 
 namespace {
@@ -352,7 +352,7 @@ std::vector<std::string> table_files(const std::string& dir) {
   std::vector<std::string> out;
   WalkNotes notes;
   walk_files(
-      dir, TRITON_JIT_INDEX_DIR "/tables",
+      dir, TRITON_JIT_INDEX_VERSION_DIR "/tables",
       [&](int, const std::string& name, const struct stat&, const std::string& file) {
         if (ends_with(name, ".tjt")) out.push_back(file);  // not a writer's temporary file
       },
@@ -568,7 +568,7 @@ std::vector<std::string> KernelIndex::entry_files(const std::string& dir) const 
   if (dir.empty()) return out;
   WalkNotes notes;
   walk_files(
-      dir, TRITON_JIT_INDEX_DIR "/kernels",
+      dir, TRITON_JIT_INDEX_VERSION_DIR "/kernels",
       [&](int, const std::string& name, const struct stat&, const std::string& file) {
         if (ends_with(name, ".tjk") && !is_temp_file(name)) out.push_back(file);
       },
@@ -590,9 +590,9 @@ namespace {
 // The folders `clear` empties and `prune` rids of abandoned temporary files; not locks/, whose
 // files other processes may hold (store/compile_lock.h). installations/ is the bridge's
 // (Triton's installation key, triton_jit_bridge/triton_key.py).
-constexpr const char* kSubfolders[] = {TRITON_JIT_INDEX_DIR "/kernels", TRITON_JIT_INDEX_DIR "/functions",
-                                       TRITON_JIT_INDEX_DIR "/tables", TRITON_JIT_INDEX_DIR "/modules",
-                                       TRITON_JIT_INDEX_DIR "/installations"};
+constexpr const char* kSubfolders[] = {TRITON_JIT_INDEX_VERSION_DIR "/kernels", TRITON_JIT_INDEX_VERSION_DIR "/functions",
+                                       TRITON_JIT_INDEX_VERSION_DIR "/tables", TRITON_JIT_INDEX_VERSION_DIR "/modules",
+                                       TRITON_JIT_INDEX_VERSION_DIR "/installations"};
 
 // A writer takes milliseconds; a temporary file this old was left by one that was killed.
 constexpr int64_t kAbandonedTempSeconds = 3600;
@@ -639,7 +639,7 @@ IndexStatus KernelIndex::status() {
   if (!S_ISDIR(st.st_mode)) return unusable("is not a folder; set TRITON_JIT_INDEX_DIR to a folder");
   // The index folder and v3; a link or an untrusted folder further down is skipped (and told)
   // by the commands that walk it, which can do their job around it.
-  for (const std::string& folder : {std::string(), std::string(TRITON_JIT_INDEX_DIR)}) {
+  for (const std::string& folder : {std::string(), std::string(TRITON_JIT_INDEX_VERSION_DIR)}) {
     const FolderCheck c = check_folders(s.dir, folder, false);
     if (c.state == FolderCheck::State::Refused) {
       return unusable(c.folder + " " + c.problem +
@@ -650,7 +650,7 @@ IndexStatus KernelIndex::status() {
     if (c.state == FolderCheck::State::Failed) return unusable(c.folder + ": " + c.problem);
   }
   if (::access(s.dir.c_str(), R_OK | X_OK) != 0) return unusable(std::string("cannot be read: ") + std::strerror(errno));
-  for (const std::string& folder : {s.dir, s.dir + "/" TRITON_JIT_INDEX_DIR}) {
+  for (const std::string& folder : {s.dir, s.dir + "/" TRITON_JIT_INDEX_VERSION_DIR}) {
     if (::access(folder.c_str(), F_OK) == 0 && ::access(folder.c_str(), W_OK) != 0) {
       s.state = IndexStatus::State::ReadOnly;
       s.problem = folder + " cannot be written: " + std::strerror(errno);
@@ -698,7 +698,7 @@ size_t KernelIndex::prune(double days) {
   std::string failure;
   WalkNotes notes;
   walk_files(
-      dir, TRITON_JIT_INDEX_DIR "/kernels",
+      dir, TRITON_JIT_INDEX_VERSION_DIR "/kernels",
       [&](int folder, const std::string& name, const struct stat&, const std::string& file) {
         if (!ends_with(name, ".tjk") || is_temp_file(name)) return;
         const std::optional<IndexEntry> e = describe_entry(file);
