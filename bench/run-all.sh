@@ -49,22 +49,9 @@ log() {
   echo "$line"
   if [[ -n ${BENCH_PROGRESS_LOG:-} ]]; then echo "$line" >>"$BENCH_PROGRESS_LOG"; fi
 }
-# Seconds left for a benchmark, keeping `reserve` seconds for what follows (at least 30).
-left() {
-  local reserve=${1:-0} n
-  n=$(( BUDGET_S - (SECONDS - START_S) - reserve ))
-  (( n < 30 )) && n=30
-  echo "$n"
-}
-# status_of RC OK T WHAT: a benchmark's result from its exit status RC: OK for 0, timed out after
-# T s for timeout's 124 and 137, else "failed (WHAT RC)".
-status_of() {
-  case $1 in
-    0) echo "$2" ;;
-    124|137) echo "timed out after ${3}s" ;;
-    *) echo "failed ($4 $1)" ;;
-  esac
-}
+# left RESERVE, status_of RC OK T WHAT
+# shellcheck source=scripts/budget.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/budget.sh"
 
 BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist or launch is not in GPU_CHECK_BENCH"
 : >"$BENCH_LOG"
