@@ -53,38 +53,36 @@ log() {
 # shellcheck source=scripts/budget.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/budget.sh"
 
+# run_script WHAT SCRIPT CAP: bench/SCRIPT BUILD OUT under the time left (at most CAP s, 0: no cap),
+# its output appended to bench.log; sets RAN_STATUS to its result.
+run_script() {
+  local what=$1 script=$2 cap=$3 rc
+  T=$(left 10)
+  (( cap > 0 && T > cap )) && T=$cap
+  log "$what: bench/$script $BUILD $OUT (at most ${T}s)"
+  timeout --kill-after=10 "$T" bash "$ROOT/bench/$script" "$BUILD" "$OUT" 2>&1 | tee -a "$BENCH_LOG"
+  rc=${PIPESTATUS[0]}
+  RAN_STATUS=$(status_of "$rc" ran "$T" exit)
+  log "$what: $RAN_STATUS"
+}
+
 BENCH_STATUS="not run: bench/run-gpu-bench.sh does not exist or launch is not in GPU_CHECK_BENCH"
 : >"$BENCH_LOG"
 if [[ -f "$ROOT/bench/run-gpu-bench.sh" && $CONFIGURED != 0 && $BENCHES == *,launch,* ]]; then
-  T=$(left 10)
-  log "benchmark: bench/run-gpu-bench.sh $BUILD $OUT (at most ${T}s)"
-  timeout --kill-after=10 "$T" bash "$ROOT/bench/run-gpu-bench.sh" "$BUILD" "$OUT" 2>&1 | tee "$BENCH_LOG"
-  rc=${PIPESTATUS[0]}
-  BENCH_STATUS=$(status_of "$rc" ran "$T" exit)
-  log "benchmark: $BENCH_STATUS"
+  run_script benchmark run-gpu-bench.sh 0
+  BENCH_STATUS=$RAN_STATUS
 fi
 # Decorated kernels (OUT/decorated_bench.md): about 15 s on an H100 with a warm Triton cache; capped
 # at 60 s so a hang cannot eat the later benchmarks' share.
 if [[ -f "$ROOT/bench/run-decorated-bench.sh" && $CONFIGURED != 0 && $BENCHES == *,decorated,* ]]; then
-  T=$(left 10)
-  (( T > 60 )) && T=60
-  log "decorated benchmark: bench/run-decorated-bench.sh $BUILD $OUT (at most ${T}s)"
-  timeout --kill-after=10 "$T" bash "$ROOT/bench/run-decorated-bench.sh" "$BUILD" "$OUT" 2>&1 | tee -a "$BENCH_LOG"
-  rc=${PIPESTATUS[0]}
-  DECORATED_STATUS=$(status_of "$rc" ran "$T" exit)
-  BENCH_STATUS="$BENCH_STATUS; decorated: $DECORATED_STATUS"
-  log "decorated benchmark: $DECORATED_STATUS"
+  run_script "decorated benchmark" run-decorated-bench.sh 60
+  BENCH_STATUS="$BENCH_STATUS; decorated: $RAN_STATUS"
 fi
 # The torch layer's benchmarks, when they exist: launch overhead with tensor arguments
 # (OUT/tensor_launch_bench.md), the operators (OUT/torch_bench.md, OUT/ops_latency.png).
 if [[ -f "$ROOT/bench/torch/run-torch-bench.sh" && $CONFIGURED != 0 && $BENCHES == *,torch,* ]]; then
-  T=$(left 10)
-  log "torch benchmark: bench/torch/run-torch-bench.sh $BUILD $OUT (at most ${T}s)"
-  timeout --kill-after=10 "$T" bash "$ROOT/bench/torch/run-torch-bench.sh" "$BUILD" "$OUT" 2>&1 | tee -a "$BENCH_LOG"
-  rc=${PIPESTATUS[0]}
-  TORCH_BENCH_STATUS=$(status_of "$rc" ran "$T" exit)
-  BENCH_STATUS="$BENCH_STATUS; torch operators: $TORCH_BENCH_STATUS"
-  log "torch benchmark: $TORCH_BENCH_STATUS"
+  run_script "torch benchmark" torch/run-torch-bench.sh 0
+  BENCH_STATUS="$BENCH_STATUS; torch operators: $RAN_STATUS"
 fi
 
 # The Python package's launches (OUT/python_launch_bench.md, .json, python_launch.png): host time
