@@ -82,6 +82,23 @@ PY=${TJ_PYTHON:-python3}
 export PYTHON=${PYTHON:-$PY}
 tj_ensure_system_packages 2>&1 | tee -a "$BUILD_LOG"
 
+# ---- carried wheels -------------------------------------------------------------------------
+# A GPU machine reaches no registry: libraries the GPU tests replay (FlagGems and what it needs)
+# travel as wheels in GPU_CHECK_WHEELS (default .carry/wheels, git-ignored) and are installed
+# into a site folder of the build, put first on PYTHONPATH. Their tests skip without them.
+WHEELS=${GPU_CHECK_WHEELS:-$ROOT/.carry/wheels}
+WHEELS_NOTE="none (no wheels in $WHEELS)"
+if compgen -G "$WHEELS/*.whl" >/dev/null; then
+  if "$PY" -m pip install --no-index --no-deps --upgrade --target "$BUILD/site" "$WHEELS"/*.whl \
+      >>"$BUILD_LOG" 2>&1; then
+    export PYTHONPATH="$BUILD/site${PYTHONPATH:+:$PYTHONPATH}"
+    export FLAGGEMS_CACHE_DIR="$BUILD/flaggems"
+    WHEELS_NOTE="$(cd "$WHEELS" && ls -- *.whl | tr '\n' ' ')"
+  else
+    WHEELS_NOTE="pip could not install the wheels of $WHEELS (see build.log)"
+  fi
+fi
+
 # ---- environment ----------------------------------------------------------------------------
 DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
 GPU_LIST=$(nvidia-smi -L 2>/dev/null || echo "nvidia-smi failed or is missing: no NVIDIA driver?")
@@ -104,6 +121,7 @@ TOOL_VERSIONS=$(
   echo "== CUDA version of the driver: ${CUDA_DRIVER:-?}"
   echo "== Python:"; echo "$PY_VERSIONS"
   echo "== tools:"; echo "$TOOL_VERSIONS"
+  echo "== carried wheels: $WHEELS_NOTE"
 } | tee -a "$BUILD_LOG"
 
 # ---- configure and build (arguments from scripts/common.sh) --------------------------------
