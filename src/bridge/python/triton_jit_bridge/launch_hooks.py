@@ -26,7 +26,7 @@ from . import versions
 _HOOK_NAMES = ("launch_enter_hook", "launch_exit_hook")
 _notify = None  # the C++ side's set_python_launch_hooks(bool)
 _metadata = {}  # kernel id -> its KernelMetadata namedtuple, built once
-_host = threading.local()  # .call: the Python package's current launch (objects by name, grid)
+_host = threading.local()  # .call: the Python package's current launch (begin_host_call)
 
 
 def _knobs():
@@ -142,11 +142,12 @@ def _kernel_metadata(kernel_id, metadata_json):
     return md
 
 
-def begin_host_call(objects, grid):
-    """For the Python package's launch: the caller's own objects (by parameter name) and grid,
-    which launch_metadata gets in place of the runtime's stand-ins, until end_host_call."""
+def begin_host_call(call):
+    """For the Python package's launch: `call` is the list [the caller's objects by parameter
+    name, the grid as given (None until a grid callable has returned it)], which launch_metadata
+    gets in place of the runtime's stand-ins, until end_host_call."""
     previous = getattr(_host, "call", None)
-    _host.call = (objects, grid)
+    _host.call = call
     return previous
 
 
