@@ -21,18 +21,24 @@ struct Snapshot {
   std::vector<LaunchHooks> hooks;
 };
 
-std::mutex g_mutex;                                // guards g_entries, g_next_id, g_retired
-std::vector<Entry> g_entries;                      // the registered hooks, in order
+std::mutex g_mutex;            // guards g_entries, g_next_id, retired()
+std::vector<Entry> g_entries;  // the registered hooks, in order
 uint64_t g_next_id = 1;
-std::vector<std::unique_ptr<Snapshot>> g_retired;  // every snapshot published, kept for readers
 std::atomic<const Snapshot*> g_current{nullptr};
+
+// Every snapshot published, kept for launches still reading one: never destroyed, not even at
+// exit, where another thread may still be launching.
+std::vector<std::unique_ptr<Snapshot>>& retired() {
+  static auto* snapshots = new std::vector<std::unique_ptr<Snapshot>>;
+  return *snapshots;
+}
 
 // Publishes the registered hooks as a new snapshot, then the C++ bit. Under g_mutex.
 void publish() {
   auto snapshot = std::make_unique<Snapshot>();
   for (const Entry& e : g_entries) snapshot->hooks.push_back(e.hooks);
   g_current.store(snapshot.get(), std::memory_order_release);
-  g_retired.push_back(std::move(snapshot));
+  retired().push_back(std::move(snapshot));
   if (g_entries.empty()) {
     g_launch_hook_bits.fetch_and(~kCppLaunchHooks, std::memory_order_relaxed);
   } else {

@@ -150,6 +150,24 @@ TEST_F(LaunchHooks, ThrowingEnterHookStopsTheLaunch) {
   EXPECT_EQ(order, (std::vector<std::string>{"enter A", "enter B"})) << "no exit hook runs";
 }
 
+// A decorated kernel: the hooks see the completed call (the config's BLOCK, the heuristic's EVEN)
+// and the kernel the config chose (its num_warps in the key).
+TEST_F(LaunchHooks, DecoratedCallIsSeenComplete) {
+  auto& fn = TritonJitFunction::get(test::kernel("decorated.py"), "single_config_kernel");
+  std::vector<Seen> log;
+  Recorder r{"A", &log};
+  add(&r);
+  fn(test::config(2), reinterpret_cast<float*>(0x100000), reinterpret_cast<float*>(0x200000), 1024);
+  ASSERT_EQ(log.size(), 2u);
+  const Seen& s = log[0];
+  EXPECT_EQ(s.info.function, &fn);
+  ASSERT_EQ(s.args.size(), 5u) << "x_ptr, y_ptr, n, BLOCK, EVEN";
+  EXPECT_EQ(s.args[3].as_int(), 512) << "BLOCK from the autotuner's config";
+  EXPECT_TRUE(s.args[4].as_bool()) << "EVEN from the heuristic: 1024 % 512 == 0";
+  EXPECT_TRUE(test::contains(s.key, "|num_warps=2|num_stages=2|")) << s.key;
+  EXPECT_EQ(fake::state().launches.size(), 1u);
+}
+
 // ---- Triton's Python launch hooks ----
 
 uint32_t python_bit() { return triton_jit::detail::launch_hook_bits() & triton_jit::detail::kPythonLaunchHooks; }
