@@ -39,7 +39,8 @@ PyHandle python_launch_enter(const PythonLaunch& launch) {
       values.append(heuristic_arg(b, launch.args[i]));
     }
     py::tuple grid = py::make_tuple(launch.grid.x, launch.grid.y, launch.grid.z);
-    py::handle fn(static_cast<PyObject*>(launch.function.object));
+    py::handle fn = launch.function.object != nullptr ? py::handle(static_cast<PyObject*>(launch.function.object))
+                                                       : py::handle(Py_None);
     state = b.attr("launch_enter")(fn, address(launch.kernel_id), *launch.metadata_json,
                                    py::str(launch.kernel_name.data(), launch.kernel_name.size()),
                                    address(launch.cu_function), address(launch.stream), grid, names, values);

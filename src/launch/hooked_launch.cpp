@@ -1,5 +1,7 @@
 #include "launch/hooked_launch.h"
 
+#include "triton_jit/errors.h"
+
 namespace triton_jit::detail {
 
 void launch_with_hooks(FunctionState& m, const KernelEntry& entry, CUfunction function, const LaunchConfig& config,
@@ -23,7 +25,12 @@ void launch_with_hooks(FunctionState& m, const KernelEntry& entry, CUfunction fu
   bridge::PyHandle python_state;
   if ((bits & kPythonLaunchHooks) != 0) {
     bridge::PythonLaunch launch;
-    launch.function = m.python_function();
+    try {
+      launch.function = m.python_function();
+    } catch (const Error&) {
+      // No Python function to read launch_metadata from (a pack without the kernel's source):
+      // the hooks still run, with Triton's own keys only.
+    }
     launch.signature = &m.signature;
     launch.kernel_id = &entry;
     launch.metadata_json = &entry.launch().metadata_json;
