@@ -461,7 +461,12 @@ void Kernel::launch_hooked(Call& c, nb::handle grid) {
   try {
     fn_->launch(c.config, ArgSpan{c.values, c.count});
   } catch (...) {
-    bridge.attr("end_host_call")(previous);
+    // A hook that raised: its own exception, as Triton's launch raises it.
+    nb::object error = bridge.attr("end_host_call")(previous);
+    if (!error.is_none()) {
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
+      throw nb::python_error();
+    }
     throw;
   }
   bridge.attr("end_host_call")(previous);

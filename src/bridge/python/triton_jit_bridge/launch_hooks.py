@@ -152,7 +152,21 @@ def begin_host_call(call):
 
 
 def end_host_call(previous):
+    """Ends the Python package's launch; returns the exception a hook raised in it (the package
+    raises that one, as Triton's launch does), or None."""
     _host.call = previous
+    error = getattr(_host, "error", None)
+    _host.error = None
+    return error
+
+
+def _call_hook(hook, metadata):
+    try:
+        hook(metadata)
+    except BaseException as e:
+        if getattr(_host, "call", None) is not None:
+            _host.error = e
+        raise
 
 
 def launch_enter(fn, kernel_id, metadata_json, name, function, stream, grid, names, values):
@@ -173,7 +187,7 @@ def launch_enter(fn, kernel_id, metadata_json, name, function, stream, grid, nam
                 if host_grid is not None:
                     grid = host_grid
             metadata.add(launch_metadata, (grid, _kernel_metadata(kernel_id, metadata_json), args))
-        enter(metadata)
+        _call_hook(enter, metadata)
     if exit_hook is None:
         return None
     return exit_hook, metadata
@@ -181,4 +195,4 @@ def launch_enter(fn, kernel_id, metadata_json, name, function, stream, grid, nam
 
 def launch_exit(state):
     exit_hook, metadata = state
-    exit_hook(metadata)
+    _call_hook(exit_hook, metadata)
