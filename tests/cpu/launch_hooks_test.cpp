@@ -287,6 +287,45 @@ knobs.runtime.launch_enter_hook = lambda md: md.get()
   EXPECT_EQ(py::repr(got[0].cast<py::tuple>()[0]).cast<std::string>(), "(3, 1, 1)");
 }
 
+// The Python package's launch (python/src/kernel.cpp) hands the caller's own objects and grid
+// to the bridge around the runtime's launch; launch_metadata gets them, as from Triton's launch,
+// and a hook's exception is kept for the package to raise as it is.
+TEST_F(PythonLaunchHooks, PythonPackagesObjectsReachLaunchMetadata) {
+  triton_jit::bridge::GilGuard gil;
+  run_python(R"(
+import triton_jit_bridge as bridge
+class Half:  # a caller's tensor: what Triton's launch_metadata would be given
+    def data_ptr(self): return 0x100000
+    def element_size(self): return 2
+knobs.runtime.launch_enter_hook = enter
+previous = bridge.begin_host_call([{"x_ptr": Half(), "n_elements": 1000}, [16]])
+)");
+  {
+    py::gil_scoped_release released;
+    launch_with(test::config(16), 1000);
+  }
+  run_python(R"(
+assert bridge.end_host_call(previous) is None
+data = seen[0][1].get()
+assert data["bytes"] == 2 * 1000 * 2, data  # the caller's object, not the runtime's stand-in
+assert data["grid_seen"] == (16,), data       # the grid as the caller gave it
+def refuse(metadata):
+    raise KeyError("refused")
+knobs.runtime.launch_enter_hook = refuse
+previous = bridge.begin_host_call([{}, None])
+)");
+  {
+    py::gil_scoped_release released;
+    EXPECT_THROW(launch_with(test::config()), triton_jit::PythonError);
+  }
+  run_python(R"(
+error = bridge.end_host_call(previous)
+assert type(error) is KeyError and error.args == ("refused",), repr(error)
+assert bridge.end_host_call(None) is None, "kept once"
+)");
+  EXPECT_EQ(fake::state().launches.size(), 1u);
+}
+
 TEST_F(PythonLaunchHooks, UnsetAfterSetIsNotCalled) {
   triton_jit::bridge::GilGuard gil;
   run_python("knobs.runtime.launch_enter_hook = enter");
