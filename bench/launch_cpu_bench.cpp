@@ -71,6 +71,18 @@ void BM_CachedLaunchSpan_Add(benchmark::State& state) {
   timed(state, [&] { fn.launch(config, triton_jit::ArgSpan{values, 5}); });
 }
 
+// The same launch with a C++ launch hook pair registered (both do nothing): the cost of the
+// hooked path (launch/hooked_launch.cpp) itself, and that it allocates nothing either.
+void BM_CachedLaunchHooked_Add(benchmark::State& state) {
+  const triton_jit::TritonJitFunction& fn = *g_kernels.add;
+  const tjb::AddArgs a = g_add_args;
+  static int calls = 0;
+  const auto count = [](const triton_jit::LaunchHookInfo&, void* n) { ++*static_cast<int*>(n); };
+  const uint64_t id = triton_jit::add_launch_hooks({count, count, &calls});
+  timed(state, [&] { tjb::launch_add(fn, a); });
+  triton_jit::remove_launch_hooks(id);
+}
+
 // The floor: the same fake cuLaunchKernel through the same kind of table, parameters prepacked.
 void BM_RawDriverLaunch(benchmark::State& state, const tjb::RawLaunch* raw) {
   const triton_jit::cuda::DriverApi& d = triton_jit::cuda::driver();  // the installed fake
@@ -163,6 +175,7 @@ void print_summary(std::FILE* out, const std::map<std::string, Result>& results)
   } rows[] = {
       {"add_kernel: 5 args, 4 runtime params", "cached_launch/add_kernel", "raw_cuLaunchKernel/4_params"},
       {"add_kernel via launch(config, ArgSpan)", "cached_launch_span/add_kernel", "raw_cuLaunchKernel/4_params"},
+      {"add_kernel with a C++ launch hook pair", "cached_launch_hooked/add_kernel", "raw_cuLaunchKernel/4_params"},
       {"add_kernel, 2 threads at once", "cached_launch/add_kernel/threads:2", "raw_cuLaunchKernel/4_params"},
       {"many_args_kernel: 15 args, 14 runtime params", "cached_launch/many_args_kernel",
        "raw_cuLaunchKernel/14_params"},
@@ -229,6 +242,7 @@ int main(int argc, char** argv) {
   };
   configure(benchmark::RegisterBenchmark("cached_launch/add_kernel", BM_CachedLaunch_Add)->Threads(1)->Threads(2));
   configure(benchmark::RegisterBenchmark("cached_launch_span/add_kernel", BM_CachedLaunchSpan_Add));
+  configure(benchmark::RegisterBenchmark("cached_launch_hooked/add_kernel", BM_CachedLaunchHooked_Add));
   configure(benchmark::RegisterBenchmark("cached_launch/many_args_kernel", BM_CachedLaunch_Many));
   configure(benchmark::RegisterBenchmark("raw_cuLaunchKernel/4_params", BM_RawDriverLaunch, &g_raw_add));
   configure(benchmark::RegisterBenchmark("raw_cuLaunchKernel/14_params", BM_RawDriverLaunch, &g_raw_many));

@@ -10,6 +10,7 @@
 #include "triton_jit/jit_function.h"
 #include "triton_jit/kernel_info.h"
 #include "triton_jit/launch_config.h"
+#include "triton_jit/launch_hooks.h"
 #include "triton_jit/pack.h"
 #include "triton_jit/prepare.h"
 #include "triton_jit/settings.h"

@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "pyutil.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/launch_hooks.h"
 #include "types.h"
 
 namespace nb = nanobind;
@@ -194,6 +195,9 @@ struct Kernel::Call {
   std::optional<CompileOptions> own_options;  // when the cache is full
   ConvertContext ctx;
   PyObject* grid_callable = nullptr;
+  // With Triton's launch hooks set: the list [objects by parameter name, grid as given or as the
+  // grid callable returned it] that a kernel's launch_metadata sees (launch_hooked).
+  PyObject* hook_call = nullptr;
 };
 
 Kernel::Kernel(TritonJitFunction& fn) { init(fn); }
@@ -397,6 +401,7 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
     meta["num_ctas"] = c.config.num_ctas;
     nb::object g = grid(meta);
     c.config.grid = grid_of(*this, g.ptr());
+    if (c.hook_call != nullptr) PyList_SetItem(c.hook_call, 1, g.inc_ref().ptr());
     return;
   }
   // A decorated function's grid sees what the autotuner and heuristics chose: computed by the
@@ -421,6 +426,7 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
     meta["num_stages"] = gm.num_stages;
     meta["num_ctas"] = gm.num_ctas;
     nb::object g = nb::borrow(call->grid_callable)(meta);
+    if (call->hook_call != nullptr) PyList_SetItem(call->hook_call, 1, g.inc_ref().ptr());
     return grid_of(*this, g.ptr());
   };
 }
@@ -428,8 +434,42 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
 void Kernel::launch(nb::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames) {
   Call c;
   prepare(c, args, nargs, kwnames, /*launching=*/true);
+  // Triton's launch hooks: one relaxed load when none is set.
+  if (__builtin_expect((detail::launch_hook_bits() & detail::kPythonLaunchHooks) != 0, 0)) {
+    launch_hooked(c, grid);
+    return;
+  }
   set_grid(c, grid);
   fn_->launch(c.config, ArgSpan{c.values, c.count});
+}
+
+void Kernel::launch_hooked(Call& c, nb::handle grid) {
+  // The runtime calls the hooks (src/launch/hooked_launch.cpp); what they get of the call is the
+  // caller's own objects, as Triton's launch gives them, in place of the runtime's stand-ins.
+  nb::dict objects;
+  for (size_t i = 0; i < c.count; ++i) {
+    if (c.objects[i] != nullptr) objects[params_[i].py_name] = nb::borrow(c.objects[i]);
+  }
+  nb::list hook_call;
+  hook_call.append(objects);
+  hook_call.append(PyCallable_Check(grid.ptr()) ? nb::none() : nb::borrow(grid));
+  c.hook_call = hook_call.ptr();
+  set_grid(c, grid);
+  // Loaded: the bridge is what set the bit.
+  nb::module_ bridge = nb::module_::import_("triton_jit_bridge");
+  nb::object previous = bridge.attr("begin_host_call")(hook_call);
+  try {
+    fn_->launch(c.config, ArgSpan{c.values, c.count});
+  } catch (...) {
+    // A hook that raised: its own exception, as Triton's launch raises it.
+    nb::object error = bridge.attr("end_host_call")(previous);
+    if (!error.is_none()) {
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
+      throw nb::python_error();
+    }
+    throw;
+  }
+  bridge.attr("end_host_call")(previous);
 }
 
 void Kernel::bind(PyObject* const* args, size_t nargs, PyObject* kwnames) {

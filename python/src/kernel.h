@@ -76,6 +76,8 @@ class Kernel {
   void prepare(Call& call, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching);
   const CompileOptions* options_for(Call& call);
   void set_grid(Call& call, nanobind::handle grid);
+  // The launch when Triton's launch hooks are set (cold).
+  [[gnu::cold, gnu::noinline]] void launch_hooked(Call& call, nanobind::handle grid);
 
   void init(TritonJitFunction& fn);
   void resolve();

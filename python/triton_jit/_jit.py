@@ -102,6 +102,14 @@ def _where(obj):
     return path, name
 
 
+def _watch_launch_hooks():
+    """Loads the runtime's bridge where Triton is imported: it watches Triton's launch hooks
+    (triton.knobs.runtime.launch_enter_hook / launch_exit_hook), so this process's launches call
+    them once they are set, also where every kernel comes from the index and nothing compiles."""
+    if "triton" in sys.modules:
+        runtime_bridge()
+
+
 def jit(fn=None, **triton_jit_kwargs):
     """The Kernel for `fn`, a @triton.jit function (or one wrapped by @triton.autotune and
     @triton.heuristics). Call it as Triton's: ``jit(fn)[grid](*args, **kwargs)``.
@@ -137,6 +145,7 @@ def jit(fn=None, **triton_jit_kwargs):
         else:
             raise TypeError(f"triton_jit.jit takes a @triton.jit function (or one under @triton.autotune / "
                             f"@triton.heuristics) or a Python function to make one of, not {type(fn).__name__}")
+    _watch_launch_hooks()
     base = _base_function(fn)
     module = sys.modules.get(getattr(base, "__module__", None) or base.fn.__module__)
     if module is not None and _name_in_module(module, fn) is not None:
@@ -153,6 +162,7 @@ def kernel(path=None, name=None, *, module=None):
     if (path is None) == (module is None):
         raise TypeError("triton_jit.kernel takes a file path or module=, one of the two")
     name = _name_argument(name, "name", "triton_jit.kernel")
+    _watch_launch_hooks()
     if module is not None:
         return _C.get_module(_name_argument(module, "module", "triton_jit.kernel"), name)
     return _C.get(_runtime_path(path, "triton_jit.kernel"), name)

@@ -393,9 +393,7 @@ std::optional<std::string> translate_heuristic(PyHandle func, const StaticSignat
   }
 }
 
-namespace {
-
-// An argument as a heuristic sees it in Python.
+// An argument as a heuristic sees it in Python (and a launch hook, from C++).
 py::object heuristic_arg(py::module_& b, const ArgValue& a) {
   using K = ArgValue::Kind;
   switch (a.kind()) {
@@ -418,8 +416,6 @@ py::object heuristic_arg(py::module_& b, const ArgValue& a) {
     default: return b.attr("OpaqueArg")("tensor descriptor of " + std::string(dtype_name(a.dtype())));
   }
 }
-
-}  // namespace
 
 HeuristicCall call_heuristic(PyHandle func, const StaticSignature& sig, std::string_view heuristic_name,
                              const ArgValue* args, size_t n) {

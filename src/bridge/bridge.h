@@ -155,6 +155,32 @@ void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneH
 // Drops a reference autotune_hook_args returned (nothing for a null handle).
 void release(PyHandle object) noexcept;
 
+// ---- Triton's launch hooks (triton.knobs.runtime.launch_enter_hook / launch_exit_hook) ----
+
+// One launch, as Triton's launch hooks are told of it.
+struct PythonLaunch {
+  PyHandle function;  // the @triton.jit function: its launch_metadata and arg_names
+  const StaticSignature* signature = nullptr;
+  const void* kernel_id = nullptr;  // the compiled kernel: its metadata namedtuple is built once per id
+  const std::string* metadata_json = nullptr;
+  std::string_view kernel_name;
+  void* cu_function = nullptr;
+  void* stream = nullptr;
+  Grid grid;
+  const ArgValue* args = nullptr;  // the complete call, in parameter order
+  size_t num_args = 0;
+};
+
+// Does what Triton's launch does before the kernel runs: reads both hooks, builds the LazyDict
+// (name, function, stream, and the function's launch_metadata(grid, metadata, args) added
+// lazily) when the enter hook is set, and calls the enter hook with it. Returns what
+// python_launch_exit needs (null when there is no exit hook). Throws PythonError, with Python's
+// traceback, when the hook raises: the kernel is then not launched.
+PyHandle python_launch_enter(const PythonLaunch& launch);
+// Calls the exit hook read by python_launch_enter with the same metadata, and drops `state`
+// (also when the hook raises: PythonError). A launch that failed drops it with release().
+void python_launch_exit(PyHandle state, const StaticSignature& signature);
+
 // The Python environment whose Triton this process compiles with, known without starting Python:
 // the host's sys.executable when the process runs Python itself (the runtime joins it), else the
 // python the runtime would start (python_select.h), as an absolute path with

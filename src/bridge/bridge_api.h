@@ -22,18 +22,20 @@
 namespace triton_jit::bridge {
 
 // Raised whenever the table's layout or meaning changes.
-inline constexpr uint32_t kBridgeAbiVersion = 3;
+inline constexpr uint32_t kBridgeAbiVersion = 4;
 
 // The file the core looks for beside itself, then in the installation's library folder.
 inline constexpr const char* kBridgeLibraryName = "libtriton_jit_python.so";
 inline constexpr const char* kBridgeEntryName = "triton_jit_python_bridge";
 
-// The core's internals the bridge calls: settings/settings.h, key/repr.h, python_select.h.
+// The core's internals the bridge calls: settings/settings.h, key/repr.h, python_select.h,
+// settings/launch_hooks.h.
 struct CoreServices {
   std::vector<std::string> (*preload_list)();
   bool (*parse_python_dtype)(std::string_view repr, DType* out, bool* torch_dtype);
   std::string (*python_dtype_repr)(DType dtype, bool torch_dtype);
   std::string (*python_executable)();
+  void (*set_python_launch_hooks)(bool on) noexcept;
 };
 
 // bridge.h's and compile_pool.h's functions, one pointer each (ScopedGilRelease needs none: the core finds the GIL
@@ -64,6 +66,8 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::compile_pool_status) compile_pool_status;
   decltype(&triton_jit::bridge::python_environment) python_environment;
   bool (*interpreter_used)() noexcept;
+  decltype(&triton_jit::bridge::python_launch_enter) python_launch_enter;
+  decltype(&triton_jit::bridge::python_launch_exit) python_launch_exit;
 };
 
 // The signature of the bridge's entry: `core` outlives the process; returns the bridge's table,

@@ -6,6 +6,7 @@
 #include "bridge/bridge_api.h"
 #include "bridge/python_select.h"
 #include "key/repr.h"
+#include "settings/launch_hooks.h"
 #include "settings/settings.h"
 
 #ifndef TRITON_JIT_BRIDGE_BUILD_ID
@@ -23,6 +24,7 @@ bool parse_python_dtype(std::string_view text, DType* dtype, bool* torch) {
   return g_core->parse_python_dtype(text, dtype, torch);
 }
 std::string python_dtype_repr(DType dtype, bool torch) { return g_core->python_dtype_repr(dtype, torch); }
+void set_python_launch_hooks(bool on) noexcept { g_core->set_python_launch_hooks(on); }
 }  // namespace detail
 
 namespace bridge {
@@ -47,7 +49,7 @@ extern "C" __attribute__((visibility("default"))) const triton_jit::bridge::Brid
       &b::autotune_hook_args,    &b::call_autotune_hook,   &b::release,
       &b::workers_may_load,      &b::compile_in_pool,      &b::start_workers,
       &b::prestart_fork_server,  &b::compile_pool_status,  &b::python_environment,
-      &b::interpreter_used,
+      &b::interpreter_used,      &b::python_launch_enter,  &b::python_launch_exit,
   };
   // clang-format on
   return &api;

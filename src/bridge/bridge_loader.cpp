@@ -15,6 +15,7 @@
 #include "bridge/host_python.h"
 #include "bridge/python_select.h"
 #include "key/repr.h"
+#include "settings/launch_hooks.h"
 #include "settings/settings.h"
 #include "triton_jit/errors.h"
 
@@ -28,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const CoreServices kCore = {&detail::preload_list, &detail::parse_python_dtype, &detail::python_dtype_repr,
-                            &python_executable};
+                            &python_executable, &detail::set_python_launch_hooks};
 
 std::atomic<const BridgeApi*> g_api{nullptr};
 
@@ -286,6 +287,12 @@ void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneH
 void release(PyHandle object) noexcept {
   // A handle came from the bridge, so it is loaded.
   if (const BridgeApi* loaded = g_api.load(std::memory_order_acquire); loaded && object.object) loaded->release(object);
+}
+
+PyHandle python_launch_enter(const PythonLaunch& launch) { return api().python_launch_enter(launch); }
+
+void python_launch_exit(PyHandle state, const StaticSignature& signature) {
+  api().python_launch_exit(state, signature);
 }
 
 void check_compile_request(const std::string& function, const CompileOptions* options, const Target& target) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <future>
 #include <mutex>
@@ -13,6 +14,7 @@
 
 #include "bridge/bridge.h"
 #include "bridge/python_select.h"
+#include "settings/launch_hooks.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/index.h"
 
@@ -102,6 +104,16 @@ py::module_ load_bridge() {
     throw PythonError("the triton_jit bridge failed to load: " + f.type + ": " + f.message, f.traceback);
   }
   std::atexit(stop_python_threads);
+  try {
+    // From now on the launch path knows, without asking Python, whether Triton's launch hooks are set.
+    m.attr("install_launch_hook_observer")(
+        py::cpp_function([](bool on) { detail::set_python_launch_hooks(on); }));
+  } catch (py::error_already_set& e) {
+    // Launches still run; only Triton's hooks would be missed, so say so.
+    PythonFailure f = describe(e);
+    std::fprintf(stderr, "[triton_jit] warning: Triton's launch hooks cannot be watched (%s: %s); launches will not "
+                 "call them\n", f.type.c_str(), f.message.c_str());
+  }
   try {
     m.attr("set_index_dir_for_triton_key")(index_dir());
   } catch (py::error_already_set&) {  // only a shortcut: Triton computes its key itself

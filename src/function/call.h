@@ -5,6 +5,7 @@
 // after their decorators have completed the call (decorators/decorated_call.h).
 
 #include "launch/function_state.h"
+#include "launch/hooked_launch.h"
 #include "resolve/resolver.h"
 #include "settings/settings.h"
 
@@ -31,6 +32,11 @@ inline void launch_call(FunctionState& m, const LaunchConfig& config, ArgSpan ar
     entry = Resolver::resolve(m, key, full, config, target, config.stream, true);
   }
   CUfunction function = entry->function_for(dev.context, *dev.info, m.loads);
+  // Launch hooks, C++ or Triton's Python ones: one relaxed load when there are none.
+  if (__builtin_expect(launch_hook_bits() != 0, 0)) {
+    launch_with_hooks(m, *entry, function, config, packed, *dev.info, full);
+    return;
+  }
   launch_kernel(*entry, function, config, packed, *dev.info, m.signature.function.c_str());
 }
 

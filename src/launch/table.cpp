@@ -8,12 +8,13 @@
 namespace triton_jit::detail {
 
 KernelEntry::KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs,
-                         const CompiledKernel& kernel, const StaticSignature& signature)
+                         const CompiledKernel& kernel, const StaticSignature& signature, std::string key_text)
     : key_(key.words, key.words + key.num_words),
       hash_(key.hash),
       strings_(std::move(string_constexprs)),
       info_(kernel.public_info()),
       launch_(kernel.launch),
+      key_text_(std::move(key_text)),
       needs_launch_ex_(info_.num_ctas != 1 || launch_.launch_pdl || launch_.launch_cooperative_grid) {
   int packed = 0;
   for (uint32_t i = 0; i < key.num_params; ++i) {

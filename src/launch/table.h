@@ -27,9 +27,10 @@ class KernelEntry {
  public:
   static constexpr int kMaxContexts = 32;
 
-  // `signature`: the function's, to name descriptor parameters in errors.
+  // `signature`: the function's, to name descriptor parameters in errors; `key_text`: the kernel
+  // key's text (KernelKey::text), what launch hooks see.
   KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs,
-              const CompiledKernel& kernel, const StaticSignature& signature);
+              const CompiledKernel& kernel, const StaticSignature& signature, std::string key_text = {});
   ~KernelEntry();
 
   const uint64_t* key_words() const noexcept { return key_.data(); }
@@ -40,6 +41,7 @@ class KernelEntry {
   // What users see (compile() returns it) and what the launcher reads.
   const KernelInfo& info() const noexcept { return info_; }
   const LaunchMetadata& launch() const noexcept { return launch_; }
+  const std::string& key_text() const noexcept { return key_text_; }
   CompiledKernel kernel() const { return CompiledKernel{info_, launch_}; }
   bool needs_launch_ex() const noexcept { return needs_launch_ex_; }
   bool has_descriptors() const noexcept { return !descriptors_.empty(); }
@@ -68,6 +70,7 @@ class KernelEntry {
   std::vector<std::pair<int, std::string>> strings_;
   KernelInfo info_;
   LaunchMetadata launch_;
+  std::string key_text_;
   bool needs_launch_ex_;
   std::vector<DescriptorSlot> descriptors_;
   mutable Loaded loaded_[kMaxContexts];

@@ -106,8 +106,9 @@ std::optional<CompiledKernel> find_stored(FunctionState& fn, const KernelKey& ke
 }
 
 // Puts a kernel in the table unless one is there for the key already; returns the one kept.
-const KernelEntry* insert(FunctionState& fn, const SpecKey& key, const ArgValue* args, const CompiledKernel& kernel) {
-  auto entry = std::make_unique<KernelEntry>(key, string_constexprs(key, args), kernel, fn.signature);
+const KernelEntry* insert(FunctionState& fn, const SpecKey& key, const ArgValue* args, const CompiledKernel& kernel,
+                          const KernelKey& kernel_key) {
+  auto entry = std::make_unique<KernelEntry>(key, string_constexprs(key, args), kernel, fn.signature, kernel_key.text());
   std::lock_guard<std::mutex> lock(fn.compile_mutex);
   if (const KernelEntry* existing = fn.table.find(key, args)) return existing;
   const KernelEntry* result = entry.get();
@@ -120,7 +121,7 @@ Found find_ready(Job& job) {
   if ((job.entry = job.fn->table.find(job.key, job.args)) != nullptr) return Found::Memory;
   Found found = Found::Nowhere;
   if (auto kernel = find_stored(*job.fn, job.kernel_key, &found))
-    job.entry = insert(*job.fn, job.key, job.args, *kernel);
+    job.entry = insert(*job.fn, job.key, job.args, *kernel, job.kernel_key);
   return found;
 }
 
@@ -258,7 +259,7 @@ bridge::CompileResult compile_one(const Job& job) {
 // Stores a fresh compile in the index and inserts it into its function's table.
 void finish(Job& job, bridge::CompileResult& compiled) {
   store_in_index(*job.fn, job.kernel_key, compiled);
-  job.entry = insert(*job.fn, job.key, job.args, compiled.kernel);
+  job.entry = insert(*job.fn, job.key, job.args, compiled.kernel, job.kernel_key);
 }
 
 // The compile lock of a job's kernel among the processes sharing the index (store/compile_lock.h),
@@ -279,7 +280,7 @@ bool stored_meanwhile(Job& job) {
   Found found = Found::Nowhere;
   auto kernel = find_stored(*job.fn, job.kernel_key, &found);
   if (!kernel) return false;
-  job.entry = insert(*job.fn, job.key, job.args, *kernel);
+  job.entry = insert(*job.fn, job.key, job.args, *kernel, job.kernel_key);
   job.stored_meanwhile = true;
   return true;
 }

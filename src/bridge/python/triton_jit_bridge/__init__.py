@@ -10,7 +10,8 @@ architectures, compile requests checked), compiler (one compile), versions (what
 Triton versions), triton_key (Triton's installation key, handed on and kept), worker, fork_server
 and pool (parallel compiles in worker processes), errors (exceptions described for C++),
 heuristics and heuristic_translation (@triton.heuristics called, or translated into a program
-C++ runs), autotune and autotune_hooks (Triton's autotuning cache, pruning, hooks).
+C++ runs), autotune and autotune_hooks (Triton's autotuning cache, pruning, hooks), launch_hooks
+(Triton's launch hooks watched and called around the runtime's launches).
 """
 
 from .autotune import autotune_cache_lookup, autotune_cache_store, prune_autotune_configs
@@ -19,6 +20,7 @@ from .compiler import compile
 from .errors import describe_exception
 from .heuristic_translation import translate_heuristic
 from .heuristics import OpaqueArg, TensorArg, call_heuristic, heuristic_result_description
+from .launch_hooks import begin_host_call, end_host_call, install_launch_hook_observer, launch_enter, launch_exit
 from .loading import (KernelLookupFailure, adopt_module, decorator_callable, load_function, module_file, set_preload,
                       workers_may_load)
 from .pool import compile_many, compile_pool
