@@ -151,6 +151,16 @@ def _where(obj):
     module_name = getattr(base, "__module__", None) or base.fn.__module__
     module = sys.modules.get(module_name)
     name = _name_in_module(module, obj) if module is not None else None
+    module_file = getattr(module, "__file__", None) if module is not None else None
+    if name is not None and (not module_file or os.path.realpath(module_file) != path):
+        # Held by a module that is not its file's: triton_kernels registers the modules it makes
+        # for its specialized kernels in sys.modules, without a file. By file and name the runtime
+        # would load the template of the same name from the function's file instead.
+        live = _live_module(base, obj, path)
+        if live is not None:
+            live_path, holder, live_name = live
+            _adopt_module(live_path, holder)
+            return live_path, live_name
     if name is None:
         live = _live_module(base, obj, path)
         if live is not None:

@@ -159,3 +159,20 @@ def test_a_kernel_made_from_a_source_string(tmp_path, monkeypatch):
     assert other_info.hash == triton_reference.triton_compile(other_fn, [pointer, pointer, 1000], {"BLOCK": 128})[0]
     # The same kernel made again (another process, say) is named by the same file.
     assert triton_jit.jit(define_kernel(SOURCE, FACTOR=tl.constexpr(3.0))).path == k.path
+
+
+def test_a_made_module_in_sys_modules_without_a_file(tmp_path, monkeypatch):
+    # triton_kernels' matmul_ogs registers a module it makes (types.ModuleType, no __file__) in
+    # sys.modules and stores its specialized kernels there; each kernel's __module__ names it, and
+    # its code names the template's file. By that file and name the runtime would load the template.
+    monkeypatch.setenv("TRITON_JIT_LIVE_DIR", str(tmp_path / "live"))
+    made = types.ModuleType("specialized_kernels_test_live")
+    made.scaled_by_factor = define_kernel(SOURCE, FACTOR=tl.constexpr(7.0))
+    made.scaled_by_factor.fn.__module__ = made.__name__
+    monkeypatch.setitem(sys.modules, made.__name__, made)
+    k = triton_jit.jit(made.scaled_by_factor)
+    assert os.path.dirname(k.path) == os.path.realpath(tmp_path / "live")
+    x = CudaArray(4096)
+    pointer = triton_reference.make_pointer(4096, "fp32")
+    assert k.compile(x, x, 1000, BLOCK=128).hash == triton_reference.triton_compile(
+        made.scaled_by_factor, [pointer, pointer, 1000], {"BLOCK": 128})[0]
