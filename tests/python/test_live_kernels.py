@@ -176,3 +176,47 @@ def test_a_made_module_in_sys_modules_without_a_file(tmp_path, monkeypatch):
     pointer = triton_reference.make_pointer(4096, "fp32")
     assert k.compile(x, x, 1000, BLOCK=128).hash == triton_reference.triton_compile(
         made.scaled_by_factor, [pointer, pointer, 1000], {"BLOCK": 128})[0]
+
+
+MADE_AT_IMPORT = """import inspect
+import types
+
+import triton
+import triton.language as tl
+
+
+def _template():
+    pass
+
+
+def _made(src, **extra_globals):
+    scope = dict(_template.__globals__)
+    scope.update(extra_globals)
+    made = {}
+    exec(src, scope, made)
+    (name, plain), = made.items()
+    fn = types.FunctionType(_template.__code__, scope)
+    fn.__signature__ = inspect.signature(plain)
+    fn.__name__ = name
+    jit_fn = triton.JITFunction(fn)
+    jit_fn._unsafe_update_src(src)
+    return jit_fn
+
+
+KERNELS = types.SimpleNamespace(tripled=_made(SOURCE, FACTOR=tl.constexpr(3.0)))
+"""
+
+
+def test_a_module_attribute_path_reaches_a_kernel_made_at_import(tmp_path, monkeypatch):
+    # What C++ names with TritonJitFunction::get_module("made_kernels_live", "KERNELS.tripled"):
+    # an attribute path from a module to a JITFunction made from a source string at its import.
+    (tmp_path / "made_kernels_live.py").write_text(MADE_AT_IMPORT.replace("SOURCE", repr(SOURCE)))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    k = triton_jit.kernel(module="made_kernels_live", name="KERNELS.tripled")
+    x = CudaArray(4096)
+    info = k.compile(x, x, 1000, BLOCK=128)
+    import made_kernels_live
+    pointer = triton_reference.make_pointer(4096, "fp32")
+    reference = triton_reference.triton_compile(made_kernels_live.KERNELS.tripled, [pointer, pointer, 1000],
+                                                {"BLOCK": 128})
+    assert (info.hash, info.cubin) == reference
