@@ -11,6 +11,7 @@
 #include "triton_jit/device.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/jit_function.h"
+#include "triton_jit/pack.h"
 #include "triton_jit/settings.h"
 #include "triton_jit/stats.h"
 
@@ -180,6 +181,21 @@ void register_settings(nb::module_& m) {
         synchronize(reinterpret_cast<CUstream_st*>(static_cast<uintptr_t>(handle)));
       },
       nb::arg("stream") = 0, "Waits for the work queued on `stream` (a handle; 0: the legacy default stream).");
+  m.def(
+      "build_pack",
+      [](const std::string& manifest, const std::string& out) {
+        // In this process, one after another and with the GIL held, as Kernel.compile's misses:
+        // kernels whose module the host handed over (triton_jit.jit of a live function, a
+        // generated module not in sys.modules) compile with the globals that module holds.
+        PrepareOptions options;
+        options.jobs = 1;
+        options.progress = Progress::Never;
+        const PackInfo info = build_pack(manifest, out, options);
+        return nb::make_tuple(info.kernels, info.functions);
+      },
+      nb::arg("manifest"), nb::arg("out"),
+      "Compiles the kernels a pack manifest lists into the pack `out`, as triton-jit pack does, but in this "
+      "process, so that kernels that exist only here are captured; returns (kernels, functions).");
   m.def("device_name", &device_name, "The current device's name.");
   m.def("triton_version", &triton_version, "The version of the Triton package kernels compile with.");
   m.def(

@@ -16,7 +16,7 @@ from ._frameworks import empty, shape
 from ._jax import Output
 from .function import Function
 from ._C import CompileRequest, Kernel, KernelInfo, Specialization
-from ._C import (device_name, explicit_target, global_stats, offline, preload_modules, python_used, set_offline,
+from ._C import (build_pack, device_name, explicit_target, global_stats, offline, preload_modules, python_used, set_offline,
                  set_target, synchronize, triton_version)
 from .errors import (ArchitectureMismatchError, ArgumentError, CompileError, CudaError, Error, KernelLookupError,
                      LaunchConfigError, MissingKernelError, NoDeviceError, PackError, PreloadError, PythonError)
@@ -35,6 +35,6 @@ def cdiv(a, b):
 
 __all__ = [
     "jit", "kernel", "cdiv", "Function", "Output", "shape", "empty", "ops", "Kernel", "KernelInfo", "Specialization", "CompileRequest", "set_target",
-    "explicit_target", "set_offline", "synchronize", "device_name", "offline", "preload_modules", "python_used", "triton_version", "global_stats",
+    "explicit_target", "set_offline", "synchronize", "device_name", "offline", "preload_modules", "python_used", "triton_version", "global_stats", "build_pack",
     *errors.__all__,
 ]

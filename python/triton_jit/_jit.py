@@ -81,14 +81,92 @@ def _adopt_module(path, module):
     runtime_bridge().adopt_module(path, module)
 
 
+def _source_in_file(fn):
+    """The source of `fn` as its file holds it, as JITFunction reads it (dedented, from its
+    `def`); None when no file holds it."""
+    import inspect
+    import re
+    import textwrap
+    try:
+        text = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return None
+    start = re.search(r"^def\s+\w+\s*\(", text, re.MULTILINE)
+    return text[start.start():] if start else None
+
+
+def _live_module(base, obj, path):
+    """(path, module, name) for a function that lives only in the running process: a module that
+    is not in sys.modules (FlagGems' pointwise_dynamic execs a generated file with
+    spec_from_file_location and patches its globals afterwards), or a JITFunction built from a
+    source string (triton_kernels' define_kernel, as vLLM uses it). The module handed to the
+    runtime is a namespace over the function's own globals, so the runtime compiles the live
+    object with the globals the library gave it, in this process (never in a compile worker,
+    which would import the file afresh). None when neither applies."""
+    import hashlib
+    import types
+    scope = getattr(base.fn, "__globals__", None)
+    source = getattr(base, "src", None)
+    if not isinstance(scope, dict) or not isinstance(source, str) or not source.strip():
+        return None
+    if source == _source_in_file(base.fn):
+        # Its file holds its source: named by that file and the name its globals hold it by
+        # (FlagGems' update of the globals overwrites even __name__ and __file__), or not at all
+        # (a function defined inside a function).
+        holder = types.ModuleType(str(base.fn.__module__))
+        vars(holder).update(scope)
+        found = _name_in_module(holder, obj)
+        return (path, holder, found) if found is not None else None
+    # No file holds the source under the function's name: the source goes to a file of its own,
+    # named by Triton's cache key of the function (its source, the functions it calls and the
+    # constexpr globals it reads: the same kernel, the same file, across processes, so its index
+    # entries and pack records are found again; other globals, another file), which only
+    # identifies it; compiles use the live object.
+    digest = hashlib.sha256(str(base.cache_key).encode("utf-8")).hexdigest()[:16]
+    name = base.fn.__name__
+    folder = os.path.join(os.environ.get("TRITON_JIT_LIVE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "triton_jit", "live"))
+    os.makedirs(folder, exist_ok=True)
+    live_path = os.path.realpath(os.path.join(folder, f"{name}_{digest}.py"))
+    if not os.path.exists(live_path):
+        temporary = f"{live_path}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(f"# The source of {base.fn.__module__}.{name}, a Triton function made at run time; written by\n"
+                    f"# triton_jit.jit to name it. Its globals are the live ones of the process that made it.\n"
+                    f"{source}\n")
+        os.replace(temporary, live_path)
+    holder = types.ModuleType(f"triton_jit_live_{name}_{digest}")
+    vars(holder).update(scope)
+    vars(holder)[name] = obj
+    holder.__file__ = live_path
+    return _runtime_path(live_path, "triton_jit.jit"), holder, name
+
+
 def _where(obj):
     """(path, name) of a Triton object for the runtime: its file, and the module-level name that
-    holds it (or holds a Kernel made from it). Raises KernelLookupError when no name holds it."""
+    holds it (or holds a Kernel made from it); for a function that lives only in this process,
+    see _live_module. Raises KernelLookupError when no name holds it."""
     base = _base_function(obj)
     path = _runtime_path(os.path.realpath(base.fn.__code__.co_filename), "triton_jit.jit")
     module_name = getattr(base, "__module__", None) or base.fn.__module__
     module = sys.modules.get(module_name)
     name = _name_in_module(module, obj) if module is not None else None
+    module_file = getattr(module, "__file__", None) if module is not None else None
+    if name is not None and (not module_file or os.path.realpath(module_file) != path):
+        # Held by a module that is not its file's: triton_kernels registers the modules it makes
+        # for its specialized kernels in sys.modules, without a file. By file and name the runtime
+        # would load the template of the same name from the function's file instead.
+        live = _live_module(base, obj, path)
+        if live is not None:
+            live_path, holder, live_name = live
+            _adopt_module(live_path, holder)
+            return live_path, live_name
+    if name is None:
+        live = _live_module(base, obj, path)
+        if live is not None:
+            live_path, holder, live_name = live
+            _adopt_module(live_path, holder)
+            return live_path, live_name
     if name is None:
         error = KernelLookupError(
             f"triton_jit.jit: {base.fn.__qualname__} (defined in {path}) is not held by a module-level name of "

@@ -91,6 +91,10 @@ bool parse_type(const std::string& item, ParamSpecialization* out) {
   if (!parse_dtype(base, &dtype) || dtype_name(dtype) != base) return false;
   out->type = t;
   out->hint = divisible ? ParamSpecialization::Hint::Divisible16 : ParamSpecialization::Hint::NotAligned;
+  // Triton's binder never specializes a bool or a float scalar: ('fp32', None), not ('fp32', '').
+  // The hint reaches Triton's attributes, so '' would compile under another Triton hash.
+  const bool never_specialized = t[0] != '*' && (t == "u1" || t.rfind("fp", 0) == 0 || t.rfind("bf", 0) == 0);
+  if (never_specialized && !divisible) out->hint = ParamSpecialization::Hint::None;
   return true;
 }
 

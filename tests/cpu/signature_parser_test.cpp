@@ -26,6 +26,22 @@ TEST(SignatureParser, SameAsTheCallsSpecialization) {
   EXPECT_EQ(parsed.signature(), from_call.signature());
 }
 
+TEST(SignatureParser, FloatsAndBoolsAreNeverSpecialized) {
+  // Triton's binder gives ('fp32', None) and ('u1', None), annotated or not; '' would reach
+  // Triton's attributes and compile a kernel under another hash than the JIT's.
+  const auto& generic = TritonJitFunction::get(test::kernel("generic.py"), "generic_kernel");
+  const auto args = test::args(test::ptr(0x1000), 0.5, true, 7, 2.0f, false, test::ptr(0x1008), 32, 1, 2, 3);
+  const auto from_call = generic.specialize(test::config(), test::span(args));
+  const auto parsed = parse_signature(generic.signature(), "*fp32:16,fp32,u1,i32,fp32,u1,*fp32,i32:16,1,2,3");
+  EXPECT_EQ(parsed.triton_repr(), from_call.triton_repr());
+  EXPECT_EQ(parsed.params[1].hint, ParamSpecialization::Hint::None);
+  const auto& scalars = TritonJitFunction::get(test::kernel("scalars.py"), "scalars_kernel");
+  const auto scalar_args = test::args(test::ptr(0x1000), 1.0, 1.0, 1.0, 1.0, 5, true, 3, 64);
+  const auto annotated = parse_signature(scalars.signature(), "*fp32:16,fp16,bf16,fp32,fp64,i64,u1,i8,64");
+  EXPECT_EQ(annotated.triton_repr(), scalars.specialize(test::config(), test::span(scalar_args)).triton_repr());
+  EXPECT_EQ(annotated.params[1].hint, ParamSpecialization::Hint::None);
+}
+
 TEST(SignatureParser, ConstexprLiterals) {
   const auto& s = sig("defaults.py", "defaults_kernel");
   auto p = parse_signature(s, "*kfp16:16,i64,64,'a,b',None,1e20,False,u64:16,1");

@@ -67,7 +67,15 @@ py::object to_python(const ArgValue& a) {
 struct Kernel {
   const char* file;
   const char* function;
+  bool gluon = false;  // a @gluon.jit function: Triton 3.4 refuses it (gluon_test.cpp checks the error)
 };
+
+// Whether the runtime's Triton compiles Gluon kernels for a target (3.5 and newer).
+bool triton_compiles_gluon() {
+  int major = 0, minor = 0;
+  std::sscanf(triton_jit::triton_version().c_str(), "%d.%d", &major, &minor);
+  return major > 3 || (major == 3 && minor >= 5);
+}
 
 void PrintTo(const Kernel& k, std::ostream* os) { *os << k.file << ":" << k.function; }
 
@@ -78,6 +86,10 @@ constexpr int kCalls = 4000;
 TEST_P(Parity, RandomCallsMatchTritonsBinder) {
   const Kernel k = GetParam();
   const std::string path = test::canonical(test::kernel(k.file));
+  if (k.gluon && !triton_compiles_gluon()) {
+    EXPECT_THROW(TritonJitFunction::get(path, k.function), triton_jit::KernelLookupError);
+    return;
+  }
   auto& fn = TritonJitFunction::get(path, k.function);
   const auto& params = fn.signature().params;
   const size_t n = params.size();
@@ -150,7 +162,10 @@ INSTANTIATE_TEST_SUITE_P(
                     Kernel{"add.py", "add_kernel"}, Kernel{"annotated.py", "annotated_kernel"},
                     Kernel{"scalars.py", "scalars_kernel"}, Kernel{"do_not_specialize.py", "dns_kernel"},
                     Kernel{"defaults.py", "defaults_kernel"}, Kernel{"wrapped.py", "stacked_kernel.fn.fn"},
-                    Kernel{"dtype_constexpr.py", "scale_kernel"}, Kernel{"dtype_default.py", "cast_kernel"}),
+                    Kernel{"dtype_constexpr.py", "scale_kernel"}, Kernel{"dtype_default.py", "cast_kernel"},
+                    Kernel{"gluon_kernels.py", "generic_gluon_kernel", true},
+                    Kernel{"gluon_kernels.py", "scale_add_kernel", true},
+                    Kernel{"gluon_kernels.py", "row_sum_kernel", true}),
     [](const testing::TestParamInfo<Kernel>& info) {
       std::string name = info.param.function;  // "stacked_kernel.fn.fn": the function under its wrappers
       for (char& c : name) c = c == '.' ? '_' : c;
@@ -205,6 +220,43 @@ TEST(CompileParity, DTypeConstexprsCompileAsTritonsJitDoes) {
   const std::vector<ArgValue> explicit_args = {test::ptr(0x1000), ArgValue::integer(100),
                                                ArgValue::triton_dtype(triton_jit::DType::fp16)};
   EXPECT_EQ(&cast.compile(test::config(), test::span(explicit_args)), &k);
+}
+
+TEST(CompileParity, GluonKernelsCompileAsTritonsJitDoes) {
+  // Through GluonASTSource, as GluonJITFunction.run compiles them: the same hash and cubin.
+  if (!triton_compiles_gluon()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " refuses Gluon kernels";
+  const std::string path = test::canonical(test::kernel("gluon_kernels.py"));
+  struct Call {
+    const char* function;
+    std::vector<ArgValue> args;
+  };
+  const std::vector<Call> calls = {
+      {"scale_add_kernel",
+       {test::ptr(0x1000), test::ptr(0x2000), test::ptr(0x3000), ArgValue::integer(5000), ArgValue::floating(0.5),
+        ArgValue::integer(512), ArgValue::integer(4), ArgValue::integer(4)}},
+      {"scale_add_kernel",
+       {test::ptr(0x1000, triton_jit::DType::fp16), test::ptr(0x2004, triton_jit::DType::fp16),
+        test::ptr(0x3000, triton_jit::DType::fp16), ArgValue::integer(4096), ArgValue::floating(2.0),
+        ArgValue::integer(1024), ArgValue::integer(8), ArgValue::integer(4)}},
+      {"row_sum_kernel",
+       {test::ptr(0x1000, triton_jit::DType::bf16), test::ptr(0x2000), ArgValue::integer(300), ArgValue::integer(1000),
+        ArgValue::integer(1024), ArgValue::integer(16), ArgValue::integer(64), ArgValue::integer(4)}},
+  };
+  for (const Call& c : calls) {
+    std::string shown;
+    for (const ArgValue& a : c.args) shown += (shown.empty() ? "" : ", ") + test::describe(a);
+    SCOPED_TRACE(std::string(c.function) + "(" + shown + ")");
+    auto& fn = TritonJitFunction::get(path, c.function);
+    const triton_jit::KernelInfo& k = fn.compile(test::config(), test::span(c.args));
+    const auto [hash, cubin] = tritons_kernel(path, c.function, c.args);
+    ASSERT_FALSE(hash.empty());  // 3.5 and newer have _pack_args
+    EXPECT_EQ(k.hash, hash);
+    EXPECT_TRUE(k.cubin == cubin) << "the cubins differ";
+    // Ahead of time, from Triton's signature syntax (a pack's manifest line): the same kernel.
+    const std::string signature = fn.specialize(test::config(), test::span(c.args)).signature();
+    const triton_jit::KernelInfo ahead = fn.compile(triton_jit::CompileRequest{signature});
+    EXPECT_EQ(ahead.hash, hash) << signature;
+  }
 }
 
 TEST(CompileParity, ATorchDTypeFailsWhereTritonFails) {

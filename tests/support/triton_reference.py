@@ -86,11 +86,15 @@ def make_dtype(name, torch_spelling):
 
 def triton_compile(fn, args, kwargs=None, target=("cuda", 90, 32)):
     """(hash, cubin) of what JITFunction.run compiles for this call on a miss, without the driver
-    it needs for the device: the binder's specialization, _pack_args, ASTSource, triton.compile.
+    it needs for the device: the binder's specialization, _pack_args, the function's AST source
+    (GluonASTSource for a @gluon.jit function), triton.compile.
     None where this Triton has no _pack_args (3.4 packs inline in run)."""
     from triton import knobs
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource, compile, make_backend
+    source = ASTSource
+    if fn.is_gluon():  # what GluonJITFunction.create_binder sets as its ASTSource
+        from triton.experimental.gluon._runtime import GluonASTSource as source
     if not hasattr(fn, "_pack_args"):
         return None
     gpu_target = GPUTarget(*target)
@@ -101,7 +105,7 @@ def triton_compile(fn, args, kwargs=None, target=("cuda", 90, 32)):
         kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
     bound_args, specialization, options = binder(fn, target)(*args, **kwargs)
     options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
-    kernel = compile(ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options.__dict__)
+    kernel = compile(source(fn, signature, constexprs, attrs), target=gpu_target, options=options.__dict__)
     return kernel.metadata.hash, kernel.asm["cubin"]
 
 

@@ -10,7 +10,7 @@ import triton
 
 from .targets import _arch_number, _gpu_target, _make_backend
 from .triton_key import _store_triton_key, _take_stored_triton_key
-from .versions import _dependency_types, _pin_constexpr_globals
+from .versions import _dependency_types, _pin_constexpr_globals, source_class
 
 
 def _call_options(fn, options):
@@ -169,13 +169,13 @@ def compile(fn, specialization, options, target):
 
 
 def _compile(fn, specialization, options, target):
-    from triton.compiler import ASTSource
+    source = source_class(fn)  # refuses a Gluon kernel before any work where this Triton cannot compile it
     gpu_target = _gpu_target(target)
     backend = _make_backend(gpu_target)
     dependencies, constexpr_globals = _dependencies(fn)
     _pin_constexpr_globals(fn, constexpr_globals)
     opts, signature, constexprs, attrs = _pack(fn, backend, specialization, _call_options(fn, options))
-    src = ASTSource(fn, signature, constexprs, attrs)
+    src = source(fn, signature, constexprs, attrs)
     kernel = triton.compile(src, target=gpu_target, options=opts.__dict__)
     md = kernel.metadata
     _check_launch_interface(md)

@@ -17,7 +17,7 @@ _modules = {}  # canonical path -> imported module
 
 class KernelLookupFailure(Exception):
     """Raised with `kind` in {"missing_file", "not_python", "import_failed", "preload_failed",
-    "missing_function", "not_jit"}."""
+    "missing_function", "not_jit", "not_supported", "bad_decorator"}."""
 
     def __init__(self, kind, message, tb="", module=""):
         super().__init__(message)
@@ -378,6 +378,7 @@ def load_function(path, name):
     if fn is None:
         raise KernelLookupFailure(
             "not_jit", f"'{name}' in {path} is a {type(obj).__name__}, not a @triton.jit function")
+    _refuse_gluon_here(fn, name, path)
     params = []
     for p in fn.params:
         params.append({
@@ -399,6 +400,16 @@ def load_function(path, name):
         "decorators": _describe_decorators(obj, fn),
     }
     return fn, signature, obj
+
+
+def _refuse_gluon_here(fn, name, path):
+    """A @gluon.jit function is refused at load time where this Triton cannot compile it for the
+    runtime (versions.gluon_refusal), rather than at its first compile."""
+    from .versions import gluon_refusal, is_gluon
+    if is_gluon(fn):
+        refusal = gluon_refusal()
+        if refusal is not None:
+            raise KernelLookupFailure("not_supported", f"'{name}' in {path} is a @gluon.jit function; {refusal}")
 
 
 def adopt_module(path, module):

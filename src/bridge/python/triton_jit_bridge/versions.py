@@ -1,6 +1,7 @@
 """What differs between Triton versions (3.4 and newer) and no attribute reveals: the version, the
 types the dependency walk follows, Triton 3.4's key of tl.constexpr globals, the form of the launch
-hooks and of a compiled kernel's metadata."""
+hooks and of a compiled kernel's metadata, the source class a function compiles through (Gluon from
+3.5)."""
 
 import hashlib
 import re
@@ -67,3 +68,45 @@ def kernel_metadata(metadata):
     if "cluster_dims" in metadata:
         metadata["cluster_dims"] = tuple(metadata["cluster_dims"])
     return namedtuple("KernelMetadata", sorted(metadata.keys()))(**metadata)
+
+
+# Gluon (triton.experimental.gluon) is in every supported Triton, but only from 3.5 does its
+# GluonASTSource.make_ir compile for the target it is given: 3.4's asks the GPU driver for the
+# current device's target (failing without a GPU, and compiling for the wrong device with an
+# explicit one) and fixes 32 threads per warp.
+GLUON_MIN_VERSION = (3, 5)
+
+
+def is_gluon(fn):
+    """Whether `fn` is a @gluon.jit function (GluonJITFunction.is_gluon; JITFunction's says no)."""
+    probe = getattr(fn, "is_gluon", None)
+    return bool(callable(probe) and probe())
+
+
+def gluon_refusal():
+    """Why this Triton cannot compile Gluon kernels for the runtime, or None where it can."""
+    if _triton_version() < GLUON_MIN_VERSION:
+        return (f"Gluon kernels need Triton {'.'.join(map(str, GLUON_MIN_VERSION))} or newer (installed: "
+                f"{triton.__version__}): this Triton's GluonASTSource compiles for the GPU of the running "
+                f"process only, not for a given target; upgrade Triton, or write the kernel with @triton.jit")
+    try:
+        from triton.experimental.gluon._runtime import GluonASTSource  # noqa: F401
+    except ImportError as e:
+        return (f"this Triton ({triton.__version__}) has no triton.experimental.gluon._runtime.GluonASTSource, "
+                f"which Gluon kernels compile through ({type(e).__name__}: {e})")
+    return None
+
+
+def source_class(fn):
+    """The AST source JITFunction.run compiles `fn` through: GluonASTSource for a @gluon.jit
+    function, ASTSource otherwise. Triton's JIT takes it from fn.ASTSource, which create_binder
+    sets for the current GPU; chosen here by is_gluon, as triton._filecheck does, since the
+    runtime compiles for explicit targets without a GPU."""
+    from triton.compiler import ASTSource
+    if not is_gluon(fn):
+        return ASTSource
+    refusal = gluon_refusal()
+    if refusal is not None:
+        raise NotImplementedError(f"{fn.fn.__qualname__} is a @gluon.jit function; {refusal}")
+    from triton.experimental.gluon._runtime import GluonASTSource
+    return GluonASTSource
