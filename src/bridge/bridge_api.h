@@ -22,7 +22,7 @@
 namespace triton_jit::bridge {
 
 // Raised whenever the table's layout or meaning changes.
-inline constexpr uint32_t kBridgeAbiVersion = 3;
+inline constexpr uint32_t kBridgeAbiVersion = 4;
 
 // The file the core looks for beside itself, then in the installation's library folder.
 inline constexpr const char* kBridgeLibraryName = "libtriton_jit_python.so";
@@ -64,6 +64,7 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::compile_pool_status) compile_pool_status;
   decltype(&triton_jit::bridge::python_environment) python_environment;
   bool (*interpreter_used)() noexcept;
+  decltype(&triton_jit::bridge::run_python_wrapper) run_python_wrapper;
 };
 
 // The signature of the bridge's entry: `core` outlives the process; returns the bridge's table,
