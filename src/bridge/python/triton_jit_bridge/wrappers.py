@@ -14,6 +14,7 @@ exact Autotuner and Heuristics entries; the Python-run kind stays last.
 """
 
 import collections
+import functools
 import inspect
 
 
@@ -42,8 +43,8 @@ def _behaviour_names(base):
         for name, value in vars(cls).items():
             if name in _NOT_BEHAVIOUR:
                 continue
-            if inspect.isfunction(value) or isinstance(value, (property, staticmethod, classmethod)) or \
-                    hasattr(value, "__get__") and callable(getattr(value, "func", None)):  # functools.cached_property
+            if inspect.isfunction(value) or isinstance(value, (property, staticmethod, classmethod,
+                                                               functools.cached_property)):
                 names.add(name)
     return sorted(names)
 
@@ -56,7 +57,10 @@ def overridden(obj, base):
     instance = getattr(obj, "__dict__", {})
     out = []
     for name in _behaviour_names(base):
-        if name in instance or inspect.getattr_static(cls, name, None) is not inspect.getattr_static(base, name, None):
+        own = inspect.getattr_static(base, name, None)
+        # A cached property (Autotuner.do_bench) keeps its value in the instance's __dict__ once read.
+        assigned = name in instance and not isinstance(own, functools.cached_property)
+        if assigned or inspect.getattr_static(cls, name, None) is not own:
             out.append(name)
     return out
 
