@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "../support/child_process.h"
+#include "store/binary_io.h"
+#include "store/records.h"
 #include "test_util.h"
 #include "triton_jit/triton_jit.h"
 
@@ -94,6 +96,40 @@ TEST(PythonWrapperKinds, SubclassesOverridingRunAreNeverTheirBase) {
   expect_contains(info.class_name, ".LastConfigAutotuner");
   EXPECT_EQ(info.reason, "a subclass of triton's Autotuner that overrides run");
   EXPECT_EQ(info.sets, std::vector<int>{3}) << "BLOCK, which its configs set";
+}
+
+// The layer's kind is persisted (index records, packs) under its own tag, with its class, reason
+// and the parameters it sets; fla's gate is bit 5 of the autotune flags.
+TEST(PythonWrapperKinds, LayersRoundTripThroughTheRecordFormat) {
+  triton_jit::StaticSignature s;
+  s.function = "k";
+  s.file = "k.py";
+  for (const char* name : {"x_ptr", "n", "BLOCK"}) {
+    triton_jit::ParamInfo p;
+    p.name = name;
+    p.index = static_cast<int>(s.params.size());
+    s.params.push_back(p);
+  }
+  DecoratorLayer python;
+  python.kind = DecoratorLayer::Kind::Python;
+  python.python = {"lib.tuners.Tuner", "a subclass of triton's Autotuner that overrides run", {2}};
+  DecoratorLayer fla;
+  fla.kind = DecoratorLayer::Kind::Autotune;
+  fla.autotune.configs.emplace_back();
+  fla.autotune.fla_cache_gate = true;
+  s.decorators = {python, fla};
+  triton_jit::detail::BinaryWriter w;
+  triton_jit::detail::write_signature(w, s);
+  triton_jit::detail::BinaryReader r(w.bytes());
+  const triton_jit::StaticSignature back = triton_jit::detail::read_signature(r);
+  ASSERT_EQ(back.decorators.size(), 2u);
+  EXPECT_EQ(back.decorators[0].kind, DecoratorLayer::Kind::Python);
+  EXPECT_EQ(back.decorators[0].python.class_name, "lib.tuners.Tuner");
+  EXPECT_EQ(back.decorators[0].python.reason, python.python.reason);
+  EXPECT_EQ(back.decorators[0].python.sets, std::vector<int>{2});
+  EXPECT_EQ(back.decorators[1].kind, DecoratorLayer::Kind::Autotune);
+  EXPECT_TRUE(back.decorators[1].autotune.fla_cache_gate);
+  EXPECT_FALSE(back.decorators[1].autotune.cache_results);
 }
 
 TEST_F(PythonWrappers, AutotunerSubclassRunsItsOwnRun) {
