@@ -224,6 +224,10 @@ LoadedFunction load_function(const std::string& source, const std::string& name)
     LoadedFunction loaded;
     loaded.function.object = py::object(result[0]).release().ptr();  // owned for the process's life
     loaded.signature = to_signature(result[1].cast<py::dict>());
+    py::dict described = result[1].cast<py::dict>();
+    if (described.contains("wrapper_files")) {
+      loaded.wrapper_files = described["wrapper_files"].cast<std::vector<std::string>>();
+    }
     loaded.wrapper.object = py::object(result[2]).release().ptr();
     return loaded;
   } catch (py::error_already_set& e) {

@@ -28,6 +28,9 @@ struct LoadedFunction {
   PyHandle function;  // the @triton.jit function
   PyHandle wrapper;   // the object the name holds: the outermost decorator, or the function
   StaticSignature signature;
+  // The source files of the wrappers' classes (Triton's aside), which decided the layers' kinds:
+  // dependencies of the signature the index keeps.
+  std::vector<std::string> wrapper_files;
 };
 
 // A function's source as the bridge takes it: a file path, or kModulePrefix and a module name

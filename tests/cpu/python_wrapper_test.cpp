@@ -239,6 +239,38 @@ TEST_F(PythonWrapperStore, SaidOnceInTheLogAndRefusedWithoutPython) {
   expect_contains(warm.output, "offline mode is on");
 }
 
+// The kind is decided by the wrapper's class, which usually lives in a library's file, not the
+// kernel's: the index keeps the signature only while that file is unchanged too.
+TEST_F(PythonWrapperStore, AWrapperClassThatComesToOverrideRunIsDescribedAgain) {
+  const fs::path dir = root_ / "lib";
+  fs::create_directories(dir);
+  const auto write_tuner = [&](const std::string& body) {
+    std::ofstream(dir / "my_tuners.py") << "from triton.runtime.autotuner import Autotuner\n\n"
+                                           "class MyTuner(Autotuner):\n"
+                                        << body;
+  };
+  write_tuner("    pass\n");
+  std::ofstream(dir / "tuned.py") << "import triton\nimport triton.language as tl\nfrom my_tuners import MyTuner\n\n"
+                                     "def _tune(fn):\n"
+                                     "    return MyTuner(fn, fn.arg_names, [triton.Config({'BLOCK': 64}), "
+                                     "triton.Config({'BLOCK': 128})], ['n'], None, None)\n\n"
+                                     "@_tune\n@triton.jit\ndef tuned_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+                                     "    pass\n";
+  const auto probe_tuned = [&](const std::string& env) {
+    return test_support::run_child("env TRITON_JIT_TEST_KEEP_INDEX_DIR=1 TRITON_JIT_INDEX_DIR='" +
+                                   (root_ / "index").string() + "' " + env + " '" WRAPPER_PROBE_PATH "' '" +
+                                   (dir / "tuned.py").string() + "' tuned_kernel 0");
+  };
+  const auto plain = probe_tuned("");
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  EXPECT_EQ(plain["kinds"], "autotune");
+  EXPECT_EQ(probe_tuned(without_python())["kinds"], "autotune") << "the signature the index kept";
+  write_tuner("    def run(self, *args, **kwargs):\n        return self.fn.run(*args, **kwargs, BLOCK=128)\n");
+  const auto now = probe_tuned("");
+  ASSERT_EQ(now.status, 0) << now.output;
+  EXPECT_EQ(now["kinds"], "python") << "described again: the class's file changed";
+}
+
 // fla's CachedAutotuner (the stand-in in tests/support/fla_stub) is Triton's autotune while
 // FLA_CACHE_MODE is off; a process with the mode on runs fla's own run through Python, even with
 // the signature from the index, and one that cannot run Python says so.

@@ -400,6 +400,8 @@ def load_function(path, name):
         "params": params,
         "decorators": _describe_decorators(obj, fn),
     }
+    from .wrappers import wrapper_files
+    signature["wrapper_files"] = wrapper_files(obj)
     return fn, signature, obj
 
 

@@ -160,6 +160,29 @@ def wrapper_kind(obj):
     return None
 
 
+def wrapper_files(obj):
+    """The source files of the wrappers' classes from `obj` down (with their bases), Triton's own
+    aside: what a layer's kind was decided from. The index keeps a function's signature only while
+    these are unchanged, so a library whose class comes to override run (or stops) is described
+    again, never read back as the kind it was."""
+    import os
+    import sys
+    from triton.runtime.jit import JITFunction
+    files = []
+    seen = 0
+    while not isinstance(obj, JITFunction) and hasattr(obj, "fn") and seen < 16:
+        for cls in type(obj).__mro__:
+            module = sys.modules.get(cls.__module__)
+            if module is None or cls.__module__ == "triton" or cls.__module__.startswith(("triton.", "builtins")):
+                continue
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and file.endswith(".py") and os.path.isfile(file):
+                files.append(os.path.realpath(file))
+        obj = obj.fn
+        seen += 1
+    return list(dict.fromkeys(files))
+
+
 # ---- a call through the wrapper's own run ------------------------------------------------------
 
 
