@@ -94,6 +94,8 @@ def test_a_method_assigned_on_the_object_counts(kernels):
         assert wrappers.wrapper_kind(obj).name == "autotune"
     obj.run = lambda *args, **kwargs: None
     assert wrappers.wrapper_kind(obj).name == "python"
+    assert wrappers.describe_python_wrapper(obj, base.fn)["reason"] == \
+        "triton's Autotuner with its own run assigned on the object"
     heuristics = Heuristics(base.fn, base.fn.arg_names, {"BLOCK": lambda args: 64})
     assert wrappers.wrapper_kind(heuristics).name == "heuristics"
 

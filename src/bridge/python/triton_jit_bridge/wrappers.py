@@ -97,7 +97,10 @@ def _why_not_emulated(obj):
     from triton.runtime.autotuner import Autotuner, Heuristics
     for base in (Autotuner, Heuristics):
         if isinstance(obj, base):
-            return f"a subclass of triton's {base.__name__} that overrides {', '.join(overridden(obj, base))}"
+            names = ", ".join(overridden(obj, base))
+            if type(obj) is base:
+                return f"triton's {base.__name__} with its own {names} assigned on the object"
+            return f"a subclass of triton's {base.__name__} that overrides {names}"
     return "a wrapper the runtime does not know"
 
 
