@@ -51,6 +51,10 @@ struct AutotuneInfo {
   double warmup_ms = 25;
   double rep_ms = 100;
   bool cache_results = false;
+  // fla's CachedAutotuner (fla/ops/utils/cache.py), which is Triton's Autotuner exactly while
+  // FLA_CACHE_MODE is unset or "disabled"; with another mode its configs come from fla's JSON
+  // files, and each call runs its own run through Python (decorators/python_wrapper.h).
+  bool fla_cache_gate = false;
 };
 
 // One config's outcome in a tuning run (TritonJitFunction::last_tuning).
@@ -74,12 +78,24 @@ struct TuningResult {
   std::vector<TuningRow> rows;
 };
 
+// A wrapper the runtime does not emulate (a subclass of Triton's Autotuner or Heuristics that
+// overrides how a call runs, or another object wrapping the function in `.fn`): every call runs
+// the outermost wrapper's own `kernel[grid](...)` through Python, and Triton launches. It stands
+// for the whole chain below it.
+struct PythonWrapperInfo {
+  std::string class_name;  // the wrapper's class, "module.QualName", for messages
+  std::string reason;      // why it is not emulated ("a subclass of triton's Autotuner that overrides run")
+  std::vector<int> sets;   // parameters the chain sets as far as it says (configs' kwargs, heuristics' names)
+};
+
 // One wrapper around the @triton.jit function.
 struct DecoratorLayer {
-  enum class Kind { Heuristics, Autotune };
+  // The values are persisted (index records, packs): a new kind takes a new value.
+  enum class Kind { Heuristics = 0, Autotune = 1, Python = 2 };
   Kind kind = Kind::Heuristics;
   std::vector<HeuristicInfo> heuristics;  // Kind::Heuristics, in the dict's order
   AutotuneInfo autotune;                  // Kind::Autotune
+  PythonWrapperInfo python;               // Kind::Python
 };
 
 }  // namespace triton_jit

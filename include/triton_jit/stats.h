@@ -16,6 +16,7 @@ struct Stats {
   uint64_t pack_hits = 0;               // misses served from a loaded kernel pack (no compile)
   uint64_t tunings = 0;                 // autotuning runs (a tuning key with no choice in memory or the index)
   uint64_t heuristic_python_calls = 0;  // heuristics run through Python (no program, no memo)
+  uint64_t python_wrapper_calls = 0;    // calls run through a wrapper's own run in Python (not emulated)
 };
 using CacheStats [[deprecated("use triton_jit::Stats")]] = Stats;
 

@@ -220,13 +220,18 @@ void Kernel::init(TritonJitFunction& fn) {
   std::vector<bool> set(sig.params.size(), false);
   for (const DecoratorLayer& layer : sig.decorators) {
     decorated_ = true;
-    if (layer.kind == DecoratorLayer::Kind::Heuristics) {
+    if (layer.kind == DecoratorLayer::Kind::Python) {
+      // The wrapper's own run gets tensors over the caller's buffers: their sizes are needed.
+      for (int p : layer.python.sets) set.at(p) = true;
+      need_bytes_ = true;
+    } else if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       for (const HeuristicInfo& h : layer.heuristics) set.at(h.param) = true;
     } else {
       for (const AutotuneConfigInfo& c : layer.autotune.configs) {
         for (const auto& kv : c.kwargs) set.at(kv.first) = true;
       }
       if (!layer.autotune.reset_to_zero.empty() || !layer.autotune.restore_value.empty()) need_bytes_ = true;
+      if (layer.autotune.fla_cache_gate) need_bytes_ = true;  // may run through Python (FLA_CACHE_MODE)
     }
   }
   for (size_t i = 0; i < sig.params.size(); ++i) {

@@ -91,6 +91,7 @@ nb::dict stats_dict(const Stats& s) {
   d["pack_hits"] = s.pack_hits;
   d["tunings"] = s.tunings;
   d["heuristic_python_calls"] = s.heuristic_python_calls;
+  d["python_wrapper_calls"] = s.python_wrapper_calls;
   return d;
 }
 

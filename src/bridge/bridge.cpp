@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 
 #include "bridge/compile_codec.h"
 #include "bridge/interpreter.h"
@@ -75,6 +76,13 @@ AutotuneConfigInfo to_config(const py::dict& c) {
 
 DecoratorLayer to_layer(const py::dict& d) {
   DecoratorLayer layer;
+  if (d["kind"].cast<std::string>() == "python") {
+    layer.kind = DecoratorLayer::Kind::Python;
+    layer.python.class_name = d["class"].cast<std::string>();
+    layer.python.reason = d["reason"].cast<std::string>();
+    layer.python.sets = d["sets"].cast<std::vector<int>>();
+    return layer;
+  }
   if (d["kind"].cast<std::string>() == "heuristics") {
     layer.kind = DecoratorLayer::Kind::Heuristics;
     for (auto item : d["values"].cast<py::list>()) {
@@ -103,6 +111,7 @@ DecoratorLayer to_layer(const py::dict& d) {
   a.warmup_ms = d["warmup"].cast<double>();
   a.rep_ms = d["rep"].cast<double>();
   a.cache_results = d["cache_results"].cast<bool>();
+  a.fla_cache_gate = d.contains("fla_cache_gate") && d["fla_cache_gate"].cast<bool>();
   return layer;
 }
 
@@ -215,6 +224,10 @@ LoadedFunction load_function(const std::string& source, const std::string& name)
     LoadedFunction loaded;
     loaded.function.object = py::object(result[0]).release().ptr();  // owned for the process's life
     loaded.signature = to_signature(result[1].cast<py::dict>());
+    py::dict described = result[1].cast<py::dict>();
+    if (described.contains("wrapper_files")) {
+      loaded.wrapper_files = described["wrapper_files"].cast<std::vector<std::string>>();
+    }
     loaded.wrapper.object = py::object(result[2]).release().ptr();
     return loaded;
   } catch (py::error_already_set& e) {
@@ -562,6 +575,102 @@ void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneH
                                   : "autotune's " + name;
     throw ArgumentError(sig.function + ": " + whose + " raised " + f.type + ": " + f.message + "\n" + f.traceback,
                         sig.function, name);
+  }
+}
+
+namespace {
+
+// A value Triton's `meta` dict gives a grid function back as the runtime's argument: what the
+// wrapper set (constexprs, launch options) or the caller's own (kept: a tensor stays its pointer).
+bool from_python_meta(const py::handle& v, ArgValue* out, std::deque<std::string>* strings) {
+  if (v.is_none()) {
+    *out = ArgValue::none();
+  } else if (py::isinstance<py::bool_>(v)) {
+    *out = ArgValue::boolean(v.cast<bool>());
+  } else if (py::isinstance<py::int_>(v)) {
+    py::int_ i = py::reinterpret_borrow<py::int_>(v);
+    *out = i < py::int_(0) ? ArgValue::integer(i.cast<int64_t>()) : ArgValue::unsigned_integer(i.cast<uint64_t>());
+  } else if (py::isinstance<py::float_>(v)) {
+    *out = ArgValue::floating(v.cast<double>());
+  } else if (py::isinstance<py::str>(v)) {
+    strings->push_back(v.cast<std::string>());
+    *out = ArgValue::string(strings->back());
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// config.grid_fn as the callable Triton's JITFunction.run calls with its dict of the call's
+// arguments: the C++ function sees a GridMeta of the caller's arguments with what the dict holds
+// for each parameter (the wrapper's constexprs) and its launch options.
+py::object python_grid_fn(const StaticSignature& sig, const std::vector<uint32_t>& params, const ArgValue* args,
+                          size_t num_args, const LaunchConfig& config) {
+  std::vector<ArgValue> given(sig.params.size(), ArgValue::none());
+  for (size_t i = 0; i < num_args && i < params.size(); ++i) given[params[i]] = args[i];
+  auto grid_fn = config.grid_fn;
+  const StaticSignature* signature = &sig;
+  return py::cpp_function([signature, given, grid_fn](py::dict meta) {
+    std::vector<ArgValue> full = given;
+    std::deque<std::string> strings;
+    for (size_t p = 0; p < full.size(); ++p) {
+      const char* name = signature->params[p].name.c_str();
+      if (meta.contains(name)) from_python_meta(meta[name], &full[p], &strings);
+    }
+    const auto option = [&](const char* name, int fallback) {
+      return meta.contains(name) && py::isinstance<py::int_>(meta[name]) ? meta[name].cast<int>() : fallback;
+    };
+    const Grid g = grid_fn(GridMeta(*signature, full.data(), option("num_warps", kDefaultNumWarps),
+                                    option("num_stages", kDefaultNumStages), option("num_ctas", kDefaultNumCtas)));
+    return py::make_tuple(g.x, g.y, g.z);
+  });
+}
+
+}  // namespace
+
+void run_python_wrapper(PyHandle wrapper, const StaticSignature& sig, const std::vector<uint32_t>& params,
+                        const ArgValue* args, size_t num_args, const LaunchConfig& config) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  const std::string what = sig.function + ": its wrapper's own run";
+  py::list names, values;
+  py::dict options;
+  py::object grid;
+  size_t num_positional = 0;
+  try {
+    for (size_t i = 0; i < num_args && i < params.size(); ++i) {
+      const uint32_t p = params[i];
+      const ArgValue& a = args[i];
+      names.append(sig.params[p].name);
+      if (a.kind() == ArgValue::Kind::Pointer) {
+        values.append(b.attr("wrapper_argument")(py::int_(a.address()), std::string(dtype_name(a.dtype())),
+                                                 py::int_(a.extent()), sig.params[p].name));
+      } else {
+        values.append(heuristic_arg(b, a));
+      }
+      if (num_positional == i && p == i) ++num_positional;
+    }
+    // Only what the caller changed: a wrapper that sets them itself (an autotuner's config) would
+    // get them twice, as Triton's kernel[grid](..., num_warps=...) on an autotuned kernel does.
+    if (config.num_warps != kDefaultNumWarps) options["num_warps"] = config.num_warps;
+    if (config.num_stages != kDefaultNumStages) options["num_stages"] = config.num_stages;
+    if (config.num_ctas != kDefaultNumCtas) options["num_ctas"] = config.num_ctas;
+    if (config.options != nullptr) {
+      for (const auto& [name, value] : config.options->items()) options[py::str(name)] = option_value(value);
+    }
+    grid = config.grid_fn ? python_grid_fn(sig, params, args, num_args, config)
+                          : py::object(py::make_tuple(config.grid.x, config.grid.y, config.grid.z));
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw ArgumentError(what + ": its arguments cannot be made Python values: " + f.type + ": " + f.message,
+                        sig.function, "");
+  }
+  try {
+    b.attr("run_wrapper")(py::handle(static_cast<PyObject*>(wrapper.object)), names, values, num_positional, grid,
+                          options, py::int_(reinterpret_cast<uintptr_t>(config.stream)));
+  } catch (py::error_already_set& e) {
+    PythonFailure f = describe(e);
+    throw ArgumentError(what + " raised " + f.type + ": " + f.message + "\n" + f.traceback, sig.function, "");
   }
 }
 

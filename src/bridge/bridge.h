@@ -28,6 +28,9 @@ struct LoadedFunction {
   PyHandle function;  // the @triton.jit function
   PyHandle wrapper;   // the object the name holds: the outermost decorator, or the function
   StaticSignature signature;
+  // The source files of the wrappers' classes (Triton's aside), which decided the layers' kinds:
+  // dependencies of the signature the index keeps.
+  std::vector<std::string> wrapper_files;
 };
 
 // A function's source as the bridge takes it: a file path, or kModulePrefix and a module name
@@ -152,6 +155,19 @@ PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const
 // name) with Python's traceback when the hook raises.
 void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneHook hook, PyHandle hook_args,
                         const StaticSignature& sig, void* stream, bool reset_only, const std::string* exception);
+// ---- a wrapper's own run (src/decorators/python_wrapper.h) ----
+
+// Runs Python's `wrapper[grid](*args, **kwargs)` as Triton's kernel[grid](...) would: the caller's
+// `args[i]` for parameter `params[i]` (positional while they are the leading parameters in order,
+// by name after), `config`'s launch options where they differ from Triton's defaults and its compile
+// options by name, `config.grid` as a tuple or `config.grid_fn` as a callable taking Triton's
+// dict of the call's arguments, with torch's current stream set to `config.stream`. Pointers become
+// 1-D torch tensors over their memory when torch has CUDA and their size is known, else stand-ins
+// with dtype, data_ptr() and element_size(). Throws ArgumentError (function, parameter "") with
+// Python's traceback when the wrapper raises.
+void run_python_wrapper(PyHandle wrapper, const StaticSignature& sig, const std::vector<uint32_t>& params,
+                        const ArgValue* args, size_t num_args, const LaunchConfig& config);
+
 // Drops a reference autotune_hook_args returned (nothing for a null handle).
 void release(PyHandle object) noexcept;
 

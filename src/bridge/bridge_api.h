@@ -68,6 +68,7 @@ struct BridgeApi {
   bool (*interpreter_used)() noexcept;
   decltype(&triton_jit::bridge::python_launch_enter) python_launch_enter;
   decltype(&triton_jit::bridge::python_launch_exit) python_launch_exit;
+  decltype(&triton_jit::bridge::run_python_wrapper) run_python_wrapper;
 };
 
 // The signature of the bridge's entry: `core` outlives the process; returns the bridge's table,

@@ -284,6 +284,11 @@ void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneH
   api().call_autotune_hook(wrapper, layer, config, hook, hook_args, sig, stream, reset_only, exception);
 }
 
+void run_python_wrapper(PyHandle wrapper, const StaticSignature& sig, const std::vector<uint32_t>& params,
+                        const ArgValue* args, size_t num_args, const LaunchConfig& config) {
+  api().run_python_wrapper(wrapper, sig, params, args, num_args, config);
+}
+
 void release(PyHandle object) noexcept {
   // A handle came from the bridge, so it is loaded.
   if (const BridgeApi* loaded = g_api.load(std::memory_order_acquire); loaded && object.object) loaded->release(object);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "decorators/autotune_hooks.h"
+#include "decorators/python_wrapper.h"
 #include "decorators/tuner.h"
 #include "key/arg_identity.h"
 #include "launch/function_state.h"
@@ -374,7 +375,13 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
     heuristics_.emplace_back();
     autotuners_.emplace_back();
     memos_.emplace_back();
-    if (layer.kind == DecoratorLayer::Kind::Heuristics) {
+    if (layer.kind == DecoratorLayer::Kind::Python) {
+      // Runs the whole call in Python; its chain sets what it says it sets.
+      if (python_layer_ < 0) python_layer_ = static_cast<int>(l);
+      for (int param : layer.python.sets) {
+        if (set_by_layer_[param] < 0) set_by_layer_[param] = static_cast<int>(l);
+      }
+    } else if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       for (const HeuristicInfo& h : layer.heuristics) {
         heuristics_.back().push_back(std::make_unique<HeuristicRuntime>(h, l));
         if (set_by_layer_[h.param] < 0) set_by_layer_[h.param] = static_cast<int>(l);
@@ -383,6 +390,8 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
       std::vector<bool> outer(n);
       for (size_t p = 0; p < n; ++p) outer[p] = set_by_layer_[p] >= 0;
       autotuners_.back() = std::make_unique<AutotuneRuntime>(layer.autotune, l, std::move(outer));
+      // fla's CachedAutotuner is Triton's Autotuner only while FLA_CACHE_MODE is off.
+      if (layer.autotune.fla_cache_gate && fla_cache_mode_on() && python_layer_ < 0) python_layer_ = static_cast<int>(l);
       for (const AutotuneConfigInfo& c : layer.autotune.configs) {
         for (const auto& [param, value] : c.kwargs) {
           if (set_by_layer_[param] < 0) set_by_layer_[param] = static_cast<int>(l);
@@ -470,6 +479,8 @@ const AutotuneRuntime* DecoratedCall::autotuner(size_t layer) const {
 
 void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgSpan args, ArgValue* full,
                              LaunchConfig* out, CallMode mode) const {
+  // A launch runs such a call through Python before it gets here (TritonJitFunction::launch).
+  if (python_layer_ >= 0) fail_python_wrapper_not_launched(fn, static_cast<size_t>(python_layer_));
   const size_t num_callers = caller_params_.size();
   if (args.size > num_callers) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);
   // Parameters a layer sets are None until it does (a heuristic sees the values so far); the

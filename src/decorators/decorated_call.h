@@ -161,6 +161,10 @@ class DecoratedCall {
 
   const AutotuneRuntime* autotuner(size_t layer) const;
 
+  // The first layer the runtime does not emulate (DecoratorLayer::Kind::Python), or -1: a call
+  // then runs through that chain's own run in Python (decorators/python_wrapper.h).
+  int python_layer() const noexcept { return python_layer_; }
+
  private:
   void apply_heuristics(FunctionState& fn, size_t layer, ArgValue* full) const;
   void plan_memo(size_t layer);
@@ -175,6 +179,7 @@ class DecoratedCall {
   std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
   std::vector<std::unique_ptr<LayerMemo>> memos_;                           // per layer (heuristics)
   std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;                // per layer (null if heuristics)
+  int python_layer_ = -1;
 };
 
 // A digest of an autotuner's configs (their reprs): tables written for other configs are others.

@@ -3,6 +3,7 @@
 #include "triton_jit/jit_function.h"
 
 #include "decorators/decorated_call.h"
+#include "decorators/python_wrapper.h"
 #include "function/call.h"
 #include "launch/function_state.h"
 #include "resolve/resolver.h"
@@ -64,6 +65,10 @@ struct DescribedCall {
   ArgStorage storage;
   LaunchConfig effective;
   if (m.decorated != nullptr) {
+    if (const int layer = m.decorated->python_layer(); layer >= 0) {
+      detail::run_python_wrapper(m, static_cast<size_t>(layer), config, args);
+      return;
+    }
     m.decorated->complete(m, config, args, storage.data(), &effective, detail::CallMode::Launch);
   } else {
     complete_call(m, config, args, storage.data(), &effective, detail::CallMode::Launch);
@@ -121,6 +126,7 @@ Stats TritonJitFunction::stats() const noexcept {
   s.pack_hits = state_->pack_hits.load(std::memory_order_relaxed);
   s.tunings = state_->tunings.load(std::memory_order_relaxed);
   s.heuristic_python_calls = state_->heuristic_python_calls.load(std::memory_order_relaxed);
+  s.python_wrapper_calls = state_->python_wrapper_calls.load(std::memory_order_relaxed);
   return s;
 }
 

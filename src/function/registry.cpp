@@ -110,6 +110,10 @@ StaticSignature read_static_signature(std::string_view requested_path, const std
   *wrapper = loaded.wrapper;
   detail::SignatureRecord record;
   record.dependencies.push_back(*source);
+  for (const std::string& file : loaded.wrapper_files) {
+    if (file == path) continue;
+    if (auto dependency = detail::describe_file(file, true)) record.dependencies.push_back(std::move(*dependency));
+  }
   record.signature = loaded.signature;
   KernelIndex::instance().store_signature(path, name, bridge::python_environment(), record);
   return std::move(loaded.signature);

@@ -16,6 +16,7 @@ Stats global_stats() {
     total.pack_hits += s.pack_hits;
     total.tunings += s.tunings;
     total.heuristic_python_calls += s.heuristic_python_calls;
+    total.python_wrapper_calls += s.python_wrapper_calls;
   });
   return total;
 }

@@ -59,10 +59,13 @@ void FunctionState::fail_decorated_count(size_t given, const std::vector<uint32_
   for (uint32_t p : caller) names += (names.empty() ? "" : ", ") + signature.params[p].name;
   for (size_t p = 0; p < set_by_layer.size(); ++p) {
     if (set_by_layer[p] < 0) continue;
-    const bool heuristic = signature.decorators[static_cast<size_t>(set_by_layer[p])].kind ==
-                           DecoratorLayer::Kind::Heuristics;
+    const DecoratorLayer& layer = signature.decorators[static_cast<size_t>(set_by_layer[p])];
+    const bool heuristic = layer.kind == DecoratorLayer::Kind::Heuristics;
     set += (set.empty() ? "" : ", ") + signature.params[p].name + " (by " +
-           (heuristic ? "@triton.heuristics" : "@triton.autotune") + ")";
+           (layer.kind == DecoratorLayer::Kind::Python ? layer.python.class_name
+            : heuristic                                 ? std::string("@triton.heuristics")
+                                                        : std::string("@triton.autotune")) +
+           ")";
   }
   std::string why = given > caller.size() ? " were given; the caller must not pass the parameters a decorator sets: "
                                           : " were given (a parameter without a usable default is missing); a "

@@ -81,6 +81,10 @@ struct FunctionState {
   mutable std::atomic<uint64_t> hits{0};  // used when hit_slot is -1
   mutable std::atomic<uint64_t> misses{0}, compiles{0}, loads{0}, index_hits{0}, pack_hits{0};
   mutable std::atomic<uint64_t> tunings{0}, heuristic_python_calls{0};
+  // Calls run through a wrapper's own run in Python (decorators/python_wrapper.h), and whether the
+  // log said so yet.
+  mutable std::atomic<uint64_t> python_wrapper_calls{0};
+  std::atomic<bool> python_wrapper_said{false};
 
   // The @triton.jit function, for compiles, imported on first need (with the wrapper).
   bridge::PyHandle python_function();

@@ -319,10 +319,29 @@ CompileOptions read_options(BinaryReader& r) {
   return options;
 }
 
+// A Python-run layer (kind 2): its class, why it is not emulated, the parameters it sets.
+void write_python_wrapper(BinaryWriter& w, const PythonWrapperInfo& p) {
+  w.str(p.class_name);
+  w.str(p.reason);
+  write_ints(w, p.sets);
+}
+
+PythonWrapperInfo read_python_wrapper(BinaryReader& r, int num_params) {
+  PythonWrapperInfo p;
+  p.class_name = r.str();
+  p.reason = r.str();
+  p.sets = read_params(r, num_params);
+  return p;
+}
+
 void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers) {
   w.u32(static_cast<uint32_t>(layers.size()));
   for (const DecoratorLayer& layer : layers) {
     w.u8(static_cast<uint8_t>(layer.kind));
+    if (layer.kind == DecoratorLayer::Kind::Python) {
+      write_python_wrapper(w, layer.python);
+      continue;
+    }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       w.u32(static_cast<uint32_t>(layer.heuristics.size()));
       for (const HeuristicInfo& h : layer.heuristics) {
@@ -353,7 +372,7 @@ void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers
     write_ints(w, a.reset_to_zero);
     write_ints(w, a.restore_value);
     w.u8(static_cast<uint8_t>(a.has_pre_hook | a.has_post_hook << 1 | a.has_perf_model << 2 |
-                              a.has_early_config_prune << 3 | a.cache_results << 4));
+                              a.has_early_config_prune << 3 | a.cache_results << 4 | a.fla_cache_gate << 5));
     w.f64(a.top_k);
     w.f64(a.warmup_ms);
     w.f64(a.rep_ms);
@@ -364,8 +383,12 @@ std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
   std::vector<DecoratorLayer> layers(read_count(r));
   for (DecoratorLayer& layer : layers) {
     const uint8_t kind = r.u8();
-    if (kind > 1) throw FormatError{"bad decorator kind"};
+    if (kind > 2) throw FormatError{"bad decorator kind"};
     layer.kind = static_cast<DecoratorLayer::Kind>(kind);
+    if (layer.kind == DecoratorLayer::Kind::Python) {
+      layer.python = read_python_wrapper(r, num_params);
+      continue;
+    }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       layer.heuristics.resize(read_count(r));
       for (HeuristicInfo& h : layer.heuristics) {
@@ -403,6 +426,7 @@ std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
     a.has_perf_model = flags & 4;
     a.has_early_config_prune = flags & 8;
     a.cache_results = flags & 16;
+    a.fla_cache_gate = flags & 32;
     a.top_k = r.f64();
     a.warmup_ms = r.f64();
     a.rep_ms = r.f64();

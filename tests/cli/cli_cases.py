@@ -134,6 +134,8 @@ DECORATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kern
 ROW_SUM = DECORATED + ":row_sum_kernel"
 SCALE_TUNED = DECORATED + ":scale_kernel"      # heuristics over an autotuner of 2 configs
 ATOMIC_SUM = DECORATED + ":atomic_sum_kernel"  # 2 configs, reset_to_zero=["out_ptr"]
+# Wrappers the runtime does not emulate (an Autotuner subclass overriding run): run through Python.
+RUN_OVERRIDES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "run_overrides.py")
 # row_sum_kernel(x_ptr, bias, out_ptr, M, N, stride): the heuristics set HAS_BIAS, BLOCK_N, EVEN_N.
 ROW_SUM_ARGS = {
     "no_bias": ([ptr("fp32", 4096), None, ptr("fp32", 8192), 128, 1000, 1000],
@@ -245,6 +247,8 @@ CASES = {
     "inspect_tuple_default": Case(["inspect", K + ":tuple_default_kernel"], stdout=lines(
         "x_ptr", "SHAPE: constexpr = (16, 16)  [no C++ default]")),
     "inspect_json": Case(["inspect", "--json", ADD], check=lambda o, out, err: _check_inspect_json(out)),
+    "inspect_python_wrapper": Case(["inspect", RUN_OVERRIDES + ":last_config_kernel"], stdout_contains=[
+        ".LastConfigAutotuner: runs through Python on every call (a subclass of triton's Autotuner that overrides run)"]),
     # ---- specialize ----
     "specialize_add": Case(["specialize", ADD, "--args", args(ptr("fp32", 4096), ptr("fp32", 8192),
                                                               ptr("fp32", 12288), 1024, 1024)],

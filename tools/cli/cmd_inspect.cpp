@@ -41,6 +41,11 @@ std::string param_names(const triton_jit::StaticSignature& s, const std::vector<
 void print_decorators(const triton_jit::StaticSignature& s) {
   using triton_jit::DecoratorLayer;
   for (const DecoratorLayer& layer : s.decorators) {
+    if (layer.kind == DecoratorLayer::Kind::Python) {
+      std::cout << layer.python.class_name << ": runs through Python on every call (" << layer.python.reason
+                << ")\n";
+      continue;
+    }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       std::string values;
       for (const triton_jit::HeuristicInfo& h : layer.heuristics) {
@@ -68,6 +73,10 @@ nlohmann::ordered_json decorators_json(const triton_jit::StaticSignature& s) {
   using triton_jit::DecoratorLayer;
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (const DecoratorLayer& layer : s.decorators) {
+    if (layer.kind == DecoratorLayer::Kind::Python) {
+      layers.push_back({{"kind", "python"}, {"class", layer.python.class_name}, {"reason", layer.python.reason}});
+      continue;
+    }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       nlohmann::ordered_json values = nlohmann::ordered_json::array();
       for (const triton_jit::HeuristicInfo& h : layer.heuristics)

@@ -11,7 +11,8 @@ Triton versions), triton_key (Triton's installation key, handed on and kept), wo
 and pool (parallel compiles in worker processes), errors (exceptions described for C++),
 heuristics and heuristic_translation (@triton.heuristics called, or translated into a program
 C++ runs), autotune and autotune_hooks (Triton's autotuning cache, pruning, hooks), launch_hooks
-(Triton's launch hooks watched and called around the runtime's launches).
+(Triton's launch hooks watched and called around the runtime's launches), wrappers (which kind of
+decorator layer a wrapper is; a wrapper's own run called through Python).
 """
 
 from .autotune import autotune_cache_lookup, autotune_cache_store, prune_autotune_configs
@@ -27,6 +28,7 @@ from .pool import compile_many, compile_pool
 from .targets import _constexpr_value, check_compile_request, specialization
 from .triton_key import set_index_dir_for_triton_key
 from .versions import triton_version
+from .wrappers import run_wrapper, wrapper_argument
 from .worker import worker_context
 
 

@@ -335,19 +335,21 @@ def _describe_autotune(obj, fn):
 
 
 def _describe_decorators(obj, fn):
-    """The wrappers around `fn`, outermost first: Autotuner and Heuristics as Triton defines them."""
-    from triton.runtime.autotuner import Autotuner, Heuristics
+    """The wrappers around `fn`, outermost first, each as the first kind of wrappers.WRAPPER_KINDS
+    that recognises it (Triton's own Autotuner and Heuristics exactly; anything else with a `.fn`
+    runs its own run through Python)."""
     from triton.runtime.jit import JITFunction
+    from .wrappers import wrapper_kind
     layers = []
     while not isinstance(obj, JITFunction):
-        if isinstance(obj, Heuristics):
-            layers.append(_describe_heuristics(obj, fn))
-        elif isinstance(obj, Autotuner):
-            layers.append(_describe_autotune(obj, fn))
-        else:
+        kind = wrapper_kind(obj)
+        if kind is None:
             raise KernelLookupFailure(
                 "not_jit", f"{fn.fn.__qualname__} is wrapped in a {type(obj).__name__}, which the runtime does not "
                 "know; name the undecorated function instead ('<name>.fn')")
+        layers.append(kind.describe(obj, fn))
+        if layers[-1]["kind"] == "python":
+            break  # the wrapper's own run stands for the chain below it
         obj = obj.fn
     return layers
 
@@ -399,6 +401,8 @@ def load_function(path, name):
         "params": params,
         "decorators": _describe_decorators(obj, fn),
     }
+    from .wrappers import wrapper_files
+    signature["wrapper_files"] = wrapper_files(obj)
     return fn, signature, obj
 
 
