@@ -74,12 +74,20 @@ struct TuningResult {
   std::vector<TuningRow> rows;
 };
 
+// FlagGems' @libentry() (flag_gems.utils.libentry.LibEntry), outermost: it keys a dispatch table
+// per device by the arguments as FlagGems does and freezes, on a key's first call, what the
+// wrappers below it chose (decorators/lib_entry.h).
+struct LibEntryInfo {
+  int divisibility = 16;  // LibEntry.divisibility: a tensor is keyed by data_ptr() % this == 0
+};
+
 // One wrapper around the @triton.jit function.
 struct DecoratorLayer {
-  enum class Kind { Heuristics, Autotune };
+  enum class Kind { Heuristics, Autotune, LibEntry };
   Kind kind = Kind::Heuristics;
   std::vector<HeuristicInfo> heuristics;  // Kind::Heuristics, in the dict's order
   AutotuneInfo autotune;                  // Kind::Autotune
+  LibEntryInfo lib_entry;                 // Kind::LibEntry
 };
 
 }  // namespace triton_jit

@@ -41,6 +41,10 @@ std::string param_names(const triton_jit::StaticSignature& s, const std::vector<
 void print_decorators(const triton_jit::StaticSignature& s) {
   using triton_jit::DecoratorLayer;
   for (const DecoratorLayer& layer : s.decorators) {
+    if (layer.kind == DecoratorLayer::Kind::LibEntry) {
+      std::cout << "@libentry() (FlagGems' LibEntry: choices frozen per argument key)\n";
+      continue;
+    }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       std::string values;
       for (const triton_jit::HeuristicInfo& h : layer.heuristics) {
@@ -68,6 +72,10 @@ nlohmann::ordered_json decorators_json(const triton_jit::StaticSignature& s) {
   using triton_jit::DecoratorLayer;
   nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (const DecoratorLayer& layer : s.decorators) {
+    if (layer.kind == DecoratorLayer::Kind::LibEntry) {
+      layers.push_back({{"kind", "libentry"}, {"divisibility", layer.lib_entry.divisibility}});
+      continue;
+    }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       nlohmann::ordered_json values = nlohmann::ordered_json::array();
       for (const triton_jit::HeuristicInfo& h : layer.heuristics)

@@ -338,9 +338,12 @@ def _describe_decorators(obj, fn):
     """The wrappers around `fn`, outermost first: Autotuner and Heuristics as Triton defines them."""
     from triton.runtime.autotuner import Autotuner, Heuristics
     from triton.runtime.jit import JITFunction
+    from .libentry import describe_libentry, is_libentry
     layers = []
     while not isinstance(obj, JITFunction):
-        if isinstance(obj, Heuristics):
+        if is_libentry(obj):  # before the isinstance checks: FlagGems' wrapper, known by its class
+            layers.append(describe_libentry(obj, fn, len(layers), KernelLookupFailure))
+        elif isinstance(obj, Heuristics):
             layers.append(_describe_heuristics(obj, fn))
         elif isinstance(obj, Autotuner):
             layers.append(_describe_autotune(obj, fn))
