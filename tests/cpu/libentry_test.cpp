@@ -18,6 +18,8 @@
 #include "../support/child_process.h"
 #include "bridge/interpreter.h"
 #include "decorators/lib_entry.h"
+#include "../../bench/alloc_counter.h"
+#include "cuda/driver_api.h"
 #include "fake_driver.h"
 #include "key/arg_identity.h"
 #include "store/binary_io.h"
@@ -371,6 +373,28 @@ TEST_F(LibEntryLaunch, FreezesWhatTheFirstCallChoseAsFlagGemsDoes) {
   EXPECT_EQ(std::get<4>(theirs[1]), "hit");
   EXPECT_NE(ours_spec[1].find("('constexpr', 128)"), std::string::npos) << ours_spec[1];
   EXPECT_GE(hits, 7u);
+}
+
+// A frozen key's launch is a lookup and the plain launch: no allocation (counted on the quiet
+// fake driver, which records nothing), no tuning, no heuristic, though N changed.
+TEST_F(LibEntryLaunch, FrozenHitAllocatesNothing) {
+  auto& fn = runtime_kernel("scaled_rows_kernel");
+  std::vector<ArgValue> args = {ArgValue::pointer_address(kBase, DType::fp32),
+                                ArgValue::pointer_address(kBase + 0x10000, DType::fp32), ArgValue::integer(32),
+                                ArgValue::integer(100), ArgValue::integer(128), ArgValue::floating(1.5)};
+  const LaunchConfig config{Grid(8)};
+  fn.launch(config, ArgSpan{args.data(), args.size()});  // the key's first call: tunes, compiles, freezes
+  const triton_jit::Stats frozen = fn.stats();
+  triton_jit::cuda::set_driver_for_testing(&fake::quiet_table());
+  for (int i = 0; i < 3; ++i) fn.launch(config, ArgSpan{args.data(), args.size()});  // the quiet context's module
+  args[3] = ArgValue::integer(5000);
+  const uint64_t before = triton_jit_bench::thread_allocations();
+  for (int i = 0; i < 100; ++i) fn.launch(config, ArgSpan{args.data(), args.size()});
+  const uint64_t allocations = triton_jit_bench::thread_allocations() - before;
+  EXPECT_EQ(allocations, 0u);
+  EXPECT_EQ(fn.stats().tunings, frozen.tunings);
+  EXPECT_EQ(fn.stats().compiles, frozen.compiles);
+  EXPECT_EQ(fn.stats().heuristic_python_calls, frozen.heuristic_python_calls);
 }
 
 // A chosen config's pre_hook is frozen with it: FlagGems runs it on every later call of the key
