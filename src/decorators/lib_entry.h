@@ -33,6 +33,9 @@ namespace triton_jit::detail {
 
 struct FunctionState;
 
+// The FlagGems release whose LibEntry.run this emulates (the bridge's FLAGGEMS_VERSION).
+inline constexpr const char* kFlagGemsVersion = "5.0.2";
+
 // What the first call of one key chose, as LibEntry keeps it in kernel_cache[device][key].
 struct FrozenChoice {
   // The constexprs (and anything a wrapper set) the kernel was built with: (parameter, value).
