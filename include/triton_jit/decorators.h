@@ -88,14 +88,22 @@ struct PythonWrapperInfo {
   std::vector<int> sets;   // parameters the chain sets as far as it says (configs' kwargs, heuristics' names)
 };
 
+// FlagGems' @libentry() (flag_gems.utils.libentry.LibEntry), outermost: it keys a dispatch table
+// per device by the arguments as FlagGems does and freezes, on a key's first call, what the
+// wrappers below it chose (decorators/lib_entry.h).
+struct LibEntryInfo {
+  int divisibility = 16;  // LibEntry.divisibility: a tensor is keyed by data_ptr() % this == 0
+};
+
 // One wrapper around the @triton.jit function.
 struct DecoratorLayer {
   // The values are persisted (index records, packs): a new kind takes a new value.
-  enum class Kind { Heuristics = 0, Autotune = 1, Python = 2 };
+  enum class Kind { Heuristics = 0, Autotune = 1, Python = 2, LibEntry = 3 };
   Kind kind = Kind::Heuristics;
   std::vector<HeuristicInfo> heuristics;  // Kind::Heuristics, in the dict's order
   AutotuneInfo autotune;                  // Kind::Autotune
   PythonWrapperInfo python;               // Kind::Python
+  LibEntryInfo lib_entry;                 // Kind::LibEntry
 };
 
 }  // namespace triton_jit

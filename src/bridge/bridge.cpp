@@ -97,6 +97,11 @@ DecoratorLayer to_layer(const py::dict& d) {
     }
     return layer;
   }
+  if (d["kind"].cast<std::string>() == "libentry") {
+    layer.kind = DecoratorLayer::Kind::LibEntry;
+    layer.lib_entry.divisibility = d["divisibility"].cast<int>();
+    return layer;
+  }
   layer.kind = DecoratorLayer::Kind::Autotune;
   AutotuneInfo& a = layer.autotune;
   a.key = d["key"].cast<std::vector<int>>();

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "decorators/autotune_hooks.h"
+#include "decorators/lib_entry.h"
 #include "decorators/python_wrapper.h"
 #include "decorators/tuner.h"
 #include "key/arg_identity.h"
@@ -375,6 +376,7 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
     heuristics_.emplace_back();
     autotuners_.emplace_back();
     memos_.emplace_back();
+    if (layer.kind == DecoratorLayer::Kind::LibEntry) continue;  // sets nothing: lib_entry.h
     if (layer.kind == DecoratorLayer::Kind::Python) {
       // Runs the whole call in Python; its chain sets what it says it sets.
       if (python_layer_ < 0) python_layer_ = static_cast<int>(l);
@@ -412,7 +414,12 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
   for (size_t l = 0; l < heuristics_.size(); ++l) {
     if (!heuristics_[l].empty()) plan_memo(l);
   }
+  if (!signature.decorators.empty() && signature.decorators[0].kind == DecoratorLayer::Kind::LibEntry) {
+    lib_entry_ = std::make_unique<LibEntryRuntime>(signature, signature.decorators[0].lib_entry, caller_params_);
+  }
 }
+
+DecoratedCall::~DecoratedCall() = default;
 
 void DecoratedCall::plan_memo(size_t layer) {
   auto memo = std::make_unique<LayerMemo>();
@@ -499,6 +506,10 @@ void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgS
   copy_launch_options(config, out);
   // Triton keys and passes only what the caller gave: the caller's positional arguments.
   const size_t num_caller_args = args.size == 0 ? 0 : caller_params_[args.size - 1] + 1;
+  if (lib_entry_ != nullptr) {  // FlagGems' LibEntry: a frozen choice, or the layers below it
+    lib_entry_->run(fn, *this, full, num_caller_args, out, config, mode);
+    return;
+  }
   apply_layers(fn, 0, full, num_caller_args, out, config, mode);
   apply_grid_fn(signature_, config, full, out);
 }

@@ -30,6 +30,7 @@
 namespace triton_jit::detail {
 
 struct FunctionState;
+class LibEntryRuntime;  // decorators/lib_entry.h
 
 // A heuristic's value for one input, kept for the life of the process (strings are viewed).
 struct MemoValue {
@@ -144,6 +145,7 @@ struct LayerMemo {
 class DecoratedCall {
  public:
   explicit DecoratedCall(const StaticSignature& signature);
+  ~DecoratedCall();
 
   // The parameters the caller passes, in order: those no decorator sets.
   const std::vector<uint32_t>& caller_params() const noexcept { return caller_params_; }
@@ -180,6 +182,7 @@ class DecoratedCall {
   std::vector<std::unique_ptr<LayerMemo>> memos_;                           // per layer (heuristics)
   std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;                // per layer (null if heuristics)
   int python_layer_ = -1;
+  std::unique_ptr<LibEntryRuntime> lib_entry_;  // FlagGems' LibEntry, when it is the outermost layer
 };
 
 // A digest of an autotuner's configs (their reprs): tables written for other configs are others.

@@ -342,6 +342,10 @@ void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers
       write_python_wrapper(w, layer.python);
       continue;
     }
+    if (layer.kind == DecoratorLayer::Kind::LibEntry) {
+      w.u32(static_cast<uint32_t>(layer.lib_entry.divisibility));
+      continue;
+    }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       w.u32(static_cast<uint32_t>(layer.heuristics.size()));
       for (const HeuristicInfo& h : layer.heuristics) {
@@ -383,10 +387,16 @@ std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
   std::vector<DecoratorLayer> layers(read_count(r));
   for (DecoratorLayer& layer : layers) {
     const uint8_t kind = r.u8();
-    if (kind > 2) throw FormatError{"bad decorator kind"};
+    if (kind > static_cast<uint8_t>(DecoratorLayer::Kind::LibEntry)) throw FormatError{"bad decorator kind"};
     layer.kind = static_cast<DecoratorLayer::Kind>(kind);
     if (layer.kind == DecoratorLayer::Kind::Python) {
       layer.python = read_python_wrapper(r, num_params);
+      continue;
+    }
+    if (layer.kind == DecoratorLayer::Kind::LibEntry) {
+      const uint32_t divisibility = r.u32();
+      if (divisibility == 0 || divisibility > (1u << 30)) throw FormatError{"bad LibEntry divisibility"};
+      layer.lib_entry.divisibility = static_cast<int>(divisibility);
       continue;
     }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
@@ -476,5 +486,8 @@ StaticSignature read_signature(BinaryReader& r) {
   s.decorators = read_decorators(r, static_cast<int>(n));
   return s;
 }
+
+void write_compile_options(BinaryWriter& w, const CompileOptions& options) { write_options(w, options); }
+CompileOptions read_compile_options(BinaryReader& r) { return read_options(r); }
 
 }  // namespace triton_jit::detail

@@ -58,6 +58,9 @@ StaticSignature read_signature(BinaryReader& r);
 // A Python value as DefaultValue holds it (a default, a config's constexpr, a heuristic's result).
 void write_value(BinaryWriter& w, const DefaultValue& d);
 DefaultValue read_value(BinaryReader& r);
+// Compile options as a decorator record holds them (a frozen LibEntry choice's, say).
+void write_compile_options(BinaryWriter& w, const CompileOptions& options);
+CompileOptions read_compile_options(BinaryReader& r);
 void write_dependencies(BinaryWriter& w, const std::vector<FileDependency>& deps);
 std::vector<FileDependency> read_dependencies(BinaryReader& r);
 

@@ -46,6 +46,10 @@ void print_decorators(const triton_jit::StaticSignature& s) {
                 << ")\n";
       continue;
     }
+    if (layer.kind == DecoratorLayer::Kind::LibEntry) {
+      std::cout << "@libentry() (FlagGems' LibEntry: choices frozen per argument key)\n";
+      continue;
+    }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       std::string values;
       for (const triton_jit::HeuristicInfo& h : layer.heuristics) {
@@ -75,6 +79,10 @@ nlohmann::ordered_json decorators_json(const triton_jit::StaticSignature& s) {
   for (const DecoratorLayer& layer : s.decorators) {
     if (layer.kind == DecoratorLayer::Kind::Python) {
       layers.push_back({{"kind", "python"}, {"class", layer.python.class_name}, {"reason", layer.python.reason}});
+      continue;
+    }
+    if (layer.kind == DecoratorLayer::Kind::LibEntry) {
+      layers.push_back({{"kind", "libentry"}, {"divisibility", layer.lib_entry.divisibility}});
       continue;
     }
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {

@@ -347,6 +347,12 @@ def _describe_decorators(obj, fn):
             raise KernelLookupFailure(
                 "not_jit", f"{fn.fn.__qualname__} is wrapped in a {type(obj).__name__}, which the runtime does not "
                 "know; name the undecorated function instead ('<name>.fn')")
+        if kind.name == "libentry" and layers:
+            # Under another wrapper its table would be consulted once per outer call, which the
+            # runtime does not emulate.
+            raise KernelLookupFailure(
+                "bad_decorator", f"{fn.fn.__qualname__}: FlagGems' LibEntry is wrapper number {len(layers) + 1}, "
+                "not the outermost one; the runtime emulates it only as FlagGems applies it (@libentry() first)")
         layers.append(kind.describe(obj, fn))
         if layers[-1]["kind"] == "python":
             break  # the wrapper's own run stands for the chain below it

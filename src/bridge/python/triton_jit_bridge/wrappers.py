@@ -144,8 +144,14 @@ def _fla_kind():
     return WrapperKind("fla_cached_autotuner", is_fla_cached_autotuner, describe_fla_cached_autotuner)
 
 
+def _libentry_kind():
+    from .libentry import describe_libentry, is_libentry
+    return WrapperKind("libentry", is_libentry, describe_libentry)
+
+
 WRAPPER_KINDS = [
     # Specific libraries' wrappers first, each recognised by its class:
+    _libentry_kind(),
     _fla_kind(),
     # Triton's own, exactly:
     WrapperKind("heuristics", _is_heuristics, _describe_heuristics),
