@@ -74,12 +74,29 @@ struct TuningResult {
   std::vector<TuningRow> rows;
 };
 
+// What FlagGems' LibTuner (flag_gems.utils.libentry) adds to an autotuner: a strategy per key
+// argument, a tuning policy, and FlagGems' SQLite tuning database, shared with FlagGems' Python.
+struct LibTunerInfo {
+  // Per `key` argument: "default", "log" (next power of two) or "align32", computed in C++; ""
+  // for a strategy that is another Python function (run through Python, memoized per value).
+  std::vector<std::string> strategies;
+  std::string policy;  // "default": every config timed, the fastest kept; else the custom policy's class
+  std::string config_table;         // FlagGems' config_table_name: "{name}_{kernel_hash}"
+  std::vector<std::string> tables;  // the SQL table for each number of key columns (0, 1, ...)
+  // Per config, the columns FlagGems writes for it: its all_kwargs() entries whose value is an
+  // int, float, str or bool, in order.
+  std::vector<std::vector<std::pair<std::string, DefaultValue>>> config_columns;
+  int triton_major = 0, triton_minor = 0;  // in the database's file name, as FlagGems writes it
+  std::string vendor;                      // FlagGems' vendor name ("nvidia": the device's name instead)
+};
+
 // One wrapper around the @triton.jit function.
 struct DecoratorLayer {
-  enum class Kind { Heuristics, Autotune };
+  enum class Kind { Heuristics, Autotune, LibTuner };
   Kind kind = Kind::Heuristics;
   std::vector<HeuristicInfo> heuristics;  // Kind::Heuristics, in the dict's order
-  AutotuneInfo autotune;                  // Kind::Autotune
+  AutotuneInfo autotune;                  // Kind::Autotune and Kind::LibTuner
+  LibTunerInfo libtuner;                  // Kind::LibTuner
 };
 
 }  // namespace triton_jit

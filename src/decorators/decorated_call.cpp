@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "decorators/autotune_hooks.h"
+#include "decorators/lib_tuner.h"
 #include "decorators/tuner.h"
 #include "key/arg_identity.h"
 #include "launch/function_state.h"
@@ -373,6 +374,7 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
     const DecoratorLayer& layer = signature.decorators[l];
     heuristics_.emplace_back();
     autotuners_.emplace_back();
+    libtuners_.emplace_back();
     memos_.emplace_back();
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
       for (const HeuristicInfo& h : layer.heuristics) {
@@ -383,6 +385,9 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
       std::vector<bool> outer(n);
       for (size_t p = 0; p < n; ++p) outer[p] = set_by_layer_[p] >= 0;
       autotuners_.back() = std::make_unique<AutotuneRuntime>(layer.autotune, l, std::move(outer));
+      if (layer.kind == DecoratorLayer::Kind::LibTuner) {
+        libtuners_.back() = std::make_shared<const LibTunerRuntime>(layer.libtuner, *autotuners_.back(), l, signature);
+      }
       for (const AutotuneConfigInfo& c : layer.autotune.configs) {
         for (const auto& [param, value] : c.kwargs) {
           if (set_by_layer_[param] < 0) set_by_layer_[param] = static_cast<int>(l);
@@ -498,7 +503,13 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
     if (const AutotuneRuntime* at = autotuners_[l].get()) {
       const AutotuneInfo& info = at->info();
       uint32_t chosen = 0;
-      if (info.configs.size() > 1) {
+      if (info.configs.size() > 1 && libtuners_[l]) {
+        uint64_t words[AutotuneRuntime::kMaxKeyWords];
+        const uint32_t nw = libtuners_[l]->key_words(fn, full, num_caller_args, words);
+        const uint32_t* known = at->find(words, nw);
+        chosen = known != nullptr ? *known
+                                  : libtuners_[l]->choose(fn, *this, full, num_caller_args, *out, user, mode, words, nw);
+      } else if (info.configs.size() > 1) {
         uint64_t words[AutotuneRuntime::kMaxKeyWords];
         const uint32_t nw = at->key_words(full, num_caller_args, words);
         const uint32_t* known = at->find(words, nw);

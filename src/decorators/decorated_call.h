@@ -30,6 +30,7 @@
 namespace triton_jit::detail {
 
 struct FunctionState;
+class LibTunerRuntime;
 
 // A heuristic's value for one input, kept for the life of the process (strings are viewed).
 struct MemoValue {
@@ -175,6 +176,7 @@ class DecoratedCall {
   std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
   std::vector<std::unique_ptr<LayerMemo>> memos_;                           // per layer (heuristics)
   std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;                // per layer (null if heuristics)
+  std::vector<std::shared_ptr<const LibTunerRuntime>> libtuners_;           // per layer (FlagGems' LibTuner)
 };
 
 // A digest of an autotuner's configs (their reprs): tables written for other configs are others.

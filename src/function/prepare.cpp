@@ -28,7 +28,10 @@ namespace {
 
 bool tunes(const StaticSignature& signature) {
   for (const DecoratorLayer& layer : signature.decorators) {
-    if (layer.kind == DecoratorLayer::Kind::Autotune && layer.autotune.configs.size() > 1) return true;
+    if ((layer.kind == DecoratorLayer::Kind::Autotune || layer.kind == DecoratorLayer::Kind::LibTuner) &&
+        layer.autotune.configs.size() > 1) {
+      return true;
+    }
   }
   return false;
 }

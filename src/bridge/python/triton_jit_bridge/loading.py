@@ -336,12 +336,15 @@ def _describe_autotune(obj, fn):
 
 def _describe_decorators(obj, fn):
     """The wrappers around `fn`, outermost first: Autotuner and Heuristics as Triton defines them."""
+    from .libtuner import describe_libtuner, is_libtuner
     from triton.runtime.autotuner import Autotuner, Heuristics
     from triton.runtime.jit import JITFunction
     layers = []
     while not isinstance(obj, JITFunction):
         if isinstance(obj, Heuristics):
             layers.append(_describe_heuristics(obj, fn))
+        elif is_libtuner(obj):
+            layers.append(describe_libtuner(obj, fn, _describe_autotune))
         elif isinstance(obj, Autotuner):
             layers.append(_describe_autotune(obj, fn))
         else:
@@ -357,6 +360,9 @@ def decorator_callable(top, layer, name):
     obj = top
     for _ in range(layer):
         obj = obj.fn
+    if name.startswith("strategy:"):  # a LibTuner strategy written in Python (triton_jit_bridge/libtuner.py)
+        from .libtuner import strategy_callable
+        return strategy_callable(obj, int(name[len("strategy:"):]))
     return obj.values[name]
 
 
