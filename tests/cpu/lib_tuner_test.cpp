@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "decorators/lib_tuner.h"
+#include "child_process.h"
 #include "flaggems_python.h"
 #include "key/arg_identity.h"
 #include "store/binary_io.h"
@@ -154,4 +155,42 @@ TEST(LibTunerRecords, LayerRoundTrips) {
   tj::BinaryWriter again;
   tj::write_signature(again, back);
   EXPECT_EQ(again.bytes(), w.bytes());
+}
+
+// Both directions through a real tuning (on the fake driver every config takes the same time:
+// the runtime keeps config 0): the runtime's choice is what FlagGems' ConfigCache reads, and a
+// config FlagGems stored is launched from C++ without tuning.
+TEST(LibTunerDatabase, SharedWithFlagGemsBothWays) {
+  const std::string root = flaggems_test::temp_dir();
+  const std::string url = "sqlite:///" + root + "/tuned.db";
+  const std::string kernels = std::string(TEST_PYTHON_KERNELS_DIR) + "/libtuner_kernels.py";
+  const std::string python_env = "FLAGGEMS_DB_URL=" + url;
+  const std::string load = "sys.path.insert(0, '" TEST_PYTHON_KERNELS_DIR "')\nimport libtuner_kernels as lk\n";
+  const std::string ready = flaggems_test::flaggems_python(python_env, load + "print('ready')\n");
+  SKIP_WITHOUT_FLAGGEMS(ready);
+  ASSERT_EQ(ready, "ready");
+  auto probe = [&](const std::string& args) {
+    return test_support::run_child("env PYTHONPATH='" TEST_SUPPORT_DIR "' TRITON_JIT_TEST_KEEP_INDEX_DIR=1 "
+                                   "TRITON_JIT_INDEX_DIR='" + root + "/index' " + python_env +
+                                   " '" DECORATED_PROBE_PATH "' '" + kernels + "' logged " + args);
+  };
+  // M = 1000: FlagGems' key (1024, 'torch.float16', 'torch.float16') under the log strategy.
+  const auto tuned = probe("--launch p:fp16 p:fp16 i:1000");
+  ASSERT_EQ(tuned.status, 0) << tuned.output;
+  EXPECT_EQ(tuned["tunings"], "1") << tuned.output;
+  EXPECT_EQ(flaggems_test::flaggems_python(
+                python_env, load + "print(lk.logged.cache.get((1024, 'torch.float16', 'torch.float16')))\n"),
+            "BLOCK: 32, num_warps: 1, num_ctas: 1, num_stages: 3, maxnreg: None");
+
+  // FlagGems stores config 2 (BLOCK 128, 4 warps) for the key of M = 3000 (4096 under log).
+  ASSERT_EQ(flaggems_test::flaggems_python(
+                python_env, load + "lk.logged.cache[(4096, 'torch.float16', 'torch.float16')] = lk.CONFIGS[2]\n"
+                                   "print('stored')\n"),
+            "stored");
+  const auto taken = probe("--launch p:fp16 p:fp16 i:3000");
+  ASSERT_EQ(taken.status, 0) << taken.output;
+  EXPECT_EQ(taken["tunings"], "0") << taken.output;
+  EXPECT_EQ(taken["num_warps"], "4") << taken.output;
+  const std::string spec = taken["spec"];
+  EXPECT_EQ(spec.substr(spec.rfind(',') + 1), "128") << taken.output;
 }
