@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -27,7 +28,10 @@ inline std::string flaggems_python(const std::string& env, const std::string& sc
                       << "if why:\n    print('SKIP: ' + why)\n    sys.exit(0)\n"
                       << "import triton\nle = flaggems_stub.load()\n"
                       << script;
-  const std::string command = env + " " + TEST_PYTHON + " " + file + " 2>&1";
+  // The python the runtime uses (TRITON_JIT_PYTHON: the version matrix's virtualenv), so that a
+  // FlagGems its Triton cannot load skips here too.
+  const char* python = std::getenv("TRITON_JIT_PYTHON");
+  const std::string command = env + " " + (python != nullptr && *python ? python : TEST_PYTHON) + " " + file + " 2>&1";
   std::string out;
   if (FILE* p = popen(command.c_str(), "r")) {
     std::array<char, 4096> buf{};
