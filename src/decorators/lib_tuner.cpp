@@ -1,7 +1,9 @@
 // FlagGems' LibTuner (lib_tuner.h): strategies, the key, and the tuning database around tune().
 #include "decorators/lib_tuner.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 
