@@ -68,6 +68,13 @@ def test_recognised_by_class_not_as_a_plain_autotune():
     assert not lt.is_libtuner(plain)
     assert lt.FLAGGEMS_VERSION == flaggems_stub.FLAGGEMS_VERSION == "5.0.2"
 
+    class OwnRun(lk.LibTuner):  # overrides run: another wrapper, never emulated as LibTuner
+        def run(self, *args, **kwargs):
+            return super().run(*args, **kwargs)
+
+    own = OwnRun(lk._body, lk._body.arg_names, lk.CONFIGS, ["M"], None, None, strategy="default")
+    assert not lt.is_libtuner(own)
+
 
 def test_strategies_policy_and_tables_as_flaggems_names_them():
     d = describe(lk.mixed)
