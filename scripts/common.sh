@@ -139,7 +139,8 @@ tj_ensure_system_packages() {
     tj_log "not a Debian system: make sure GoogleTest, Google Benchmark, nlohmann-json, cmake and g++ are installed"
     return 0
   fi
-  local wanted=(libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev)
+  # libsqlite3-dev: FlagGems' tuning database for LibTuner kernels (optional to the build).
+  local wanted=(libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libsqlite3-dev)
   command -v cmake >/dev/null 2>&1 || wanted+=(cmake)
   command -v g++ >/dev/null 2>&1 || wanted+=(g++)
   command -v ninja >/dev/null 2>&1 || command -v make >/dev/null 2>&1 || wanted+=(make)

@@ -95,15 +95,35 @@ struct LibEntryInfo {
   int divisibility = 16;  // LibEntry.divisibility: a tensor is keyed by data_ptr() % this == 0
 };
 
+// What FlagGems' LibTuner (flag_gems.utils.libentry) adds to an autotuner: a strategy per key
+// argument, a tuning policy, and FlagGems' SQLite tuning database, shared with FlagGems' Python.
+struct LibTunerInfo {
+  // Per `key` argument: "default", "log" (next power of two) or "align32", computed in C++; ""
+  // for a strategy that is another Python function (run through Python, memoized per value).
+  std::vector<std::string> strategies;
+  std::string policy;  // "default": every config timed, the fastest kept; else the custom policy's class
+  std::string config_table;         // FlagGems' config_table_name: "{name}_{kernel_hash}"
+  std::vector<std::string> tables;  // the SQL table for each number of key columns (0, 1, ...)
+  // Per config, the columns FlagGems writes for it: its all_kwargs() entries whose value is an
+  // int, float, str or bool, in order.
+  std::vector<std::vector<std::pair<std::string, DefaultValue>>> config_columns;
+  int triton_major = 0, triton_minor = 0;  // in the database's file name, as FlagGems writes it
+  std::string vendor;                      // FlagGems' vendor name ("nvidia": the device's name instead)
+};
+
 // One wrapper around the @triton.jit function.
 struct DecoratorLayer {
   // The values are persisted (index records, packs): a new kind takes a new value.
-  enum class Kind { Heuristics = 0, Autotune = 1, Python = 2, LibEntry = 3 };
+  enum class Kind { Heuristics = 0, Autotune = 1, Python = 2, LibEntry = 3, LibTuner = 4 };
   Kind kind = Kind::Heuristics;
   std::vector<HeuristicInfo> heuristics;  // Kind::Heuristics, in the dict's order
-  AutotuneInfo autotune;                  // Kind::Autotune
+  AutotuneInfo autotune;                  // Kind::Autotune and Kind::LibTuner
   PythonWrapperInfo python;               // Kind::Python
   LibEntryInfo lib_entry;                 // Kind::LibEntry
+  LibTunerInfo libtuner;                  // Kind::LibTuner
+
+  // Whether the layer chooses among configs (Triton's autotuner, FlagGems' LibTuner).
+  bool tunes() const noexcept { return kind == Kind::Autotune || kind == Kind::LibTuner; }
 };
 
 }  // namespace triton_jit

@@ -74,6 +74,42 @@ AutotuneConfigInfo to_config(const py::dict& c) {
   return config;
 }
 
+// A LibTuner layer's own fields (triton_jit_bridge/libtuner.py, describe_libtuner).
+void to_libtuner(const py::dict& d, DecoratorLayer* layer) {
+  layer->kind = DecoratorLayer::Kind::LibTuner;
+  LibTunerInfo& t = layer->libtuner;
+  t.strategies = d["strategies"].cast<std::vector<std::string>>();
+  t.policy = d["policy"].cast<std::string>();
+  t.config_table = d["config_table"].cast<std::string>();
+  t.tables = d["tables"].cast<std::vector<std::string>>();
+  for (auto config : d["config_columns"].cast<py::list>()) {
+    t.config_columns.emplace_back();
+    for (auto item : config.cast<py::list>()) {
+      py::dict c = item.cast<py::dict>();
+      const std::string type = c["type"].cast<std::string>();
+      DefaultValue v;
+      if (type == "bool") {
+        v.kind = ArgValue::Kind::Bool;
+        v.bool_value = c["value"].cast<bool>();
+      } else if (type == "int") {
+        v.kind = ArgValue::Kind::Int;
+        v.int_value = c["value"].cast<int64_t>();
+      } else if (type == "float") {
+        v.kind = ArgValue::Kind::Float;
+        v.float_value = c["value"].cast<double>();
+      } else {
+        v.kind = ArgValue::Kind::String;
+        v.string_value = c["value"].cast<std::string>();
+      }
+      v.repr = py::repr(c["value"]).cast<std::string>();
+      t.config_columns.back().emplace_back(c["name"].cast<std::string>(), std::move(v));
+    }
+  }
+  t.triton_major = d["triton_major"].cast<int>();
+  t.triton_minor = d["triton_minor"].cast<int>();
+  t.vendor = d["vendor"].cast<std::string>();
+}
+
 DecoratorLayer to_layer(const py::dict& d) {
   DecoratorLayer layer;
   if (d["kind"].cast<std::string>() == "python") {
@@ -117,6 +153,7 @@ DecoratorLayer to_layer(const py::dict& d) {
   a.rep_ms = d["rep"].cast<double>();
   a.cache_results = d["cache_results"].cast<bool>();
   a.fla_cache_gate = d.contains("fla_cache_gate") && d["fla_cache_gate"].cast<bool>();
+  if (d["kind"].cast<std::string>() == "libtuner") to_libtuner(d, &layer);
   return layer;
 }
 

@@ -102,7 +102,7 @@ bool config_has(const StaticSignature& signature, const AutotuneConfigInfo& c, c
 std::optional<size_t> autotune_layer_of(const StaticSignature& signature, int requested, std::string* why) {
   std::vector<size_t> layers;
   for (size_t l = 0; l < signature.decorators.size(); ++l) {
-    if (signature.decorators[l].kind == DecoratorLayer::Kind::Autotune) layers.push_back(l);
+    if (signature.decorators[l].tunes()) layers.push_back(l);
   }
   if (layers.empty()) {
     *why = "it is not under @triton.autotune";

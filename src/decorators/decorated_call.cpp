@@ -7,6 +7,7 @@
 
 #include "decorators/autotune_hooks.h"
 #include "decorators/lib_entry.h"
+#include "decorators/lib_tuner.h"
 #include "decorators/python_wrapper.h"
 #include "decorators/tuner.h"
 #include "key/arg_identity.h"
@@ -375,6 +376,7 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
     const DecoratorLayer& layer = signature.decorators[l];
     heuristics_.emplace_back();
     autotuners_.emplace_back();
+    libtuners_.emplace_back();
     memos_.emplace_back();
     if (layer.kind == DecoratorLayer::Kind::LibEntry) continue;  // sets nothing: lib_entry.h
     if (layer.kind == DecoratorLayer::Kind::Python) {
@@ -394,6 +396,9 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
       autotuners_.back() = std::make_unique<AutotuneRuntime>(layer.autotune, l, std::move(outer));
       // fla's CachedAutotuner is Triton's Autotuner only while FLA_CACHE_MODE is off.
       if (layer.autotune.fla_cache_gate && fla_cache_mode_on() && python_layer_ < 0) python_layer_ = static_cast<int>(l);
+      if (layer.kind == DecoratorLayer::Kind::LibTuner) {
+        libtuners_.back() = std::make_shared<const LibTunerRuntime>(layer.libtuner, *autotuners_.back(), l, signature);
+      }
       for (const AutotuneConfigInfo& c : layer.autotune.configs) {
         for (const auto& [param, value] : c.kwargs) {
           if (set_by_layer_[param] < 0) set_by_layer_[param] = static_cast<int>(l);
@@ -520,7 +525,13 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
     if (const AutotuneRuntime* at = autotuners_[l].get()) {
       const AutotuneInfo& info = at->info();
       uint32_t chosen = 0;
-      if (info.configs.size() > 1) {
+      if (info.configs.size() > 1 && libtuners_[l]) {
+        uint64_t words[AutotuneRuntime::kMaxKeyWords];
+        const uint32_t nw = libtuners_[l]->key_words(fn, full, num_caller_args, words);
+        const uint32_t* known = at->find(words, nw);
+        chosen = known != nullptr ? *known
+                                  : libtuners_[l]->choose(fn, *this, full, num_caller_args, *out, user, mode, words, nw);
+      } else if (info.configs.size() > 1) {
         uint64_t words[AutotuneRuntime::kMaxKeyWords];
         const uint32_t nw = at->key_words(full, num_caller_args, words);
         const uint32_t* known = at->find(words, nw);

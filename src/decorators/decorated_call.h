@@ -31,6 +31,7 @@ namespace triton_jit::detail {
 
 struct FunctionState;
 class LibEntryRuntime;  // decorators/lib_entry.h
+class LibTunerRuntime;  // decorators/lib_tuner.h
 
 // A heuristic's value for one input, kept for the life of the process (strings are viewed).
 struct MemoValue {
@@ -181,6 +182,7 @@ class DecoratedCall {
   std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
   std::vector<std::unique_ptr<LayerMemo>> memos_;                           // per layer (heuristics)
   std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;                // per layer (null if heuristics)
+  std::vector<std::shared_ptr<const LibTunerRuntime>> libtuners_;           // per layer (FlagGems' LibTuner)
   int python_layer_ = -1;
   std::unique_ptr<LibEntryRuntime> lib_entry_;  // FlagGems' LibEntry, when it is the outermost layer
 };

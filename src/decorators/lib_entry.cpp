@@ -404,7 +404,7 @@ void LibEntryRuntime::load_stored(FunctionState& fn, int device) const {
       bool usable = true;
       for (const auto& [layer, config] : frozen->pre_hooks) {
         const DecoratorLayer* l = layer < signature_->decorators.size() ? &signature_->decorators[layer] : nullptr;
-        usable &= l != nullptr && l->kind == DecoratorLayer::Kind::Autotune && config < l->autotune.configs.size();
+        usable &= l != nullptr && l->tunes() && config < l->autotune.configs.size();
       }
       if (usable) table_.insert(words, count + 1, std::move(frozen));
     } catch (const FormatError&) {

@@ -28,7 +28,7 @@ namespace {
 
 bool tunes(const StaticSignature& signature) {
   for (const DecoratorLayer& layer : signature.decorators) {
-    if (layer.kind == DecoratorLayer::Kind::Autotune && layer.autotune.configs.size() > 1) return true;
+    if (layer.tunes() && layer.autotune.configs.size() > 1) return true;
   }
   return false;
 }

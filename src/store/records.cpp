@@ -334,6 +334,51 @@ PythonWrapperInfo read_python_wrapper(BinaryReader& r, int num_params) {
   return p;
 }
 
+// A LibTuner layer (tag 4): its autotune fields, then these.
+void write_libtuner(BinaryWriter& w, const LibTunerInfo& t) {
+  w.u32(static_cast<uint32_t>(t.strategies.size()));
+  for (const std::string& s : t.strategies) w.str(s);
+  w.str(t.policy);
+  w.str(t.config_table);
+  w.u32(static_cast<uint32_t>(t.tables.size()));
+  for (const std::string& s : t.tables) w.str(s);
+  w.u32(static_cast<uint32_t>(t.config_columns.size()));
+  for (const auto& config : t.config_columns) {
+    w.u32(static_cast<uint32_t>(config.size()));
+    for (const auto& [name, value] : config) {
+      w.str(name);
+      write_value(w, value);
+    }
+  }
+  w.u32(static_cast<uint32_t>(t.triton_major));
+  w.u32(static_cast<uint32_t>(t.triton_minor));
+  w.str(t.vendor);
+}
+
+LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a) {
+  LibTunerInfo t;
+  t.strategies.resize(read_count(r));
+  if (t.strategies.size() != a.key.size()) throw FormatError{"a strategy per key argument"};
+  for (std::string& s : t.strategies) s = r.str();
+  t.policy = r.str();
+  t.config_table = r.str();
+  t.tables.resize(read_count(r));
+  for (std::string& s : t.tables) s = r.str();
+  t.config_columns.resize(read_count(r));
+  if (t.config_columns.size() != a.configs.size()) throw FormatError{"columns per config"};
+  for (auto& config : t.config_columns) {
+    config.resize(read_count(r));
+    for (auto& [name, value] : config) {
+      name = r.str();
+      value = read_value(r);
+    }
+  }
+  t.triton_major = r.i32();
+  t.triton_minor = r.i32();
+  t.vendor = r.str();
+  return t;
+}
+
 void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers) {
   w.u32(static_cast<uint32_t>(layers.size()));
   for (const DecoratorLayer& layer : layers) {
@@ -380,6 +425,7 @@ void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers
     w.f64(a.top_k);
     w.f64(a.warmup_ms);
     w.f64(a.rep_ms);
+    if (layer.kind == DecoratorLayer::Kind::LibTuner) write_libtuner(w, layer.libtuner);
   }
 }
 
@@ -387,7 +433,7 @@ std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
   std::vector<DecoratorLayer> layers(read_count(r));
   for (DecoratorLayer& layer : layers) {
     const uint8_t kind = r.u8();
-    if (kind > static_cast<uint8_t>(DecoratorLayer::Kind::LibEntry)) throw FormatError{"bad decorator kind"};
+    if (kind > static_cast<uint8_t>(DecoratorLayer::Kind::LibTuner)) throw FormatError{"bad decorator kind"};
     layer.kind = static_cast<DecoratorLayer::Kind>(kind);
     if (layer.kind == DecoratorLayer::Kind::Python) {
       layer.python = read_python_wrapper(r, num_params);
@@ -440,6 +486,7 @@ std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
     a.top_k = r.f64();
     a.warmup_ms = r.f64();
     a.rep_ms = r.f64();
+    if (layer.kind == DecoratorLayer::Kind::LibTuner) layer.libtuner = read_libtuner(r, a);
   }
   return layers;
 }

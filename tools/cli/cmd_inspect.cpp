@@ -60,6 +60,14 @@ void print_decorators(const triton_jit::StaticSignature& s) {
       continue;
     }
     const triton_jit::AutotuneInfo& a = layer.autotune;
+    if (layer.kind == DecoratorLayer::Kind::LibTuner) {
+      std::string strategies;
+      for (const std::string& st : layer.libtuner.strategies) {
+        strategies += (strategies.empty() ? "" : ", ") + (st.empty() ? std::string("(Python)") : st);
+      }
+      std::cout << "FlagGems LibTuner (strategies " << strategies << "; policy " << layer.libtuner.policy << "; table "
+                << layer.libtuner.config_table << ")\n  ";
+    }
     std::cout << "@triton.autotune: key=[" << param_names(s, a.key) << "]";
     if (!a.reset_to_zero.empty()) std::cout << ", reset_to_zero=[" << param_names(s, a.reset_to_zero) << "]";
     if (!a.restore_value.empty()) std::cout << ", restore_value=[" << param_names(s, a.restore_value) << "]";
@@ -106,6 +114,12 @@ nlohmann::ordered_json decorators_json(const triton_jit::StaticSignature& s) {
                       {"configs", configs},
                       {"reset_to_zero", names(a.reset_to_zero)},
                       {"restore_value", names(a.restore_value)}});
+    if (layer.kind == DecoratorLayer::Kind::LibTuner) {  // FlagGems' LibTuner: an autotuner with more
+      layers.back()["kind"] = "libtuner";
+      layers.back()["strategies"] = layer.libtuner.strategies;
+      layers.back()["policy"] = layer.libtuner.policy;
+      layers.back()["config_table"] = layer.libtuner.config_table;
+    }
   }
   return layers;
 }

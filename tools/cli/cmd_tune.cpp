@@ -69,7 +69,7 @@ int run_tune(const Options& o) {
   const std::string& function = fn.signature().function;
   size_t autotuners = 0, timed_autotuners = 0;
   for (const DecoratorLayer& layer : fn.signature().decorators) {
-    if (layer.kind != DecoratorLayer::Kind::Autotune) continue;
+    if (!layer.tunes()) continue;
     ++autotuners;
     if (layer.autotune.configs.size() > 1) ++timed_autotuners;
   }

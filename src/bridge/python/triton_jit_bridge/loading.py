@@ -365,6 +365,9 @@ def decorator_callable(top, layer, name):
     obj = top
     for _ in range(layer):
         obj = obj.fn
+    if name.startswith("strategy:"):  # a LibTuner strategy written in Python (triton_jit_bridge/libtuner.py)
+        from .libtuner import strategy_callable
+        return strategy_callable(obj, int(name[len("strategy:"):]))
     return obj.values[name]
 
 

@@ -149,9 +149,15 @@ def _libentry_kind():
     return WrapperKind("libentry", is_libentry, describe_libentry)
 
 
+def _libtuner_kind():
+    from .libtuner import describe_libtuner, is_libtuner
+    return WrapperKind("libtuner", is_libtuner, lambda obj, fn: describe_libtuner(obj, fn, _describe_autotune))
+
+
 WRAPPER_KINDS = [
     # Specific libraries' wrappers first, each recognised by its class:
     _libentry_kind(),
+    _libtuner_kind(),
     _fla_kind(),
     # Triton's own, exactly:
     WrapperKind("heuristics", _is_heuristics, _describe_heuristics),

@@ -1,0 +1,14 @@
+"""A kernel under the real FlagGems' LibTuner (flag_gems.utils.libentry; needs a GPU to import)."""
+import triton
+import triton.language as tl
+from flag_gems.utils.libentry import libtuner
+
+CONFIGS = [triton.Config({"BLOCK": b}, num_warps=w) for b, w in ((64, 2), (256, 4), (1024, 8))]
+
+
+@libtuner(configs=CONFIGS, key=["n"], strategy="log")
+@triton.jit
+def scaled_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 2, mask=mask)
