@@ -65,6 +65,7 @@ tj_requirements_stamp() {
   # What the venv was built from: the requirements and the python it was created with.
   {
     cat "$REQUIREMENTS"
+    if [ "$TJ_CORE_ONLY" != 1 ]; then cat "$REPO_ROOT/requirements-replay.txt"; fi
     "$VENV_DIR/bin/python" -c 'import sys; print(sys.version); print(sys.base_prefix)'
   } | sha256sum | cut -d' ' -f1
 }
@@ -94,6 +95,11 @@ tj_ensure_venv() {
   if [ -n "${CI:-}" ] || [ ! -t 1 ]; then pip_flags+=(--progress-bar off); fi
   "$VENV_DIR/bin/python" -m pip install "${pip_flags[@]}" -r "$REQUIREMENTS" ||
     tj_die "pip install -r $(basename "$REQUIREMENTS") failed"
+  if [ "$TJ_CORE_ONLY" != 1 ]; then
+    # Without their dependencies: see requirements-replay.txt.
+    "$VENV_DIR/bin/python" -m pip install "${pip_flags[@]}" --no-deps -r "$REPO_ROOT/requirements-replay.txt" ||
+      tj_die "pip install --no-deps -r requirements-replay.txt failed"
+  fi
   "$VENV_DIR/bin/python" -c 'import triton, pybind11' ||
     tj_die "the virtualenv still cannot import triton and pybind11"
   printf '%s\n' "$want" >"$stamp_file"

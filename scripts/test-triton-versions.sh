@@ -101,8 +101,10 @@ if [ "${TRITON_JIT_VERSIONS_OTHERS:-0}" = 1 ]; then
   fi
 fi
 
-# tj_triton_venv VERSION: the python of a virtualenv holding only Triton VERSION (made when missing or
+# tj_triton_venv VERSION: the python of a virtualenv holding Triton VERSION (and the replayed libraries) (made when missing or
 # broken). Prints it on stdout; progress goes to stderr.
+sqlalchemy_pin=$(grep -i '^sqlalchemy==' "$REPO_ROOT/requirements.txt")
+replay_stamp="$(grep -v '^#' "$REPO_ROOT/requirements-replay.txt" | tr '\n' ' ')$sqlalchemy_pin"
 tj_triton_venv() {
   local version=$1 venv="$venvs/triton-$1"
   mkdir -p "$venvs"
@@ -112,7 +114,7 @@ tj_triton_venv() {
       flock 8
     fi
     stamp="$venv/.triton-jit-ready"
-    if [ -f "$stamp" ] && [ -x "$venv/bin/python" ] &&
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$replay_stamp" ] && [ -x "$venv/bin/python" ] &&
       [ "$(python_id "$venv/bin/python" 2>/dev/null)" = "$build_python_id" ] &&
       "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('triton') != '$version')" 2>/dev/null; then
       exit 0
@@ -125,7 +127,12 @@ tj_triton_venv() {
     "$venv/bin/python" -m pip install "${local_flags[@]}" "triton==$version" >&2 ||
       { tj_error "pip install triton==$version into $venv failed"; exit 1; }
     "$venv/bin/python" -c 'import triton' >&2 || { tj_error "$venv cannot import triton"; exit 1; }
-    : >"$stamp"
+    # FlagGems' wrappers, against which the LibEntry and LibTuner tests compare the runtime under
+    # every Triton (without its dependencies: requirements-replay.txt), and SQLAlchemy for its models.
+    "$venv/bin/python" -m pip install "${local_flags[@]}" --no-deps -r "$REPO_ROOT/requirements-replay.txt" >&2 &&
+      "$venv/bin/python" -m pip install "${local_flags[@]}" "$sqlalchemy_pin" >&2 ||
+      { tj_error "pip install of requirements-replay.txt or $sqlalchemy_pin into $venv failed"; exit 1; }
+    printf '%s\n' "$replay_stamp" >"$stamp"
   ) || return 1
   printf '%s\n' "$venv/bin/python"
 }

@@ -24,6 +24,7 @@
 
 #include "decorators/decorated_call.h"
 #include "decorators/snapshot_map.h"
+#include "key/flaggems_version.h"
 #include "launch/call_mode.h"
 #include "triton_jit/arg.h"
 #include "triton_jit/decorators.h"
@@ -32,9 +33,6 @@
 namespace triton_jit::detail {
 
 struct FunctionState;
-
-// The FlagGems release whose LibEntry.run this emulates (the bridge's FLAGGEMS_VERSION).
-inline constexpr const char* kFlagGemsVersion = "5.0.2";
 
 // What the first call of one key chose, as LibEntry keeps it in kernel_cache[device][key].
 struct FrozenChoice {

@@ -18,10 +18,9 @@
 #include <string>
 #include <vector>
 
-namespace triton_jit::detail {
+#include "key/flaggems_version.h"
 
-// The FlagGems release whose formats this file writes.
-inline constexpr const char* kFlagGemsVersion = "5.0.2";
+namespace triton_jit::detail {
 
 // A value of a key or config column, typed as Python's type(value) maps to SQLAlchemy's column.
 struct SqlValue {

@@ -49,7 +49,11 @@ std::vector<tj::SqlColumn> sample_config() {
 TEST(TuningDatabase, FlagGemsVersionIsNamed) { EXPECT_STREQ(tj::kFlagGemsVersion, "5.0.2"); }
 
 TEST(TuningDatabase, BuiltWithSqlite) {
-  // scripts/setup.sh installs libsqlite3-dev; a build without it says so at run time.
+  // scripts/setup.sh installs libsqlite3-dev, so CI (CI set) must have it; elsewhere (a GPU machine
+  // that reaches no registry) a build without it is allowed and says so at run time.
+  if (!tj::tuning_database_available() && std::getenv("CI") == nullptr) {
+    GTEST_SKIP() << "built without SQLite (libsqlite3-dev): LibTuner kernels cannot share FlagGems' database here";
+  }
   EXPECT_TRUE(tj::tuning_database_available());
 }
 

@@ -5,8 +5,9 @@ the reference of the runtime's LibEntry (src/decorators/lib_entry.h).
 `flag_gems.utils.libentry` (the name the runtime recognises its class by), with stand-ins for what
 it imports of FlagGems' device runtime: `flag_gems.runtime` (one device), `torch_device_fn`
 (current_device, settable here), `vendor_module`, `code_cache` and `models` (the tuning database,
-which LibEntry never touches). The file comes from FLAGGEMS_LIBENTRY_PY, else the copy kept in
-tests/support/flaggems_5_0_2/ (byte for byte the wheel's; test_libentry.py checks its hash).
+which LibEntry never touches). The file comes from FLAGGEMS_LIBENTRY_PY, else the installed FlagGems
+(requirements-replay.txt; found by flaggems_stub.installed_root without running its __init__); its
+bytes are checked against the 5.0.2 wheel's RECORD hash.
 
 Loaded by tests/kernels/libentry_kernels.py (kernels written as FlagGems writes them) and by
 tests/cpu/libentry_test.cpp (the reference calls).
@@ -29,7 +30,15 @@ _HERE = Path(__file__).resolve().parent
 
 
 def libentry_source():
-    return Path(os.environ.get("FLAGGEMS_LIBENTRY_PY") or _HERE / "flaggems_5_0_2" / "libentry.py")
+    if os.environ.get("FLAGGEMS_LIBENTRY_PY"):
+        return Path(os.environ["FLAGGEMS_LIBENTRY_PY"])
+    sys.path.insert(0, str(_HERE))
+    try:
+        from flaggems_stub import installed_root
+    finally:
+        sys.path.pop(0)
+    root = installed_root()
+    return Path(root or "/nonexistent") / "flag_gems" / "utils" / "libentry.py"
 
 
 def record_hash(path):

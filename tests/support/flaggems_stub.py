@@ -2,31 +2,61 @@
 without a GPU: `import flag_gems` needs one, so its device runtime is replaced by stand-ins (one
 device, a device name the test picks, vendor nvidia) and the rest is FlagGems' code as shipped.
 
-Where FlagGems lives: TRITON_JIT_FLAGGEMS_SRC (a folder holding flag_gems/, default /tmp/fg, the
-unpacked 5.0.2 wheel); SQLAlchemy, which its models import: TRITON_JIT_FLAGGEMS_SITE (default
-/tmp/fgsite), appended to sys.path. `available()` says why not when either is missing, for a
-visible skip."""
+Where FlagGems lives: TRITON_JIT_FLAGGEMS_SRC (a folder holding flag_gems/), else where the
+installed package is (requirements-replay.txt installs FlagGems 5.0.2 into the test virtualenv;
+found without running its __init__). SQLAlchemy, which its models import, comes from the
+virtualenv too (TRITON_JIT_FLAGGEMS_SITE adds a folder to sys.path). `available()` says why not
+when either is missing, for a visible skip."""
 import importlib.util
 import os
 import sys
 import types
 
 FLAGGEMS_VERSION = "5.0.2"
-SOURCE = os.environ.get("TRITON_JIT_FLAGGEMS_SRC", "/tmp/fg")
-SITE = os.environ.get("TRITON_JIT_FLAGGEMS_SITE", "/tmp/fgsite")
+
+
+def installed_root():
+    """The folder holding the installed flag_gems package, or None. find_spec locates a top-level
+    package without importing it (its __init__ needs a GPU)."""
+    module = sys.modules.get("flag_gems")
+    if module is not None:  # stubbed already: its __path__ is the package's folder
+        paths = list(getattr(module, "__path__", []) or [])
+        return os.path.dirname(paths[0]) if paths else None
+    try:
+        spec = importlib.util.find_spec("flag_gems")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    return os.path.dirname(os.path.dirname(spec.origin))
+
+
+def installed_version():
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        return version("flag-gems")
+    except PackageNotFoundError:
+        return None
+
+
+SOURCE = os.environ.get("TRITON_JIT_FLAGGEMS_SRC") or installed_root() or ""
+SITE = os.environ.get("TRITON_JIT_FLAGGEMS_SITE", "")
 DEVICE_NAME = "NVIDIA H100 80GB HBM3"
 
 
 def available():
     """None when FlagGems' libentry can be loaded here, else why not."""
-    if not os.path.isfile(os.path.join(SOURCE, "flag_gems", "utils", "libentry.py")):
-        return f"FlagGems {FLAGGEMS_VERSION}'s source is not in {SOURCE} (set TRITON_JIT_FLAGGEMS_SRC)"
-    if SITE not in sys.path and os.path.isdir(SITE):
+    if not SOURCE or not os.path.isfile(os.path.join(SOURCE, "flag_gems", "utils", "libentry.py")):
+        return (f"FlagGems {FLAGGEMS_VERSION} is not installed (pip install --no-deps -r requirements-replay.txt, "
+                f"which scripts/setup.sh does) and TRITON_JIT_FLAGGEMS_SRC names no folder holding flag_gems/")
+    if not os.environ.get("TRITON_JIT_FLAGGEMS_SRC") and installed_version() != FLAGGEMS_VERSION:
+        return f"the installed FlagGems is {installed_version()}, not {FLAGGEMS_VERSION}, the release the runtime emulates"
+    if SITE and SITE not in sys.path and os.path.isdir(SITE):
         sys.path.append(SITE)
     try:
         import sqlalchemy  # noqa: F401
     except ImportError:
-        return f"sqlalchemy is not importable (set TRITON_JIT_FLAGGEMS_SITE; tried {SITE})"
+        return "sqlalchemy is not importable (requirements.txt pins it; TRITON_JIT_FLAGGEMS_SITE adds a folder)"
     return None
 
 
