@@ -67,17 +67,16 @@ class TRITON_JIT_API Binder {
   // too many are given or an omitted one has no usable default.
   void complete(ArgSpan args, ArgValue* full) const {
     if (args.size > caller_params_.size() || args.size < min_args_) fail_count(args.size);
-    for (uint32_t p : decorator_params_) full[p] = ArgValue::none();
-    if (callers_lead_) {
-      if (args.size != 0) std::memcpy(static_cast<void*>(full), args.data, args.size * sizeof(ArgValue));
-      const size_t rest = caller_params_.size() - args.size;
-      if (rest != 0) {
-        std::memcpy(static_cast<void*>(full + args.size), defaults_.data() + args.size, rest * sizeof(ArgValue));
-      }
+    if (!plain_) {
+      place(args, full);
       return;
     }
-    for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
-    for (size_t i = args.size; i < caller_params_.size(); ++i) full[caller_params_[i]] = defaults_[caller_params_[i]];
+    // The caller passes every parameter, in order: its arguments, then the defaults after them.
+    if (args.size != 0) std::memcpy(static_cast<void*>(full), args.data, args.size * sizeof(ArgValue));
+    const size_t rest = caller_params_.size() - args.size;
+    if (rest != 0) {
+      std::memcpy(static_cast<void*>(full + args.size), defaults_.data() + args.size, rest * sizeof(ArgValue));
+    }
   }
 
   // ---- cold errors: messages are built only when something is wrong ----
@@ -98,6 +97,9 @@ class TRITON_JIT_API Binder {
                                                                     std::string_view name) const;
 
  private:
+  // complete() for a function whose decorators set parameters: each argument to its parameter.
+  void place(ArgSpan args, ArgValue* full) const;
+
   const StaticSignature* signature_;
   std::vector<uint32_t> caller_params_;
   std::vector<uint32_t> decorator_params_;
@@ -107,6 +109,7 @@ class TRITON_JIT_API Binder {
   std::vector<uint8_t> has_default_;
   size_t min_args_ = 0;
   bool callers_lead_ = true;
+  bool plain_ = true;  // no decorator sets a parameter: the caller passes all, in order
   bool decorated_ = false;
 };
 

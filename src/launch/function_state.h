@@ -66,9 +66,6 @@ struct FunctionState {
   // set_heuristics_through_python: every heuristic runs through Python, none is memoized.
   std::atomic<bool> heuristics_through_python{false};
   std::vector<ParamRule> rules;
-  // How a call's arguments meet the parameters (defaults, what the caller passes), made once from
-  // `signature` after it is set; the Python extension binds through the same one.
-  std::optional<Binder> binder;
   KernelTable table;
 
   // The miss path's state (resolve/resolver.cpp).
@@ -83,6 +80,11 @@ struct FunctionState {
   mutable std::atomic<uint64_t> hits{0};  // used when hit_slot is -1
   mutable std::atomic<uint64_t> misses{0}, compiles{0}, loads{0}, index_hits{0}, pack_hits{0};
   mutable std::atomic<uint64_t> tunings{0}, heuristic_python_calls{0};
+
+  // How a call's arguments meet the parameters (defaults, what the caller passes), made once from
+  // `signature` after it is set; the Python extension binds through the same one. Last, so the
+  // members a launch reads keep their places.
+  std::optional<Binder> binder;
 
   // The @triton.jit function, for compiles, imported on first need (with the wrapper).
   bridge::PyHandle python_function();
