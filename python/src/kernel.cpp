@@ -221,7 +221,9 @@ void Kernel::init(TritonJitFunction& fn) {
     }
   }
   for (uint32_t p : binder_->caller_params()) {
-    py_names_.push_back(nb::steal(PyUnicode_InternFromString(fn.signature().params[p].name.c_str())));
+    const std::string& name = fn.signature().params[p].name;
+    names_.push_back(&name);
+    py_names_.push_back(nb::steal(PyUnicode_InternFromString(name.c_str())));
   }
 }
 
@@ -305,11 +307,10 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
     dlpack_stream = nb::steal(PyLong_FromUnsignedLongLong(h == 0 ? 1 : h));
     c.ctx.dlpack_stream = dlpack_stream.ptr();
   }
-  const StaticSignature& sig = b.signature();
   for (size_t i = 0; i < c.count; ++i) {
     PyObject* o = c.objects[i];
     if (o != nullptr) {
-      c.values[i] = convert_arg(o, sig.params[b.caller_params()[i]].name, c.ctx);
+      c.values[i] = convert_arg(o, *names_[i], c.ctx);
     } else if (const ArgValue* d = b.caller_default(i)) {
       c.values[i] = *d;
     } else {

@@ -77,7 +77,9 @@ class Kernel {
   // Binds the call's arguments: the function's own binder (every call of the function goes through
   // it), which holds which parameters the caller passes, their defaults and names.
   const Binder* binder_ = nullptr;
-  // Per caller position, the parameter's name interned: keywords are found by identity first.
+  // Per caller position, the parameter's name (the signature's, for conversion messages) and the
+  // same interned: keywords are found by identity first.
+  std::vector<const std::string*> names_;
   std::vector<nanobind::object> py_names_;
   bool decorated_ = false;
   bool need_bytes_ = false;
