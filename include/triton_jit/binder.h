@@ -98,7 +98,15 @@ class TRITON_JIT_API Binder {
 
  private:
   // complete() for a function whose decorators set parameters: each argument to its parameter.
-  void place(ArgSpan args, ArgValue* full) const;
+  void place(ArgSpan args, ArgValue* full) const {
+    for (uint32_t p : decorator_params_) full[p] = ArgValue::none();
+    if (callers_lead_) {
+      if (args.size != 0) std::memcpy(static_cast<void*>(full), args.data, args.size * sizeof(ArgValue));
+    } else {
+      for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
+    }
+    for (size_t i = args.size; i < caller_params_.size(); ++i) full[caller_params_[i]] = defaults_[caller_params_[i]];
+  }
 
   const StaticSignature* signature_;
   std::vector<uint32_t> caller_params_;

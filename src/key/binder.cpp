@@ -3,7 +3,6 @@
 // speaks as Python's own binder would ("got multiple values for argument 'x'").
 #include "triton_jit/binder.h"
 
-#include <cstring>
 #include <string>
 
 #include "triton_jit/errors.h"
@@ -46,16 +45,6 @@ Binder::Binder(const StaticSignature& signature) : signature_(&signature) {
   plain_ = decorator_params_.empty();
   min_args_ = caller_params_.size();
   while (min_args_ > 0 && has_default_[caller_params_[min_args_ - 1]] != 0) --min_args_;
-}
-
-void Binder::place(ArgSpan args, ArgValue* full) const {
-  for (uint32_t p : decorator_params_) full[p] = ArgValue::none();
-  if (callers_lead_) {
-    if (args.size != 0) std::memcpy(static_cast<void*>(full), args.data, args.size * sizeof(ArgValue));
-  } else {
-    for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
-  }
-  for (size_t i = args.size; i < caller_params_.size(); ++i) full[caller_params_[i]] = defaults_[caller_params_[i]];
 }
 
 int Binder::position(std::string_view name) const noexcept {
