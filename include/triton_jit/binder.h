@@ -89,8 +89,7 @@ class TRITON_JIT_API Binder {
   // got by): more positional arguments than caller parameters; a keyword for a caller position
   // already given; a caller position neither given nor with a default; a keyword naming a
   // parameter a decorator sets.
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_too_many_positional(const std::string& function,
-                                                                       size_t given) const;
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_too_many_positional(const std::string& function, size_t given) const;
   [[noreturn, gnu::cold, gnu::noinline]] void fail_duplicate(const std::string& function, size_t position) const;
   [[noreturn, gnu::cold, gnu::noinline]] void fail_missing(const std::string& function, size_t position) const;
   [[noreturn, gnu::cold, gnu::noinline]] void fail_set_by_decorator(const std::string& function,

@@ -647,10 +647,7 @@ void register_kernel(nb::module_& m) {
           "fn", [](const Kernel& k) { return k.triton_object(); },
           "The Triton object a decorator was given (None for a kernel got by path or module).")
       .def_prop_ro(
-          "arg_names",
-          [](Kernel& k) {
-            return k.arg_names();
-          },
+          "arg_names", [](Kernel& k) { return k.arg_names(); },
           "The parameters a call passes, in order (those no decorator sets).")
       .def_prop_ro("signature", [](Kernel& k) { return k.fn().signature().to_string(); })
       .def(

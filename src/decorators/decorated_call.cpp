@@ -378,7 +378,8 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature, const Binder& bin
     autotuners_.emplace_back();
     memos_.emplace_back();
     if (layer.kind == DecoratorLayer::Kind::Heuristics) {
-      for (const HeuristicInfo& h : layer.heuristics) heuristics_.back().push_back(std::make_unique<HeuristicRuntime>(h, l));
+      for (const HeuristicInfo& h : layer.heuristics)
+        heuristics_.back().push_back(std::make_unique<HeuristicRuntime>(h, l));
     } else {
       // What the layers outside this one set.
       std::vector<bool> outer(n);

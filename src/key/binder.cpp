@@ -65,8 +65,8 @@ void Binder::fail_count(size_t given) const {
   if (decorated_) {
     std::string set;
     for (uint32_t p : decorator_params_) {
-      const bool heuristic =
-          sig.decorators[static_cast<size_t>(set_by_layer_[p])].kind == DecoratorLayer::Kind::Heuristics;
+      const bool heuristic = sig.decorators[static_cast<size_t>(set_by_layer_[p])].kind ==
+                             DecoratorLayer::Kind::Heuristics;
       set += (set.empty() ? "" : ", ") + sig.params[p].name + " (by " +
              (heuristic ? "@triton.heuristics" : "@triton.autotune") + ")";
     }
@@ -121,7 +121,8 @@ void Binder::fail_missing(const std::string& function, size_t position) const {
 
 void Binder::fail_set_by_decorator(const std::string& function, std::string_view name) const {
   const std::string s(name);
-  fail_python(function, s, "'" + s + "' is set by a @triton.autotune config or a @triton.heuristics value; do not pass it");
+  fail_python(function, s,
+              "'" + s + "' is set by a @triton.autotune config or a @triton.heuristics value; do not pass it");
 }
 
 }  // namespace triton_jit

@@ -224,15 +224,25 @@ TEST(Binder, KeywordErrorsInPythonsWords) {
   std::string parameter;
   EXPECT_EQ(message_of([&] { bind_like_python(d, test::args(1, 2, 3, 4, 5), {}); }, &parameter),
             "k: takes 4 arguments (those no decorator sets) but 5 were given");
-  EXPECT_EQ(message_of([&] { bind_like_python(d, test::args(1, 2), {{"out_ptr", ArgValue::integer(9)}}); },
-                       &parameter),
+  EXPECT_EQ(message_of(
+                [&] {
+                  bind_like_python(d, test::args(1, 2), {{"out_ptr", ArgValue::integer(9)}});
+                },
+                &parameter),
             "k: got multiple values for argument 'out_ptr'");
   EXPECT_EQ(parameter, "out_ptr");
-  EXPECT_EQ(message_of([&] { bind_like_python(d, test::args(1), {{"SCALE", ArgValue::integer(9)}}); }, &parameter),
+  EXPECT_EQ(message_of(
+                [&] {
+                  bind_like_python(d, test::args(1), {{"SCALE", ArgValue::integer(9)}});
+                },
+                &parameter),
             "k: missing a required argument: 'out_ptr'");
   EXPECT_EQ(parameter, "out_ptr");
-  EXPECT_EQ(message_of([&] { bind_like_python(d, test::args(1, 2, 3, 4), {{"BLOCK", ArgValue::integer(9)}}); },
-                       &parameter),
+  EXPECT_EQ(message_of(
+                [&] {
+                  bind_like_python(d, test::args(1, 2, 3, 4), {{"BLOCK", ArgValue::integer(9)}});
+                },
+                &parameter),
             "k: 'BLOCK' is set by a @triton.autotune config or a @triton.heuristics value; do not pass it");
   EXPECT_EQ(parameter, "BLOCK");
 
