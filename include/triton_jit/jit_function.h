@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "triton_jit/arg.h"
+#include "triton_jit/binder.h"
 #include "triton_jit/decorators.h"
 #include "triton_jit/export.h"
 #include "triton_jit/kernel_info.h"
@@ -116,6 +117,9 @@ class TRITON_JIT_API TritonJitFunction {
   // The parameters and, in `decorators`, the @triton.heuristics and @triton.autotune wrappers.
   // A call passes the parameters no decorator sets, in order.
   const StaticSignature& signature() const noexcept;
+  // How a call's arguments meet the parameters: what the caller passes, defaults, names (the
+  // binder every call goes through; front ends such as the Python extension bind keywords by it).
+  const Binder& binder() const noexcept;
   const std::string& name() const noexcept;
   // The canonical file ("module:NAME" for a module served by a pack alone, its file unknown).
   const std::string& path() const noexcept;

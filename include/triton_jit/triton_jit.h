@@ -2,6 +2,7 @@
 
 // The public API of libtriton_jit: call @triton.jit kernels from C++.
 #include "triton_jit/arg.h"
+#include "triton_jit/binder.h"
 #include "triton_jit/decorators.h"
 #include "triton_jit/device.h"
 #include "triton_jit/dtype.h"

@@ -216,52 +216,37 @@ void Kernel::resolve() {
 
 void Kernel::init(TritonJitFunction& fn) {
   fn_ = &fn;
-  const StaticSignature& sig = fn.signature();
-  std::vector<bool> set(sig.params.size(), false);
-  for (const DecoratorLayer& layer : sig.decorators) {
-    decorated_ = true;
+  binder_ = &fn.binder();
+  decorated_ = binder_->decorated();
+  for (const DecoratorLayer& layer : fn.signature().decorators) {
     if (layer.kind == DecoratorLayer::Kind::Python) {
-      // The wrapper's own run gets tensors over the caller's buffers: their sizes are needed.
-      for (int p : layer.python.sets) set.at(p) = true;
-      need_bytes_ = true;
-    } else if (layer.kind == DecoratorLayer::Kind::Heuristics) {
-      for (const HeuristicInfo& h : layer.heuristics) set.at(h.param) = true;
-    } else {
-      for (const AutotuneConfigInfo& c : layer.autotune.configs) {
-        for (const auto& kv : c.kwargs) set.at(kv.first) = true;
-      }
+      need_bytes_ = true;  // the wrapper's own run gets tensors over the caller's buffers
+    } else if (layer.tunes()) {
       if (!layer.autotune.reset_to_zero.empty() || !layer.autotune.restore_value.empty()) need_bytes_ = true;
       if (layer.autotune.fla_cache_gate) need_bytes_ = true;  // may run through Python (FLA_CACHE_MODE)
     }
   }
-  for (size_t i = 0; i < sig.params.size(); ++i) {
-    const ParamInfo& p = sig.params[i];
-    if (set[i]) {
-      set_by_decorator_.push_back(p.name);
-      continue;
-    }
-    Param q;
-    q.name = p.name;
-    q.py_name = nb::steal(PyUnicode_InternFromString(p.name.c_str()));
-    q.index = static_cast<uint32_t>(i);
-    if (p.default_value && p.default_value->representable) {
-      q.has_default = true;
-      q.default_value = p.default_value->to_arg();
-    }
-    params_.push_back(std::move(q));
+  for (uint32_t p : binder_->caller_params()) {
+    const std::string& name = fn.signature().params[p].name;
+    names_.push_back(&name);
+    py_names_.push_back(nb::steal(PyUnicode_InternFromString(name.c_str())));
   }
+}
+
+std::vector<std::string> Kernel::arg_names() {
+  const Binder& b = fn().binder();
+  std::vector<std::string> names;
+  for (uint32_t p : b.caller_params()) names.push_back(b.signature().params[p].name);
+  return names;
 }
 
 Kernel::~Kernel() = default;
 
 void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching) {
   if (fn_ == nullptr) resolve();
-  const size_t n = params_.size();
-  if (nargs > n) {
-    fail_call(*this, "",
-              "takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") +
-                  (decorated_ ? " (those no decorator sets)" : "") + " but " + std::to_string(nargs) + " were given");
-  }
+  const Binder& b = *binder_;
+  const size_t n = py_names_.size();
+  if (nargs > n) b.fail_too_many_positional(name(), nargs);
   if (n <= kInlineArgs) {
     c.values = c.inline_values.v;
     c.objects = c.inline_objects;
@@ -279,47 +264,39 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
   for (Py_ssize_t kw = 0; kw < num_keywords; ++kw) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, kw);
     PyObject* value = args[nargs + static_cast<size_t>(kw)];
-    {
-      size_t found = n;
-      for (size_t i = 0; i < n; ++i) {
-        if (params_[i].py_name.ptr() == key) {
-          found = i;
-          break;
-        }
+    // By identity of the interned name (a keyword written in the call is interned), else by value
+    // through the binder.
+    size_t found = n;
+    for (size_t i = 0; i < n; ++i) {
+      if (py_names_[i].ptr() == key) {
+        found = i;
+        break;
       }
-      if (found == n) {
-        for (size_t i = 0; i < n; ++i) {
-          if (same_name(params_[i].py_name.ptr(), key)) {
-            found = i;
-            break;
-          }
-        }
-      }
-      if (found < n) {
-        if (c.objects[found] != nullptr) {
-          fail_call(*this, params_[found].name, "got multiple values for argument '" + params_[found].name + "'");
-        }
-        c.objects[found] = value;
-        if (found + 1 > c.count) c.count = found + 1;
-      } else if (same_name(key, g_num_warps)) {
-        c.config.num_warps = as_int_option(*this, key, value);
-      } else if (same_name(key, g_num_stages)) {
-        c.config.num_stages = as_int_option(*this, key, value);
-      } else if (same_name(key, g_num_ctas)) {
-        c.config.num_ctas = as_int_option(*this, key, value);
-      } else if (same_name(key, g_stream)) {
-        c.stream = value == Py_None ? nullptr : value;
-      } else {
-        const std::string_view name = PyUnicode_AsUTF8(key);
-        for (const std::string& s : set_by_decorator_) {
-          if (s == name) {
-            fail_call(*this, s,
-                      "'" + s + "' is set by a @triton.autotune config or a @triton.heuristics value; do not pass it");
-          }
-        }
-        if (c.num_extra == c.extra.size()) fail_call(*this, "", "more than 8 extra compile options");
-        c.extra[c.num_extra++] = {key, value};
-      }
+    }
+    if (found == n && PyUnicode_Check(key)) {
+      Py_ssize_t size = 0;
+      const char* utf8 = PyUnicode_AsUTF8AndSize(key, &size);
+      if (utf8 == nullptr) throw nb::python_error();
+      const int position = b.position(std::string_view(utf8, static_cast<size_t>(size)));
+      if (position >= 0) found = static_cast<size_t>(position);
+    }
+    if (found < n) {
+      if (c.objects[found] != nullptr) b.fail_duplicate(name(), found);
+      c.objects[found] = value;
+      if (found + 1 > c.count) c.count = found + 1;
+    } else if (same_name(key, g_num_warps)) {
+      c.config.num_warps = as_int_option(*this, key, value);
+    } else if (same_name(key, g_num_stages)) {
+      c.config.num_stages = as_int_option(*this, key, value);
+    } else if (same_name(key, g_num_ctas)) {
+      c.config.num_ctas = as_int_option(*this, key, value);
+    } else if (same_name(key, g_stream)) {
+      c.stream = value == Py_None ? nullptr : value;
+    } else {
+      const std::string_view option = PyUnicode_AsUTF8(key);
+      if (b.set_by_decorator(option)) b.fail_set_by_decorator(name(), option);
+      if (c.num_extra == c.extra.size()) fail_call(*this, "", "more than 8 extra compile options");
+      c.extra[c.num_extra++] = {key, value};
     }
   }
 
@@ -339,11 +316,11 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
   for (size_t i = 0; i < c.count; ++i) {
     PyObject* o = c.objects[i];
     if (o != nullptr) {
-      c.values[i] = convert_arg(o, params_[i].name, c.ctx);
-    } else if (params_[i].has_default) {
-      c.values[i] = params_[i].default_value;
+      c.values[i] = convert_arg(o, *names_[i], c.ctx);
+    } else if (const ArgValue* d = b.caller_default(i)) {
+      c.values[i] = *d;
     } else {
-      fail_call(*this, params_[i].name, "missing a required argument: '" + params_[i].name + "'");
+      b.fail_missing(name(), i);
     }
   }
   c.ctx.dlpack_stream = nullptr;
@@ -394,11 +371,11 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
   if (!decorated_) {
     // Triton's meta: every argument by name, defaults included, and the launch options.
     nb::dict meta;
-    for (size_t i = 0; i < params_.size(); ++i) {
+    for (size_t i = 0; i < py_names_.size(); ++i) {
       if (i < c.count && c.objects[i] != nullptr) {
-        meta[params_[i].py_name] = nb::borrow(c.objects[i]);
-      } else if (params_[i].has_default) {
-        meta[params_[i].py_name] = nb::steal(arg_to_python(params_[i].default_value));
+        meta[py_names_[i]] = nb::borrow(c.objects[i]);
+      } else if (const ArgValue* d = binder_->caller_default(i)) {
+        meta[py_names_[i]] = nb::steal(arg_to_python(*d));
       }
     }
     meta["num_warps"] = c.config.num_warps;
@@ -419,7 +396,8 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
     const StaticSignature& sig = fn_->signature();
     size_t caller = 0;
     for (const ParamInfo& p : sig.params) {
-      const bool passed_by_caller = caller < params_.size() && params_[caller].index == static_cast<uint32_t>(p.index);
+      const std::vector<uint32_t>& callers = binder_->caller_params();
+      const bool passed_by_caller = caller < callers.size() && callers[caller] == static_cast<uint32_t>(p.index);
       if (passed_by_caller && caller < call->count && call->objects[caller] != nullptr) {
         meta[p.name.c_str()] = nb::borrow(call->objects[caller]);
       } else {
@@ -711,12 +689,7 @@ void register_kernel(nb::module_& m) {
           "fn", [](const Kernel& k) { return k.triton_object(); },
           "The Triton object a decorator was given (None for a kernel got by path or module).")
       .def_prop_ro(
-          "arg_names",
-          [](Kernel& k) {
-            std::vector<std::string> names;
-            for (const auto& p : k.params()) names.push_back(p.name);
-            return names;
-          },
+          "arg_names", [](Kernel& k) { return k.arg_names(); },
           "The parameters a call passes, in order (those no decorator sets).")
       .def_prop_ro("signature", [](Kernel& k) { return k.fn().signature().to_string(); })
       .def(

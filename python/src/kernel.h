@@ -11,7 +11,8 @@
 // triton_jit.Kernel: one @triton.jit function behind Triton's calling convention,
 // `k[grid](*args, num_warps=..., stream=..., **constexprs)`, over the runtime's non-template
 // launch. What a call needs to know of the function (which parameters the caller passes, their
-// names and defaults, whether decorators set others) is computed once, when the Kernel is made.
+// names and defaults, whether decorators set others: the function's Binder) is made once, with the
+// function; the Kernel adds the names as interned Python strings.
 namespace triton_jit::python {
 
 struct OptionsEntry;
@@ -40,18 +41,8 @@ class Kernel {
   // own wrappers does.
   const nanobind::object& triton_object() const noexcept { return triton_object_; }
 
-  // Parameters the caller passes (those no decorator sets), in order.
-  struct Param {
-    std::string name;
-    nanobind::object py_name;  // interned, compared by identity first
-    uint32_t index = 0;        // in the signature
-    bool has_default = false;
-    ArgValue default_value;  // views the signature's strings, which live as long as the function
-  };
-  const std::vector<Param>& params() {
-    fn();
-    return params_;
-  }
+  // The parameters the caller passes (those no decorator sets), in order.
+  std::vector<std::string> arg_names();
 
   // Calls take Python's vectorcall form: `nargs` positional arguments, then one value per name of
   // the tuple `kwnames` (nullptr: none), all in `args`.
@@ -85,8 +76,13 @@ class Kernel {
   TritonJitFunction* fn_ = nullptr;
   nanobind::object triton_object_;
   nanobind::object resolve_;
-  std::vector<Param> params_;
-  std::vector<std::string> set_by_decorator_;  // names a decorator sets: passing them is an error
+  // Binds the call's arguments: the function's own binder (every call of the function goes through
+  // it), which holds which parameters the caller passes, their defaults and names.
+  const Binder* binder_ = nullptr;
+  // Per caller position, the parameter's name (the signature's, for conversion messages) and the
+  // same interned: keywords are found by identity first.
+  std::vector<const std::string*> names_;
+  std::vector<nanobind::object> py_names_;
   bool decorated_ = false;
   bool need_bytes_ = false;
   std::vector<std::unique_ptr<OptionsEntry>> options_cache_;

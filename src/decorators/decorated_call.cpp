@@ -369,9 +369,12 @@ std::optional<TuningResult> AutotuneRuntime::last_tuning() const {
 
 // ---- the call ---------------------------------------------------------------------------------
 
-DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(signature) {
+DecoratedCall::DecoratedCall(const StaticSignature& signature, const Binder& binder)
+    : signature_(signature), binder_(binder) {
   const size_t n = signature.params.size();
-  set_by_layer_.assign(n, -1);
+  const std::vector<int>& set_by_layer = binder.set_by_layer();
+  std::vector<bool> caller(n);
+  for (size_t p = 0; p < n; ++p) caller[p] = set_by_layer[p] < 0;
   for (size_t l = 0; l < signature.decorators.size(); ++l) {
     const DecoratorLayer& layer = signature.decorators[l];
     heuristics_.emplace_back();
@@ -380,47 +383,29 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature) : signature_(sign
     memos_.emplace_back();
     if (layer.kind == DecoratorLayer::Kind::LibEntry) continue;  // sets nothing: lib_entry.h
     if (layer.kind == DecoratorLayer::Kind::Python) {
-      // Runs the whole call in Python; its chain sets what it says it sets.
+      // Runs the whole call in Python; the binder marks what its chain says it sets.
       if (python_layer_ < 0) python_layer_ = static_cast<int>(l);
-      for (int param : layer.python.sets) {
-        if (set_by_layer_[param] < 0) set_by_layer_[param] = static_cast<int>(l);
-      }
     } else if (layer.kind == DecoratorLayer::Kind::Heuristics) {
-      for (const HeuristicInfo& h : layer.heuristics) {
+      for (const HeuristicInfo& h : layer.heuristics)
         heuristics_.back().push_back(std::make_unique<HeuristicRuntime>(h, l));
-        if (set_by_layer_[h.param] < 0) set_by_layer_[h.param] = static_cast<int>(l);
-      }
     } else {
+      // What the layers outside this one set.
       std::vector<bool> outer(n);
-      for (size_t p = 0; p < n; ++p) outer[p] = set_by_layer_[p] >= 0;
+      for (size_t p = 0; p < n; ++p) outer[p] = set_by_layer[p] >= 0 && static_cast<size_t>(set_by_layer[p]) < l;
       autotuners_.back() = std::make_unique<AutotuneRuntime>(layer.autotune, l, std::move(outer));
+      autotuners_.back()->set_caller_params(caller);
       // fla's CachedAutotuner is Triton's Autotuner only while FLA_CACHE_MODE is off.
       if (layer.autotune.fla_cache_gate && fla_cache_mode_on() && python_layer_ < 0) python_layer_ = static_cast<int>(l);
       if (layer.kind == DecoratorLayer::Kind::LibTuner) {
         libtuners_.back() = std::make_shared<const LibTunerRuntime>(layer.libtuner, *autotuners_.back(), l, signature);
       }
-      for (const AutotuneConfigInfo& c : layer.autotune.configs) {
-        for (const auto& [param, value] : c.kwargs) {
-          if (set_by_layer_[param] < 0) set_by_layer_[param] = static_cast<int>(l);
-        }
-      }
     }
   }
-  std::vector<bool> caller(n);
-  for (size_t p = 0; p < n; ++p) {
-    caller[p] = set_by_layer_[p] < 0;
-    (caller[p] ? caller_params_ : decorator_params_).push_back(static_cast<uint32_t>(p));
-  }
-  for (auto& tuner : autotuners_) {
-    if (tuner) tuner->set_caller_params(caller);
-  }
-  callers_lead_ = true;
-  for (size_t i = 0; i < caller_params_.size(); ++i) callers_lead_ &= caller_params_[i] == i;
   for (size_t l = 0; l < heuristics_.size(); ++l) {
     if (!heuristics_[l].empty()) plan_memo(l);
   }
   if (!signature.decorators.empty() && signature.decorators[0].kind == DecoratorLayer::Kind::LibEntry) {
-    lib_entry_ = std::make_unique<LibEntryRuntime>(signature, signature.decorators[0].lib_entry, caller_params_);
+    lib_entry_ = std::make_unique<LibEntryRuntime>(signature, signature.decorators[0].lib_entry, binder.caller_params());
   }
 }
 
@@ -493,24 +478,12 @@ void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgS
                              LaunchConfig* out, CallMode mode) const {
   // A launch runs such a call through Python before it gets here (TritonJitFunction::launch).
   if (python_layer_ >= 0) fail_python_wrapper_not_launched(fn, static_cast<size_t>(python_layer_));
-  const size_t num_callers = caller_params_.size();
-  if (args.size > num_callers) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);
   // Parameters a layer sets are None until it does (a heuristic sees the values so far); the
-  // caller's are all set below, from the call or their defaults.
-  for (uint32_t p : decorator_params_) full[p] = ArgValue::none();
-  if (callers_lead_) {
-    if (args.size != 0) std::memcpy(static_cast<void*>(full), args.data, args.size * sizeof(ArgValue));
-  } else {
-    for (size_t i = 0; i < args.size; ++i) full[caller_params_[i]] = args[i];
-  }
-  for (size_t i = args.size; i < num_callers; ++i) {
-    const uint32_t p = caller_params_[i];
-    if (!fn.default_usable[p]) fn.fail_decorated_count(args.size, caller_params_, set_by_layer_);
-    full[p] = fn.defaults[p];
-  }
+  // caller's come from the call or their defaults.
+  fn.binder->complete(args, full);
   copy_launch_options(config, out);
   // Triton keys and passes only what the caller gave: the caller's positional arguments.
-  const size_t num_caller_args = args.size == 0 ? 0 : caller_params_[args.size - 1] + 1;
+  const size_t num_caller_args = args.size == 0 ? 0 : binder_.caller_params()[args.size - 1] + 1;
   if (lib_entry_ != nullptr) {  // FlagGems' LibEntry: a frozen choice, or the layers below it
     lib_entry_->run(fn, *this, full, num_caller_args, out, config, mode);
     return;

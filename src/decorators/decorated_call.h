@@ -23,6 +23,7 @@
 #include "decorators/snapshot_map.h"
 #include "launch/call_mode.h"
 #include "triton_jit/arg.h"
+#include "triton_jit/binder.h"
 #include "triton_jit/decorators.h"
 #include "triton_jit/launch_config.h"
 #include "triton_jit/signature.h"
@@ -145,11 +146,13 @@ struct LayerMemo {
 // What a decorated function's calls share.
 class DecoratedCall {
  public:
-  explicit DecoratedCall(const StaticSignature& signature);
+  // `binder`: the function's (which parameters the caller passes and which layer sets the others);
+  // it and `signature` outlive this object.
+  DecoratedCall(const StaticSignature& signature, const Binder& binder);
   ~DecoratedCall();
 
   // The parameters the caller passes, in order: those no decorator sets.
-  const std::vector<uint32_t>& caller_params() const noexcept { return caller_params_; }
+  const std::vector<uint32_t>& caller_params() const noexcept { return binder_.caller_params(); }
 
   // Completes the caller's `args` into one argument per parameter (into `full`) and the launch
   // options of the call (into *out: grid, options and stream from `config`, the rest from the
@@ -172,13 +175,8 @@ class DecoratedCall {
   void apply_heuristics(FunctionState& fn, size_t layer, ArgValue* full) const;
   void plan_memo(size_t layer);
 
- public:
- private:
   const StaticSignature& signature_;
-  std::vector<uint32_t> caller_params_;
-  std::vector<uint32_t> decorator_params_;  // the parameters a layer sets (None until it does)
-  bool callers_lead_ = false;               // the caller's parameters are the first ones, in order
-  std::vector<int> set_by_layer_;           // per parameter: the layer that sets it, or -1
+  const Binder& binder_;
   std::vector<std::vector<std::unique_ptr<HeuristicRuntime>>> heuristics_;  // per layer
   std::vector<std::unique_ptr<LayerMemo>> memos_;                           // per layer (heuristics)
   std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;                // per layer (null if heuristics)

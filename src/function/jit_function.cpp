@@ -30,16 +30,7 @@ const ArgValue* complete_call(detail::FunctionState& m, const LaunchConfig& conf
     m.decorated->complete(m, config, args, full, out, mode);
     return full;
   }
-  const size_t n = m.rules.size();
-  if (args.size > n) m.fail_count(args.size, 0);
-  for (size_t i = 0; i < n; ++i) {
-    if (i < args.size) {
-      full[i] = args[i];
-    } else {
-      if (!m.default_usable[i]) m.fail_count(args.size, i);
-      full[i] = m.defaults[i];
-    }
-  }
+  m.binder->complete(args, full);
   detail::copy_launch_options(config, out);
   detail::apply_grid_fn(m.signature, config, full, out);
   return full;
@@ -111,6 +102,7 @@ KernelInfo TritonJitFunction::compile(const CompileRequest& request) const {
 }
 
 const StaticSignature& TritonJitFunction::signature() const noexcept { return state_->signature; }
+const Binder& TritonJitFunction::binder() const noexcept { return *state_->binder; }
 const std::string& TritonJitFunction::name() const noexcept { return state_->name; }
 const std::string& TritonJitFunction::path() const noexcept { return state_->path; }
 const std::string& TritonJitFunction::module() const noexcept { return state_->module; }

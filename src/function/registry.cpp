@@ -159,12 +159,10 @@ TritonJitFunction& get_function(std::string_view path, std::string_view name, co
   impl->py_function = function;
   impl->py_wrapper = wrapper;
   impl->signature = std::move(signature);
-  if (!impl->signature.decorators.empty()) impl->decorated.reset(new detail::DecoratedCall(impl->signature));
-  for (const ParamInfo& p : impl->signature.params) {
-    impl->rules.push_back(make_rule(p));
-    const bool usable = p.default_value && p.default_value->representable;
-    impl->default_usable.push_back(usable);
-    impl->defaults.push_back(usable ? p.default_value->to_arg() : ArgValue::none());
+  for (const ParamInfo& p : impl->signature.params) impl->rules.push_back(make_rule(p));
+  impl->binder.emplace(impl->signature);
+  if (!impl->signature.decorators.empty()) {
+    impl->decorated.reset(new detail::DecoratedCall(impl->signature, *impl->binder));
   }
   // Functions live as long as the process: callers keep references, and Python owns parts.
   return register_function(std::move(id), [&] { return FunctionFactory::make(std::move(impl)); });

@@ -35,46 +35,6 @@ bridge::PyHandle FunctionState::python_wrapper() {
   return py_wrapper;
 }
 
-void FunctionState::fail_count(size_t given, size_t missing_index) const {
-  std::string names;
-  for (const ParamInfo& p : signature.params) names += (names.empty() ? "" : ", ") + p.name;
-  if (given > rules.size()) {
-    throw ArgumentError(signature.function + " takes " + std::to_string(rules.size()) + " arguments (" + names +
-                            ") but " + std::to_string(given) + " were given",
-                        signature.function, "");
-  }
-  const ParamInfo& missing = signature.params[missing_index];
-  std::string why = missing.default_value && !missing.default_value->representable
-                        ? " (its default " + missing.default_value->repr + " has no C++ form: pass it explicitly)"
-                        : " and it has no default";
-  throw ArgumentError(signature.function + " takes " + std::to_string(rules.size()) + " arguments (" + names +
-                          ") but " + std::to_string(given) + " were given: parameter '" + missing.name +
-                          "' is missing" + why,
-                      signature.function, missing.name);
-}
-
-void FunctionState::fail_decorated_count(size_t given, const std::vector<uint32_t>& caller,
-                                         const std::vector<int>& set_by_layer) const {
-  std::string names, set;
-  for (uint32_t p : caller) names += (names.empty() ? "" : ", ") + signature.params[p].name;
-  for (size_t p = 0; p < set_by_layer.size(); ++p) {
-    if (set_by_layer[p] < 0) continue;
-    const DecoratorLayer& layer = signature.decorators[static_cast<size_t>(set_by_layer[p])];
-    const bool heuristic = layer.kind == DecoratorLayer::Kind::Heuristics;
-    set += (set.empty() ? "" : ", ") + signature.params[p].name + " (by " +
-           (layer.kind == DecoratorLayer::Kind::Python ? layer.python.class_name
-            : heuristic                                 ? std::string("@triton.heuristics")
-                                                        : std::string("@triton.autotune")) +
-           ")";
-  }
-  std::string why = given > caller.size() ? " were given; the caller must not pass the parameters a decorator sets: "
-                                          : " were given (a parameter without a usable default is missing); a "
-                                            "decorator sets ";
-  throw ArgumentError(signature.function + " takes " + std::to_string(caller.size()) + " arguments (" + names +
-                          ") but " + std::to_string(given) + why + set,
-                      signature.function, "");
-}
-
 std::string FunctionState::annotation_mismatch(const ParamInfo& p, ArgValue::Kind given, const char* kind) {
   using K = ArgValue::Kind;
   const std::string head = "is annotated '" + p.annotation + "' and cannot take " +

@@ -19,6 +19,7 @@
 #include "launch/hit_counters.h"
 #include "launch/launcher.h"
 #include "launch/table.h"
+#include "triton_jit/binder.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/launch_config.h"
 #include "triton_jit/signature.h"
@@ -65,8 +66,6 @@ struct FunctionState {
   // set_heuristics_through_python: every heuristic runs through Python, none is memoized.
   std::atomic<bool> heuristics_through_python{false};
   std::vector<ParamRule> rules;
-  std::vector<ArgValue> defaults;    // views into signature's default values
-  std::vector<bool> default_usable;  // a default C++ can pass exists
   KernelTable table;
 
   // The miss path's state (resolve/resolver.cpp).
@@ -86,19 +85,17 @@ struct FunctionState {
   mutable std::atomic<uint64_t> python_wrapper_calls{0};
   std::atomic<bool> python_wrapper_said{false};
 
+  // How a call's arguments meet the parameters (defaults, what the caller passes), made once from
+  // `signature` after it is set; the Python extension binds through the same one. Last, so the
+  // members a launch reads keep their places.
+  std::optional<Binder> binder;
+
   // The @triton.jit function, for compiles, imported on first need (with the wrapper).
   bridge::PyHandle python_function();
   // The Python object the name holds (the outermost decorator), imported on first need.
   bridge::PyHandle python_wrapper();
 
   // ---- cold error paths: messages are built only when something is wrong ----
-
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_count(size_t given, size_t missing_index) const;
-
-  // A decorated function called with too many or too few arguments: says which parameters the
-  // caller passes and which a decorator sets.
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_decorated_count(size_t given, const std::vector<uint32_t>& caller,
-                                                                   const std::vector<int>& set_by_layer) const;
 
   // A value the annotated type cannot hold. Triton's binder takes the annotation's type whatever
   // the value, so it accepts such calls: the runtime refuses them where Triton's launcher would
@@ -144,7 +141,7 @@ struct FunctionState {
     return r;
   }
 
-  // Completes `args` with defaults (into `storage` when needed) and builds the key; with kPack,
+  // Completes `args` with defaults (the binder, into `storage` when needed) and builds the key; with kPack,
   // also packs the runtime arguments into `packed` in the same pass. Returns the argument array
   // to use from here on.
   template <bool kPack>
@@ -153,13 +150,7 @@ struct FunctionState {
     const uint32_t n = static_cast<uint32_t>(rules.size());
     const ArgValue* full = args.data;
     if (args.size != n) {
-      if (args.size > n) fail_count(args.size, 0);
-      for (size_t i = args.size; i < n; ++i) {
-        if (!default_usable[i]) fail_count(args.size, i);
-      }
-      std::memcpy(static_cast<void*>(storage), args.data, args.size * sizeof(ArgValue));
-      std::memcpy(static_cast<void*>(storage + args.size), defaults.data() + args.size,
-                  (n - args.size) * sizeof(ArgValue));
+      binder->complete(args, storage);
       full = storage;
     }
     check_config(c);

@@ -110,6 +110,39 @@ def test_keywords_defaults_and_options(add):
         add.specialize(x, x, x, 16, maxnreg=[1])
 
 
+def test_binding_errors_say_what_pythons_binder_says(add):
+    """Keywords bound by the runtime's binder fail as Python's own binder (inspect.Signature.bind) on
+    the kernel's def does, naming the same parameter."""
+    import inspect
+    x = CudaArray(4096)
+    python_signature = inspect.signature(py_kernels.add_kernel.fn)
+    calls = [((x, x), {"n": 16}), ((x, x, x, 16), {"x_ptr": x}), ((x,), {"out_ptr": x, "n": 1}),
+             ((), {"y_ptr": x, "out_ptr": x, "n": 1}), ((x, x, x), {"BLOCK": 64}),
+             ((x, x, x, 16), {"BLOCK": 64, "out_ptr": x})]
+    for args, kwargs in calls:
+        with pytest.raises(TypeError) as theirs:
+            python_signature.bind(*args, **kwargs)
+        with pytest.raises(triton_jit.ArgumentError) as ours:
+            add.specialize(*args, **kwargs)
+        assert str(theirs.value) in str(ours.value), (args, kwargs)
+        assert isinstance(ours.value, TypeError)
+
+
+def test_decorated_kernels_bind_what_the_caller_passes():
+    tuned = triton_jit.jit(py_kernels.tuned_add_kernel)
+    x = CudaArray(4096)
+    with pytest.raises(triton_jit.ArgumentError, match="'BLOCK' is set by a @triton.autotune config or a "
+                       r"@triton.heuristics value; do not pass it"):
+        tuned.specialize(x, x, x, 16, BLOCK=64)
+    with pytest.raises(triton_jit.ArgumentError, match=r"takes 4 arguments \(those no decorator sets\) but 5 were "
+                       "given"):
+        tuned.specialize(x, x, x, 16, 64)
+    with pytest.raises(triton_jit.ArgumentError, match="missing a required argument: 'y_ptr'"):
+        tuned.specialize(x, out_ptr=x, n=16)
+    with pytest.raises(triton_jit.ArgumentError, match="multiple values for argument 'n'"):
+        tuned.specialize(x, x, x, 16, n=16)
+
+
 def test_dtypes_and_scalars_as_constexprs():
     k = triton_jit.jit(py_kernels.scale_kernel)
     x = CudaArray(4096)
