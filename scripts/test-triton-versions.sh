@@ -59,7 +59,7 @@ if [ $# = 1 ]; then
 else
   # Called alone: the same set-up and build as scripts/test.sh (only a check when it ran first).
   tj_setup
-  tj_build
+  tj_build triton_jit_suite
   tj_unlock
   build_dir="$BUILD_DIR"
 fi

@@ -7,7 +7,9 @@
 # Works from a fresh clone (see scripts/setup.sh for what it installs). Tests that need a GPU
 # report as skipped on a machine without one. The other supported Triton releases are a step of
 # their own (scripts/test-triton-versions.sh, after this one in .ci/run): this command makes no
-# virtualenv but the one of scripts/setup.sh. Exit status: ctest's.
+# virtualenv but the one of scripts/setup.sh. It builds what the tests run (the target
+# triton_jit_suite: everything but the benchmarks, which scripts/setup.sh or `cmake --build build`
+# builds; .ci/run does so after this step). Exit status: ctest's.
 # Knobs: those of scripts/setup.sh, plus CTEST_JOBS (default: nproc) and CTEST_TIMEOUT (seconds
 # per test, default 1200).
 set -euo pipefail
@@ -15,7 +17,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 tj_setup
-tj_build
+tj_build triton_jit_suite
 tj_unlock
 
 tj_gpu_summary

@@ -44,6 +44,14 @@ set(configure_args
   "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
   "-DPython3_EXECUTABLE=${Python3_EXECUTABLE}"
   "-Dpybind11_DIR=${pybind11_DIR}")
+# ccache, where installed: the subdirectory build compiles the library with the flags of
+# python.pip_install's wheel build (Debug, -O0), so whichever of the two runs second (they share
+# a RESOURCE_LOCK) takes most objects from the first. The tests set CCACHE_BASEDIR empty: both
+# builds name the same absolute source paths, from build folders of different depths.
+find_program(CCACHE ccache)
+if(CCACHE AND NOT "$ENV{TRITON_JIT_CCACHE}" STREQUAL "0")
+  list(APPEND configure_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CCACHE}")
+endif()
 if(BUILD_FLAGS)
   string(TOUPPER "${BUILD_TYPE}" build_type_upper)
   list(APPEND configure_args "-DCMAKE_CXX_FLAGS_${build_type_upper}=${BUILD_FLAGS}")

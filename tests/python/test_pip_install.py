@@ -93,6 +93,11 @@ def test_pip_install_into_an_empty_virtualenv():
     if shutil.which("ccache"):
         command[-1:-1] = ["-C", "cmake.define.CMAKE_CXX_COMPILER_LAUNCHER=ccache",
                           "-C", "cmake.define.CMAKE_C_COMPILER_LAUNCHER=ccache"]
+    # The build's own compiler, by the same name: ccache tells c++ from g++ (the name CMake picks
+    # under scikit-build-core), and consumers.subdirectory, which compiles the library with these
+    # flags, then takes its objects from this build's (or this build from its).
+    if os.environ.get("TRITON_JIT_TEST_CXX_COMPILER"):
+        command[-1:-1] = ["-C", "cmake.define.CMAKE_CXX_COMPILER=" + os.environ["TRITON_JIT_TEST_CXX_COMPILER"]]
     r = _run(command, timeout=3300, cwd=work)
     print(f"pip wheel took {time.time() - start:.0f} s")
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]

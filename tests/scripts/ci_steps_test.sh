@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # CI's steps (.ci/run) and what scripts/test.sh runs, with every step replaced by a stub that
-# records its call: test.sh runs ctest only (the Triton version matrix, with its six virtualenvs,
-# is not part of it), and .ci/run runs test.sh, then the version matrix (without the version
-# test.sh has just tested: TRITON_JIT_VERSIONS_OTHERS=1), then the sanitizer and fuzzing steps
-# (those two left out with CI_SANITIZE=0), each step even after a failed one.
+# records its call: test.sh builds what the suite runs (triton_jit_suite, no benchmarks) and runs
+# ctest only (the Triton version matrix, with its six virtualenvs, is not part of it), and .ci/run
+# runs test.sh, then setup.sh (the benchmarks: the rest of `all`), then the version matrix (without
+# the version test.sh has just tested: TRITON_JIT_VERSIONS_OTHERS=1), then the sanitizer and fuzzing
+# steps (those two left out with CI_SANITIZE=0), each step even after a failed one.
 #   ci_steps_test.sh WORK_DIR
 set -euo pipefail
 work=$1
@@ -21,12 +22,12 @@ cp "$repo/scripts/test.sh" "$work/tree/scripts/test.sh"
 cat >"$work/tree/scripts/common.sh" <<STUB
 REPO_ROOT="$work/tree"; BUILD_DIR="$work/tree/build"; JOBS=2
 tj_setup() { echo setup >>"$log"; }
-tj_build() { echo build >>"$log"; }
+tj_build() { echo "build\${*:+ \$*}" >>"$log"; }
 tj_unlock() { :; }
 tj_gpu_summary() { :; }
 tj_log() { :; }
 STUB
-for step in test-triton-versions.sh sanitize.sh fuzz.sh; do
+for step in setup.sh test-triton-versions.sh sanitize.sh fuzz.sh; do
   printf '#!/usr/bin/env bash\necho "%s $*${TRITON_JIT_VERSIONS_OTHERS:+ others=$TRITON_JIT_VERSIONS_OTHERS}" >>"%s"\nexit "${STUB_EXIT:-0}"\n' \
     "$step" "$log" >"$work/tree/scripts/$step"
   chmod +x "$work/tree/scripts/$step"
@@ -37,17 +38,17 @@ export PATH="$work/bin:$PATH"
 
 : >"$log"
 bash "$work/tree/scripts/test.sh" >/dev/null || fail "scripts/test.sh failed with stubs"
-[ "$(tr '\n' ' ' <"$log")" = "setup build ctest " ] ||
+[ "$(tr '\n' ' ' <"$log")" = "setup build triton_jit_suite ctest " ] ||
   fail "scripts/test.sh should set up, build and run ctest only; it ran: $(tr '\n' ' ' <"$log")"
 
 : >"$log"
 bash "$work/tree/.ci/run" >/dev/null 2>&1 || fail ".ci/run failed with stubs"
-expected="setup build ctest test-triton-versions.sh build others=1 sanitize.sh asan fuzz.sh  "
+expected="setup build triton_jit_suite ctest setup.sh  test-triton-versions.sh build others=1 sanitize.sh asan fuzz.sh  "
 [ "$(tr '\n' ' ' <"$log")" = "$expected" ] || fail ".ci/run ran: $(tr '\n' ' ' <"$log"); expected: $expected"
 
 : >"$log"
 CI_SANITIZE=0 bash "$work/tree/.ci/run" >/dev/null 2>&1 || fail ".ci/run with CI_SANITIZE=0 failed with stubs"
-expected="setup build ctest test-triton-versions.sh build others=1 "
+expected="setup build triton_jit_suite ctest setup.sh  test-triton-versions.sh build others=1 "
 [ "$(tr '\n' ' ' <"$log")" = "$expected" ] || fail "CI_SANITIZE=0 .ci/run ran: $(tr '\n' ' ' <"$log")"
 
 # A failed step does not stop the others; the exit status is the first failure's.
@@ -63,7 +64,7 @@ cp "$repo/scripts/test-triton-versions.sh" "$work/tree/scripts/test-triton-versi
 echo 'tj_die() { echo "die: $*" >>"'"$log"'"; exit 1; }' >>"$work/tree/scripts/common.sh"
 : >"$log"
 TRITON_JIT_VERSIONS=3.6.0 bash "$work/tree/scripts/test-triton-versions.sh" >/dev/null 2>&1 && fail "no build folder, yet it passed"
-grep -q '^setup$' "$log" && grep -q '^build$' "$log" || fail "test-triton-versions.sh alone did not set up and build: $(tr '\n' ' ' <"$log")"
+grep -q '^setup$' "$log" && grep -q '^build triton_jit_suite$' "$log" || fail "test-triton-versions.sh alone did not set up and build: $(tr '\n' ' ' <"$log")"
 : >"$log"
 TRITON_JIT_VERSIONS=3.6.0 bash "$work/tree/scripts/test-triton-versions.sh" "$work/tree/build" >/dev/null 2>&1 && fail "no build folder, yet it passed"
 grep -q '^setup$' "$log" && fail "test-triton-versions.sh BUILD_DIR set up again: $(tr '\n' ' ' <"$log")"
@@ -83,4 +84,4 @@ TRITON_JIT_VERSIONS=3.6.0 TRITON_JIT_VERSIONS_OTHERS=1 TRITON_JIT_VENVS="$work/v
   bash "$work/tree/scripts/test-triton-versions.sh" "$work/tree/build" >/dev/null 2>&1 ||
   fail "TRITON_JIT_VERSIONS_OTHERS=1 with only the build's version failed: $(tr '\n' ' ' <"$log")"
 [ ! -e "$work/venvs" ] || fail "TRITON_JIT_VERSIONS_OTHERS=1 made a virtualenv for the build's own version"
-echo "ok: test.sh runs ctest only; .ci/run runs test.sh, the other Triton versions, sanitize.sh asan, fuzz.sh"
+echo "ok: test.sh builds triton_jit_suite and runs ctest only; .ci/run runs test.sh, setup.sh, the other Triton versions, sanitize.sh asan, fuzz.sh"
