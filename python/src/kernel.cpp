@@ -431,7 +431,7 @@ void Kernel::launch_hooked(Call& c, nb::handle grid) {
   // caller's own objects, as Triton's launch gives them, in place of the runtime's stand-ins.
   nb::dict objects;
   for (size_t i = 0; i < c.count; ++i) {
-    if (c.objects[i] != nullptr) objects[params_[i].py_name] = nb::borrow(c.objects[i]);
+    if (c.objects[i] != nullptr) objects[py_names_[i]] = nb::borrow(c.objects[i]);
   }
   nb::list hook_call;
   hook_call.append(objects);
