@@ -29,16 +29,26 @@ LIBENTRY_RECORD_SHA256 = "ki3sV3boh__pIFr5wYD1MM9nnUvRQLQZcZs4P1n4HuA"
 _HERE = Path(__file__).resolve().parent
 
 
-def libentry_source():
-    if os.environ.get("FLAGGEMS_LIBENTRY_PY"):
-        return Path(os.environ["FLAGGEMS_LIBENTRY_PY"])
+def _installed_root():
     sys.path.insert(0, str(_HERE))
     try:
         from flaggems_stub import installed_root
     finally:
         sys.path.pop(0)
-    root = installed_root()
-    return Path(root or "/nonexistent") / "flag_gems" / "utils" / "libentry.py"
+    return installed_root()
+
+
+# Found before this module puts its stand-in flag_gems package into sys.modules.
+_INSTALLED_ROOT = _installed_root()
+
+
+def libentry_source():
+    if os.environ.get("FLAGGEMS_LIBENTRY_PY"):
+        return Path(os.environ["FLAGGEMS_LIBENTRY_PY"])
+    if _INSTALLED_ROOT is None:
+        raise FileNotFoundError(f"FlagGems {FLAGGEMS_VERSION} is not installed: pip install --no-deps -r "
+                                "requirements-replay.txt (scripts/setup.sh does), or set FLAGGEMS_LIBENTRY_PY")
+    return Path(_INSTALLED_ROOT) / "flag_gems" / "utils" / "libentry.py"
 
 
 def record_hash(path):
