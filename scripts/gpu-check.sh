@@ -84,14 +84,14 @@ tj_ensure_system_packages 2>&1 | tee -a "$BUILD_LOG"
 
 # ---- carried wheels -------------------------------------------------------------------------
 # A GPU machine reaches no registry: libraries the GPU tests replay (FlagGems and what it needs)
-# travel as wheels in GPU_CHECK_WHEELS (default .carry/wheels, git-ignored) and are installed
-# into a site folder of the build, put first on PYTHONPATH. Their tests skip without them.
+# travel as wheels in GPU_CHECK_WHEELS (default .carry/wheels, git-ignored) and are installed,
+# without dependencies, into the environment of the python the tests use (the machine is lent
+# fresh for each session), so that every process the tests start sees them. Their tests skip
+# without them.
 WHEELS=${GPU_CHECK_WHEELS:-$ROOT/.carry/wheels}
 WHEELS_NOTE="none (no wheels in $WHEELS)"
 if compgen -G "$WHEELS/*.whl" >/dev/null; then
-  if "$PY" -m pip install --no-index --no-deps --upgrade --target "$BUILD/site" "$WHEELS"/*.whl \
-      >>"$BUILD_LOG" 2>&1; then
-    export PYTHONPATH="$BUILD/site${PYTHONPATH:+:$PYTHONPATH}"
+  if "$PY" -m pip install --no-index --no-deps "$WHEELS"/*.whl >>"$BUILD_LOG" 2>&1; then
     export FLAGGEMS_CACHE_DIR="$BUILD/flaggems"
     WHEELS_NOTE="$(cd "$WHEELS" && ls -- *.whl | tr '\n' ' ')"
   else
