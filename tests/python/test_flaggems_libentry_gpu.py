@@ -78,7 +78,7 @@ def _same_bits(a, b):
     if not isinstance(a, torch.Tensor):
         return True
     return a.shape == b.shape and a.dtype == b.dtype and torch.equal(
-        a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8))
+        a.contiguous().reshape(-1).view(torch.uint8), b.contiguous().reshape(-1).view(torch.uint8))
 
 
 def _operators(torch):

@@ -126,6 +126,8 @@ def test_cupy_arrays():
     out = cupy.empty_like(x)
     add = triton_jit.jit(py_kernels.add_kernel)
     stream = cupy.cuda.Stream(non_blocking=True)
+    # A non-blocking stream does not wait for the legacy default stream the inputs were made on.
+    stream.wait_event(cupy.cuda.get_current_stream().record())
     with stream:  # CuPy's current stream is the launch's
         add[grid_for(n, 1024)](x, y, out, n)
     stream.synchronize()
