@@ -110,4 +110,14 @@ void reset_device_cache() {
   g_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
+std::string device_name_of(int ordinal, const char* fallback) {
+  const DriverApi& d = driver();
+  CUdevice device;
+  char name[256] = {};
+  if (d.DeviceGet(&device, ordinal) != CUDA_SUCCESS || d.DeviceGetName(name, sizeof name, device) != CUDA_SUCCESS) {
+    return fallback != nullptr ? std::string(fallback) : "device" + std::to_string(ordinal);
+  }
+  return name;
+}
+
 }  // namespace triton_jit::cuda

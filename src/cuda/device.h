@@ -2,6 +2,8 @@
 
 #include <cuda.h>
 
+#include <string>
+
 namespace triton_jit::cuda {
 
 inline constexpr int kMaxDevices = 64;
@@ -27,6 +29,11 @@ CurrentDevice current_device();
 
 // Device `ordinal`'s attributes (read on first use).
 const DeviceInfo& device_info(int ordinal);
+
+// Device `ordinal`'s name as the driver gives it ("NVIDIA H100 80GB HBM3"), the key of the tables
+// kept per device; "device<ordinal>" where the driver cannot say (no such device, no driver), or
+// `fallback` when given.
+std::string device_name_of(int ordinal, const char* fallback = nullptr);
 
 // Forgets cached devices; used when a test installs another driver table.
 void reset_device_cache();

@@ -177,16 +177,6 @@ void view_values(FrozenChoice& frozen) {
   for (const auto& [param, value] : frozen.values) frozen.args.emplace_back(param, value.to_arg());
 }
 
-std::string device_name_of(int ordinal) {
-  const cuda::DriverApi& d = cuda::driver();
-  CUdevice device;
-  char name[256] = {};
-  if (d.DeviceGet(&device, ordinal) != CUDA_SUCCESS || d.DeviceGetName(name, sizeof name, device) != CUDA_SUCCESS) {
-    return "device" + std::to_string(ordinal);
-  }
-  return name;
-}
-
 std::string key_bytes(const uint64_t* words, uint32_t n) {
   BinaryWriter w;
   w.u32(n);
@@ -374,7 +364,7 @@ const FrozenChoice* LibEntryRuntime::first_call(FunctionState& fn, const Decorat
   view_values(*choice);
   const std::unique_ptr<FrozenChoice>& kept = table_.insert(words, n, std::move(choice));
   KernelIndex::instance().store_table_entry(fn.path, fn.name, bridge::python_environment(),
-                                            table_name(device_name_of(device)), key_bytes(words + 1, n - 1),
+                                            table_name(cuda::device_name_of(device)), key_bytes(words + 1, n - 1),
                                             write_frozen_choice(*kept));
   if (log_enabled(LogLevel::Info)) {
     log_line("libentry " + fn.signature.function + ": froze a choice on device " + std::to_string(device) + " (" +
@@ -387,7 +377,7 @@ void LibEntryRuntime::load_stored(FunctionState& fn, int device) const {
   std::lock_guard<std::mutex> lock(loaded_mutex_);
   if (std::find(loaded_devices_.begin(), loaded_devices_.end(), device) != loaded_devices_.end()) return;
   loaded_devices_.push_back(device);
-  const std::string table = table_name(device_name_of(device));
+  const std::string table = table_name(cuda::device_name_of(device));
   auto entries = KernelIndex::instance().load_table(fn.path, fn.name, bridge::python_environment(), table);
   auto packed = PackRegistry::instance().find_table(fn.name, fn.pack_sha256, table);
   entries.insert(entries.end(), packed.begin(), packed.end());

@@ -47,16 +47,6 @@ StrategyOutcome ceil_to_int(double x, int64_t* out) noexcept {
   return StrategyOutcome::Value;
 }
 
-std::string device_name_of(int ordinal) {
-  const cuda::DriverApi& d = cuda::driver();
-  CUdevice device;
-  char name[256] = {};
-  if (d.DeviceGet(&device, ordinal) != CUDA_SUCCESS || d.DeviceGetName(name, sizeof name, device) != CUDA_SUCCESS) {
-    return "";
-  }
-  return name;
-}
-
 SqlValue column_of(const DefaultValue& v) {
   switch (v.kind) {
     case ArgValue::Kind::Bool: return SqlValue::of_bool(v.bool_value);
@@ -222,7 +212,7 @@ uint32_t LibTunerRuntime::choose(FunctionState& fn, const DecoratedCall& call, A
     std::lock_guard<std::mutex> lock(tuner_->tune_mutex());
     if (const uint32_t* known = tuner_->find(words, num_words)) return *known;
     const bool have_device = mode != CallMode::Describe || cuda::driver_available();
-    const std::string device = have_device ? device_name_of(cuda::current_device().info->ordinal) : "";
+    const std::string device = have_device ? cuda::device_name_of(cuda::current_device().info->ordinal, "") : "";
     if (!device.empty()) {
       tuner_->load_stored(fn, device);  // the runtime's own index
       if (const uint32_t* known = tuner_->find(words, num_words)) return *known;

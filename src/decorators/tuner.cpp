@@ -39,16 +39,6 @@ struct Candidate {
   double p20_ms = 0, p80_ms = 0;
 };
 
-std::string device_name_of(int ordinal) {
-  const cuda::DriverApi& d = cuda::driver();
-  CUdevice device;
-  char name[256] = {};
-  if (d.DeviceGet(&device, ordinal) != CUDA_SUCCESS || d.DeviceGetName(name, sizeof name, device) != CUDA_SUCCESS) {
-    return "device" + std::to_string(ordinal);
-  }
-  return name;
-}
-
 // The pointer arguments a tuning run writes, with their sizes; a missing size is an error.
 std::vector<Range> buffers_of(const FunctionState& fn, const std::vector<int>& params, const ArgValue* full,
                               const char* list) {
@@ -437,7 +427,7 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
 
   const bool have_device = mode != CallMode::Describe || cuda::driver_available();
   const int ordinal = have_device ? cuda::current_device().info->ordinal : -1;
-  const std::string device = ordinal >= 0 ? device_name_of(ordinal) : "";
+  const std::string device = ordinal >= 0 ? cuda::device_name_of(ordinal) : "";
   const std::string key = tuner.key_repr(full, num_caller_args);
   if (const std::optional<uint32_t> earlier = earlier_choice(fn, tuner, key, device, words, num_words)) {
     return *earlier;
