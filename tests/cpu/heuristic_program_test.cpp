@@ -3,6 +3,7 @@
 // random argument tuples, against Python's own evaluation of the same lambda
 // (tests/support/heuristics_reference.py); the translator's refusals, the Python fallback
 // (bridge::call_heuristic) and the program parser's errors.
+#include <deque>
 #include <gtest/gtest.h>
 #include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
@@ -435,7 +436,9 @@ TEST(CallHeuristic, AResultThatCannotBeAConstexprIsAClearError) {
 
 ArgValue eval(const std::string& body, std::vector<ArgValue> args = {},
               HeuristicProgram::Outcome expect = HeuristicProgram::Outcome::Value) {
-  const HeuristicProgram p = HeuristicProgram::parse("heuristic-program 1\n" + body);
+  // A string result views the program's own strings: each program lives to the end of the test.
+  static std::deque<HeuristicProgram> programs;
+  const HeuristicProgram& p = programs.emplace_back(HeuristicProgram::parse("heuristic-program 1\n" + body));
   ArgValue r;
   EXPECT_EQ(p.evaluate(args.data(), args.size(), &r), expect) << body;
   return r;
