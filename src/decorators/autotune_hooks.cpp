@@ -28,13 +28,10 @@ bridge::PyHandle hooks_wrapper(FunctionState& fn) {
                              why,
                          fn.signature.function, "pre_hook");
   };
-  if (offline()) throw fail("offline mode is on (TRITON_JIT_OFFLINE)");
-  if (fn.source_sha256.empty()) throw fail("the kernel's source file is absent");
-  try {
-    return fn.python_wrapper();
-  } catch (const Error& e) {
-    throw fail(e.what());
-  }
+  std::string why;
+  const bridge::PyHandle wrapper = fn.python_wrapper_or_why(&why);
+  if (wrapper.object == nullptr) throw fail(why);
+  return wrapper;
 }
 
 }  // namespace

@@ -35,13 +35,10 @@ bridge::PyHandle wrapper_or_fail(FunctionState& fn, size_t layer) {
                              "('" + fn.name + ".fn') and pass what the wrapper would choose.",
                          fn.signature.function, "");
   };
-  if (offline()) throw fail("offline mode is on (TRITON_JIT_OFFLINE)");
-  if (fn.source_sha256.empty()) throw fail("the kernel's source file is absent");
-  try {
-    return fn.python_wrapper();
-  } catch (const Error& e) {
-    throw fail(e.what());
-  }
+  std::string why;
+  const bridge::PyHandle wrapper = fn.python_wrapper_or_why(&why);
+  if (wrapper.object == nullptr) throw fail(why);
+  return wrapper;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "bridge/bridge.h"
 #include "key/repr.h"
 #include "triton_jit/errors.h"
+#include "triton_jit/settings.h"
 
 namespace triton_jit::detail {
 
@@ -33,6 +34,23 @@ bridge::PyHandle FunctionState::python_wrapper() {
   std::lock_guard<std::mutex> lock(python_mutex);
   if (py_wrapper.object == nullptr) import_python_objects(*this);
   return py_wrapper;
+}
+
+bridge::PyHandle FunctionState::python_wrapper_or_why(std::string* why) {
+  if (offline()) {
+    *why = "offline mode is on (TRITON_JIT_OFFLINE)";
+    return {};
+  }
+  if (source_sha256.empty()) {
+    *why = "the kernel's source file is absent";
+    return {};
+  }
+  try {
+    return python_wrapper();
+  } catch (const Error& e) {
+    *why = e.what();
+    return {};
+  }
 }
 
 std::string FunctionState::annotation_mismatch(const ParamInfo& p, ArgValue::Kind given, const char* kind) {

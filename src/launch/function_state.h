@@ -94,6 +94,9 @@ struct FunctionState {
   bridge::PyHandle python_function();
   // The Python object the name holds (the outermost decorator), imported on first need.
   bridge::PyHandle python_wrapper();
+  // python_wrapper() for what only Python runs (autotune hooks, a wrapper's own run): null where
+  // Python cannot run here (offline, no source file, no interpreter), with *why saying so.
+  bridge::PyHandle python_wrapper_or_why(std::string* why);
 
   // ---- cold error paths: messages are built only when something is wrong ----
 
