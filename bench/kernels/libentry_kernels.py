@@ -7,7 +7,7 @@ LibEntry hit costs per call.
 LibEntry is FlagGems' own class: from the installed flag_gems where it imports (it needs a GPU),
 else FlagGems' libentry.py loaded alone with its device runtime stubbed
 (tests/support/flaggems_libentry.py, the CPU tests' loader; the file is checked against the 5.0.2
-wheel). LIBENTRY_FROM says which. Never pass 1 for n: Triton would make it a constexpr.
+wheel; TRITON_JIT_BENCH_LIBENTRY=stub takes this one at once). LIBENTRY_FROM says which. Never pass 1 for n: Triton would make it a constexpr.
 """
 import os
 import sys
@@ -16,6 +16,10 @@ import triton
 import triton.language as tl
 
 try:
+    # TRITON_JIT_BENCH_LIBENTRY=stub takes the stubbed file at once (the fake-driver benchmark:
+    # importing flag_gems, hence torch, under valgrind takes minutes, then fails without a GPU).
+    if os.environ.get("TRITON_JIT_BENCH_LIBENTRY") == "stub":
+        raise ImportError("TRITON_JIT_BENCH_LIBENTRY=stub")
     from flag_gems.utils.libentry import libentry
     LIBENTRY_FROM = "flag_gems"
 except Exception:  # no flag_gems, or its device runtime could not start
