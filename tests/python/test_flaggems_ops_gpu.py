@@ -29,7 +29,9 @@ pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU (torch.c
 # FlagGems freezes afresh in each process; the runtime keeps what it froze in its index. A fresh
 # index for this process makes the runtime freeze from the replayed calls alone, as FlagGems did
 # (an index that an earlier run filled would hand back that run's choices). Set before the
-# runtime's first use: nothing imports triton_jit before this module is collected.
+# runtime's first use: ctest runs this file alone. Where another module imported triton_jit first
+# (pytest over the folder), the environment's index stays; what earlier runs of these tests froze
+# there is what they freeze again (one config per tuner; exponential_'s choices set below).
 if has_gpu() and "triton_jit" not in sys.modules:
     os.environ["TRITON_JIT_INDEX_DIR"] = tempfile.mkdtemp(prefix="triton_jit_flaggems_ops_index_")
     atexit.register(shutil.rmtree, os.environ["TRITON_JIT_INDEX_DIR"], True)
