@@ -364,7 +364,8 @@ def test_flaggems_exponential_freezes_as_flaggems_froze():
     the first call's BLOCK. FlagGems' tuning database is given other choices for the two sizes
     (BLOCK 512 for the first, 64 for the second), so the choice is deterministic and a replay that
     tuned again on the second call (instead of launching the frozen kernel) would read BLOCK 64
-    and give other bits."""
+    and give other bits. Then a process without Python for the runtime (offline) launches that
+    hit from the index the replay filled."""
     flag_gems = _flag_gems()
     import torch
     # (flag_gems.ops.exponential_ is the function there: the package imports it over its module.)
@@ -393,3 +394,44 @@ def test_flaggems_exponential_freezes_as_flaggems_froze():
         [(c.froze, c.constexprs) for c in hits]
     # The runtime replays both: its second call must launch the frozen BLOCK 512, not tune again.
     _check(hits, [entry.jit_function.fn.__name__], "exponential_ (N varying under one LibEntry key)")
+    _check_offline(hits[1], block=512, unroll=8)
+
+
+_OFFLINE_PROBE = """
+import hashlib, json, sys, torch, triton_jit
+path, name, n, inv_lambd, eps_minus, seed, offset, block, unroll = json.loads(sys.argv[1])
+k = triton_jit.kernel(path, name)
+out = torch.empty(n, device="cuda", dtype=torch.float32)
+args = (out, n, inv_lambd, eps_minus, seed, offset)
+k[((n + block * unroll - 1) // (block * unroll), )](*args)
+torch.cuda.synchronize()
+spec = k.specialize(*args)
+print(json.dumps({"sha256": hashlib.sha256(out.cpu().view(torch.uint8).numpy().tobytes()).hexdigest(),
+                  "repr": spec.triton_repr(), "num_warps": spec.num_warps, "stats": k.stats(),
+                  "python_used": triton_jit.python_used()}))
+"""
+
+
+def _check_offline(call, block, unroll):
+    """A process that may not start Python (TRITON_JIT_OFFLINE=1) and finds the kernel, its LibEntry
+    freeze and its binary in the index the replay filled launches the LibEntry hit by path and name,
+    flag_gems never imported: FlagGems' bits, no compile, no tuning, python_used() == 0."""
+    import hashlib
+    import json
+    import subprocess
+
+    import torch
+    fn = call.obj.jit_function.fn
+    path = os.path.realpath(fn.__code__.co_filename)
+    out, n, inv_lambd, eps_minus, seed, offset = call.args
+    params = [path, fn.__name__, n, inv_lambd, eps_minus, seed, offset, block, unroll]
+    env = dict(os.environ, TRITON_JIT_OFFLINE="1")
+    run = subprocess.run([sys.executable, "-c", _OFFLINE_PROBE, json.dumps(params)], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, f"the offline process failed:\n{run.stderr[-4000:]}"
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    expected = hashlib.sha256(call.after[0].cpu().view(torch.uint8).numpy().tobytes()).hexdigest()
+    assert got["sha256"] == expected, f"the offline launch gave other bits than FlagGems: {got}"
+    assert f"('constexpr', {block})" in got["repr"], got
+    assert got["stats"]["compiles"] == 0 and got["stats"]["tunings"] == 0, got
+    assert got["python_used"] == 0, got
