@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per cached launch of an autotuned kernel against a plain launch of its cubin,
-# counted by callgrind.
+# Instructions per cached launch of an autotuned kernel, and of a FlagGems LibEntry kernel's hit,
+# each against a plain launch of its cubin, counted by callgrind.
 #
 #   bench/callgrind-decorated.sh BUILD_DIR [N]
 #
@@ -23,7 +23,8 @@ WORK=${CALLGRIND_KEEP:-$(mktemp -d)}; mkdir -p "$WORK"; rm -f "$WORK"/callgrind.
 [[ -n "${CALLGRIND_KEEP:-}" ]] || trap 'rm -rf "$WORK"' EXIT
 
 "$EXE" 100 >"$WORK/native.log" 2>&1 || { cat "$WORK/native.log" >&2; exit 1; }
-REGIONS=(tjb_region_tuned tjb_region_tuned_grid_fn tjb_region_plain)
+REGIONS=(tjb_region_tuned tjb_region_tuned_grid_fn tjb_region_plain tjb_region_libentry tjb_region_libentry_grid_fn
+  tjb_region_libentry_plain)
 ARGS=(--tool=callgrind --collect-atstart=no "--toggle-collect=tjb_region_*" "--callgrind-out-file=$WORK/callgrind.out")
 for r in "${REGIONS[@]}"; do ARGS+=("--dump-after=$r"); done
 echo "valgrind callgrind: $N launches per region (Python import under valgrind takes a while)"
@@ -45,10 +46,16 @@ echo "|---|---:|"
 echo "| autotuned scale_kernel, fixed grid | $(per "${IR[tjb_region_tuned]}") |"
 echo "| autotuned scale_kernel, grid_fn | $(per "${IR[tjb_region_tuned_grid_fn]}") |"
 echo "| plain launch of the same kernel (scale_kernel.fn) | $(per "${IR[tjb_region_plain]}") |"
+echo "| FlagGems LibEntry hit of libentry_scale_kernel, fixed grid | $(per "${IR[tjb_region_libentry]}") |"
+echo "| FlagGems LibEntry hit, grid_fn | $(per "${IR[tjb_region_libentry_grid_fn]}") |"
+echo "| plain launch of the same kernel (libentry_scale_kernel.fn.fn.fn) | $(per "${IR[tjb_region_libentry_plain]}") |"
 echo
 echo "the autotuner's own instructions per launch (tuned - plain): fixed grid" \
   "$(per $(( IR[tjb_region_tuned] - IR[tjb_region_plain] ))), grid_fn" \
   "$(per $(( IR[tjb_region_tuned_grid_fn] - IR[tjb_region_plain] )))"
+echo "LibEntry's own instructions per launch (hit - plain): fixed grid" \
+  "$(per $(( IR[tjb_region_libentry] - IR[tjb_region_libentry_plain] ))), grid_fn" \
+  "$(per $(( IR[tjb_region_libentry_grid_fn] - IR[tjb_region_libentry_plain] )))"
 allocs=""
 for f in "$WORK"/callgrind.out.*; do
   hits=$(grep -E '^c?fn=' "$f" | grep -E 'malloc|calloc|realloc|_Znw|_Zna|operator new' | sort -u || true)

@@ -12,6 +12,11 @@
 //   tjb_region_tuned          fn(config, x, y, n, alpha) with a fixed grid
 //   tjb_region_tuned_grid_fn  the same with a grid_fn (grid from meta["BLOCK"])
 //   tjb_region_plain          plain(config, x, y, n, alpha, BLOCK)
+// And a FlagGems LibEntry kernel's hit (libentry_scale_kernel of bench/kernels/libentry_kernels.py,
+// FlagGems' own LibEntry with its device runtime stubbed; its key frozen by a first launch):
+//   tjb_region_libentry          entry(config, x, y, n, alpha) with a fixed grid
+//   tjb_region_libentry_grid_fn  the same with a grid_fn
+//   tjb_region_libentry_plain    the @triton.jit function under it with the frozen BLOCK, EVEN_N
 // Python init, the pack build and the compiles happen before the regions.
 
 #include <unistd.h>
@@ -45,6 +50,18 @@ __attribute__((noinline)) void tjb_region_tuned_grid_fn(const TritonJitFunction*
                                                         float* x, float* y, long n) {
   for (long i = 0; i < n; ++i) (*fn)(*config, x, y, kN, kAlpha);
 }
+__attribute__((noinline)) void tjb_region_libentry(const TritonJitFunction* fn, const LaunchConfig* config, float* x,
+                                                   float* y, long n) {
+  for (long i = 0; i < n; ++i) (*fn)(*config, x, y, kN, kAlpha);
+}
+__attribute__((noinline)) void tjb_region_libentry_grid_fn(const TritonJitFunction* fn, const LaunchConfig* config,
+                                                           float* x, float* y, long n) {
+  for (long i = 0; i < n; ++i) (*fn)(*config, x, y, kN, kAlpha);
+}
+__attribute__((noinline)) void tjb_region_libentry_plain(const TritonJitFunction* fn, const LaunchConfig* config,
+                                                         float* x, float* y, long n) {
+  for (long i = 0; i < n; ++i) (*fn)(*config, x, y, kN, kAlpha, 256, false);
+}
 __attribute__((noinline)) void tjb_region_plain(const TritonJitFunction* fn, const LaunchConfig* config, float* x,
                                                 float* y, long n) {
   for (long i = 0; i < n; ++i) (*fn)(*config, x, y, kN, kAlpha, 512);
@@ -59,6 +76,9 @@ int main(int argc, char** argv) {
   }
   try {
     namespace fs = std::filesystem;
+    // Before Python starts (its os.environ is read once): FlagGems' LibEntry file with its device
+    // runtime stubbed, without trying flag_gems itself (torch under valgrind takes minutes).
+    setenv("TRITON_JIT_BENCH_LIBENTRY", "stub", 1);
     triton_jit::cuda::set_driver_for_testing(&fake::quiet_table());
     triton_jit::set_target(triton_jit::Target{});  // cuda:90, as the fake sm_90 device
     triton_jit::set_index_dir(std::string());      // nothing stored or read but the pack
@@ -112,10 +132,36 @@ int main(int argc, char** argv) {
                    a.signature().c_str(), b.signature().c_str());
       return 1;
     }
+    // The LibEntry kernel: its first launch freezes the key (one config, a heuristic); the plain
+    // launch passes what was frozen (BLOCK 256, EVEN_N False, 2 warps, 3 stages).
+    const std::string entry_file = std::string(TRITON_JIT_BENCH_KERNELS_DIR) + "/libentry_kernels.py";
+    const TritonJitFunction& entry = TritonJitFunction::get(entry_file, "libentry_scale_kernel");
+    const TritonJitFunction& entry_plain = TritonJitFunction::get(entry_file, "libentry_scale_kernel.fn.fn.fn");
+    LaunchConfig entry_plain_config;
+    entry_plain_config.grid = triton_jit::Grid(1);
+    entry_plain_config.num_warps = 2;
+    entry_plain_config.num_stages = 3;
+    for (int i = 0; i < 100; ++i) {
+      entry(with_grid_fn, x, y, kN, kAlpha);
+      entry(fixed, x, y, kN, kAlpha);
+      entry_plain(entry_plain_config, x, y, kN, kAlpha, 256, false);
+    }
+    const auto e = entry.specialize(fixed, x, y, kN, kAlpha);
+    const auto f = entry_plain.specialize(entry_plain_config, x, y, kN, kAlpha, 256, false);
+    if (e.signature() != f.signature() || e.num_warps != f.num_warps || e.num_stages != f.num_stages) {
+      std::fprintf(stderr, "bench_decorated_callgrind: the plain launch is not the LibEntry one's kernel (%s vs %s)\n",
+                   e.signature().c_str(), f.signature().c_str());
+      return 1;
+    }
     tjb_region_tuned(&tuned, &fixed, x, y, n);
     tjb_region_tuned_grid_fn(&tuned, &with_grid_fn, x, y, n);
     tjb_region_plain(&plain, &plain_config, x, y, n);
+    tjb_region_libentry(&entry, &fixed, x, y, n);
+    tjb_region_libentry_grid_fn(&entry, &with_grid_fn, x, y, n);
+    tjb_region_libentry_plain(&entry_plain, &entry_plain_config, x, y, n);
     std::printf("%ld launches per region of scale_kernel (%s, num_warps %d)\n", n, a.signature().c_str(), a.num_warps);
+    std::printf("%ld launches per region of libentry_scale_kernel (%s, num_warps %d)\n", n, e.signature().c_str(),
+                e.num_warps);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_decorated_callgrind: %s\n", e.what());
     return 1;

@@ -8,15 +8,16 @@
 # builds nothing). Writes OUT_DIR/bench.log (every benchmark's output) and the tables:
 # launch (bench/run-gpu-bench.sh: OUT_DIR/launch_bench.md), decorated (bench/run-decorated-bench.sh:
 # @triton.heuristics / @triton.autotune launches and tuning time, OUT_DIR/decorated_bench.md; at
-# most 60 s), torch (bench/torch/run-torch-bench.sh: the launch overhead with at::Tensor arguments,
-# OUT_DIR/tensor_launch_bench.md, then the operators), python (bench/python/launch_bench.py:
+# most 60 s), libentry (bench/run-libentry-bench.sh: a FlagGems LibEntry kernel's hit from C++ and
+# from Python, OUT_DIR/libentry_bench.md; at most 60 s), torch (bench/torch/run-torch-bench.sh:
+# the launch overhead with at::Tensor arguments, OUT_DIR/tensor_launch_bench.md, then the operators), python (bench/python/launch_bench.py:
 # launches from Python, OUT_DIR/python_launch_bench.md; at most 120 s), startup (time to first
 # launch, bench/first_launch.py, and prepare's parallel speedup, bench/run-prepare-bench.sh:
 # OUT_DIR/startup_bench.md), pool (bench/run-compile-pool-bench.sh: the compile worker pool's
 # ratios against serial, OUT_DIR/compile_pool_bench.md; at most 180 s).
 #
 # Environment: BENCH_LIST (else GPU_CHECK_BENCH; default, also when empty:
-# "launch,decorated,torch,python,startup,pool"; "none" runs none) picks the benchmarks.
+# "launch,decorated,libentry,torch,python,startup,pool"; "none" runs none) picks the benchmarks.
 # BENCH_BUDGET_S (default 600): the whole run keeps within it, each benchmark gets what is left.
 # BENCH_PYTHON (else PYTHON, else python3): the python of the Python benchmarks (the benchmark
 # scripts read PYTHON). BENCH_STATUS_FILE: where the one-line status of the run is written (for
@@ -39,7 +40,7 @@ START_S=$SECONDS
 BUDGET_S=${BENCH_BUDGET_S:-600}
 PY=${BENCH_PYTHON:-${PYTHON:-python3}}
 CONFIGURED=${BENCH_CONFIGURED:-1}
-BENCHES=",${BENCH_LIST:-${GPU_CHECK_BENCH:-launch,decorated,torch,python,startup,pool}},"
+BENCHES=",${BENCH_LIST:-${GPU_CHECK_BENCH:-launch,decorated,libentry,torch,python,startup,pool}},"
 BENCH_LOG="$OUT/bench.log"
 export PYTHONUNBUFFERED=1
 
@@ -77,6 +78,13 @@ fi
 if [[ -f "$ROOT/bench/run-decorated-bench.sh" && $CONFIGURED != 0 && $BENCHES == *,decorated,* ]]; then
   run_script "decorated benchmark" run-decorated-bench.sh 60
   BENCH_STATUS="$BENCH_STATUS; decorated: $RAN_STATUS"
+fi
+# A FlagGems LibEntry kernel's hit (OUT/libentry_bench.md): from C++ against raw cuLaunchKernel,
+# from Python FlagGems' own LibEntry.run against triton_jit's front end; about 10 s on an H100 with
+# a warm Triton cache, capped at 60 s.
+if [[ -f "$ROOT/bench/run-libentry-bench.sh" && $CONFIGURED != 0 && $BENCHES == *,libentry,* ]]; then
+  run_script "libentry benchmark" run-libentry-bench.sh 60
+  BENCH_STATUS="$BENCH_STATUS; libentry: $RAN_STATUS"
 fi
 # The torch layer's benchmarks, when they exist: launch overhead with tensor arguments
 # (OUT/tensor_launch_bench.md), the operators (OUT/torch_bench.md, OUT/ops_latency.png).

@@ -139,9 +139,9 @@ def print_summary(a: argparse.Namespace) -> None:
     print(f"{a.bench}\n")
     summary_name = os.path.basename(a.summary)
     tables = [p for p in sorted(glob.glob(os.path.join(out, "*.md"))) if os.path.basename(p) != summary_name]
-    # The launch tables first, plain kernels then decorated ones (bench/run-decorated-bench.sh), as
-    # the benchmarks ran; the rest in name order.
-    first = ["launch_bench.md", "decorated_bench.md"]
+    # The launch tables first, plain kernels, decorated ones (bench/run-decorated-bench.sh), then
+    # FlagGems' LibEntry (bench/run-libentry-bench.sh), as the benchmarks ran; the rest in name order.
+    first = ["launch_bench.md", "decorated_bench.md", "libentry_bench.md"]
     tables.sort(key=lambda p: first.index(os.path.basename(p)) if os.path.basename(p) in first else len(first))
     shown = False
     for p in tables:
