@@ -109,6 +109,10 @@ struct LibTunerInfo {
   std::vector<std::vector<std::pair<std::string, DefaultValue>>> config_columns;
   int triton_major = 0, triton_minor = 0;  // in the database's file name, as FlagGems writes it
   std::string vendor;                      // FlagGems' vendor name ("nvidia": the device's name instead)
+  // FlagGems' benchmark tables (each timed config's p50, p20, p80): benchmark_tables[i][n] for n
+  // key columns, i = benchmark_table_of_config[config] (configs with the same column names share).
+  std::vector<std::vector<std::string>> benchmark_tables;
+  std::vector<uint32_t> benchmark_table_of_config;
 };
 
 // One wrapper around the @triton.jit function.

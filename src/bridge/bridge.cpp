@@ -108,6 +108,8 @@ void to_libtuner(const py::dict& d, DecoratorLayer* layer) {
   t.triton_major = d["triton_major"].cast<int>();
   t.triton_minor = d["triton_minor"].cast<int>();
   t.vendor = d["vendor"].cast<std::string>();
+  t.benchmark_tables = d["benchmark_tables"].cast<std::vector<std::vector<std::string>>>();
+  t.benchmark_table_of_config = d["benchmark_table_of_config"].cast<std::vector<uint32_t>>();
 }
 
 DecoratorLayer to_layer(const py::dict& d) {
@@ -570,6 +572,26 @@ std::vector<size_t> prune_autotune_configs(PyHandle wrapper, size_t layer, const
   }
 }
 
+namespace {
+
+// The names and values of `params` as autotune's hooks (and a LibTuner policy) see them: pointers
+// as torch tensors over their memory where torch has CUDA (hook_tensor), the rest as heuristics do.
+void hook_values(py::module_& b, const StaticSignature& sig, const ArgValue* args, const std::vector<uint32_t>& params,
+                 py::list* names, py::list* values) {
+  for (uint32_t p : params) {
+    const ArgValue& a = args[p];
+    names->append(sig.params[p].name);
+    if (a.kind() == ArgValue::Kind::Pointer) {
+      values->append(b.attr("hook_tensor")(py::int_(a.address()), std::string(dtype_name(a.dtype())),
+                                           py::int_(a.extent()), sig.params[p].name));
+    } else {
+      values->append(heuristic_arg(b, a));
+    }
+  }
+}
+
+}  // namespace
+
 PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const StaticSignature& sig,
                             const ArgValue* args, const std::vector<uint32_t>& params, size_t num_passed,
                             const Grid& grid) {
@@ -577,16 +599,7 @@ PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const
   py::module_& b = bridge();
   try {
     py::list names, values;
-    for (uint32_t p : params) {
-      const ArgValue& a = args[p];
-      names.append(sig.params[p].name);
-      if (a.kind() == ArgValue::Kind::Pointer) {
-        values.append(b.attr("hook_tensor")(py::int_(a.address()), std::string(dtype_name(a.dtype())),
-                                            py::int_(a.extent()), sig.params[p].name));
-      } else {
-        values.append(heuristic_arg(b, a));
-      }
-    }
+    hook_values(b, sig, args, params, &names, &values);
     py::object d = b.attr("autotune_hook_args")(py::handle(static_cast<PyObject*>(wrapper.object)), layer, config,
                                                 names, values, num_passed, py::make_tuple(grid.x, grid.y, grid.z));
     return PyHandle{d.release().ptr()};
@@ -617,6 +630,39 @@ void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneH
                                   : "autotune's " + name;
     throw ArgumentError(sig.function + ": " + whose + " raised " + f.type + ": " + f.message + "\n" + f.traceback,
                         sig.function, name);
+  }
+}
+
+uint32_t run_libtuner_policy(PyHandle wrapper, size_t layer, const StaticSignature& sig, const ArgValue* args,
+                             const std::vector<uint32_t>& params, size_t num_passed, const std::vector<size_t>& kept,
+                             const std::function<std::array<double, 3>(uint32_t)>& bench) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  // What the runtime's timing throws crosses Python as an exception and is thrown again here, as
+  // itself: a CudaError stays a CudaError.
+  std::exception_ptr bench_error;
+  try {
+    py::list names, values;
+    hook_values(b, sig, args, params, &names, &values);
+    py::cpp_function bench_fn([&](uint32_t config) -> py::tuple {
+      std::array<double, 3> t{};
+      try {
+        py::gil_scoped_release release;  // timing may run Python hooks, which take the GIL again
+        t = bench(config);
+      } catch (...) {
+        bench_error = std::current_exception();
+        throw py::value_error("the runtime's timing of config [" + std::to_string(config) + "] failed");
+      }
+      return py::make_tuple(t[0], t[1], t[2]);
+    });
+    py::object chosen = b.attr("run_libtuner_policy")(py::handle(static_cast<PyObject*>(wrapper.object)), layer,
+                                                      names, values, num_passed, py::cast(kept), bench_fn);
+    return chosen.cast<uint32_t>();
+  } catch (py::error_already_set& e) {
+    if (bench_error) std::rethrow_exception(bench_error);
+    PythonFailure f = describe(e);
+    throw ArgumentError(sig.function + ": the LibTuner policy raised " + f.type + ": " + f.message + "\n" + f.traceback,
+                        sig.function, "policy");
   }
 }
 

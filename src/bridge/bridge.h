@@ -155,6 +155,19 @@ PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const
 // name) with Python's traceback when the hook raises.
 void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneHook hook, PyHandle hook_args,
                         const StaticSignature& sig, void* stream, bool reset_only, const std::string* exception);
+// ---- FlagGems' LibTuner policy (src/decorators/lib_tuner.h) ----
+
+// Runs the policy of LibTuner `layer` of `wrapper` as LibTuner.run calls it on a tuning miss:
+// policy(bench_fn, configs, args, kwargs), with configs[i] for i in `kept` (in that order), the
+// first `num_passed` of `params` as args and the others (what outer wrappers set) as kwargs,
+// values as autotune_hook_args makes them; bench_fn(config) calls `bench` with the config's index
+// (the GIL released) and gives Python the list [p50, p20, p80]. Returns the chosen config's
+// index. What `bench` throws is thrown again as itself; a policy that raises is an ArgumentError
+// (function, parameter "policy") with Python's traceback.
+uint32_t run_libtuner_policy(PyHandle wrapper, size_t layer, const StaticSignature& sig, const ArgValue* args,
+                             const std::vector<uint32_t>& params, size_t num_passed, const std::vector<size_t>& kept,
+                             const std::function<std::array<double, 3>(uint32_t)>& bench);
+
 // ---- a wrapper's own run (src/decorators/python_wrapper.h) ----
 
 // Runs Python's `wrapper[grid](*args, **kwargs)` as Triton's kernel[grid](...) would: the caller's

@@ -353,6 +353,13 @@ void write_libtuner(BinaryWriter& w, const LibTunerInfo& t) {
   w.u32(static_cast<uint32_t>(t.triton_major));
   w.u32(static_cast<uint32_t>(t.triton_minor));
   w.str(t.vendor);
+  w.u32(static_cast<uint32_t>(t.benchmark_tables.size()));
+  for (const auto& names : t.benchmark_tables) {
+    w.u32(static_cast<uint32_t>(names.size()));
+    for (const std::string& s : names) w.str(s);
+  }
+  w.u32(static_cast<uint32_t>(t.benchmark_table_of_config.size()));
+  for (uint32_t i : t.benchmark_table_of_config) w.u32(i);
 }
 
 LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a) {
@@ -376,6 +383,19 @@ LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a) {
   t.triton_major = r.i32();
   t.triton_minor = r.i32();
   t.vendor = r.str();
+  t.benchmark_tables.resize(read_count(r));
+  for (auto& names : t.benchmark_tables) {
+    names.resize(read_count(r));
+    for (std::string& s : names) s = r.str();
+  }
+  t.benchmark_table_of_config.resize(read_count(r));
+  if (!t.benchmark_table_of_config.empty() && t.benchmark_table_of_config.size() != a.configs.size()) {
+    throw FormatError{"a benchmark table per config"};
+  }
+  for (uint32_t& i : t.benchmark_table_of_config) {
+    i = r.u32();
+    if (i >= t.benchmark_tables.size()) throw FormatError{"a benchmark table per config"};
+  }
   return t;
 }
 
