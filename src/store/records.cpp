@@ -334,7 +334,10 @@ PythonWrapperInfo read_python_wrapper(BinaryReader& r, int num_params) {
   return p;
 }
 
-// A LibTuner layer (tag 4): its autotune fields, then these.
+// A LibTuner layer: its autotune fields, then these. Tag 4 records (the first format) end at the
+// vendor; tag 5, which is written now, adds FlagGems' benchmark tables. Both read: indexes and
+// packs written before the benchmark tables keep loading.
+constexpr uint8_t kLibTunerBenchmarksTag = 5;
 void write_libtuner(BinaryWriter& w, const LibTunerInfo& t) {
   w.u32(static_cast<uint32_t>(t.strategies.size()));
   for (const std::string& s : t.strategies) w.str(s);
@@ -362,7 +365,7 @@ void write_libtuner(BinaryWriter& w, const LibTunerInfo& t) {
   for (uint32_t i : t.benchmark_table_of_config) w.u32(i);
 }
 
-LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a) {
+LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a, bool with_benchmarks) {
   LibTunerInfo t;
   t.strategies.resize(read_count(r));
   if (t.strategies.size() != a.key.size()) throw FormatError{"a strategy per key argument"};
@@ -383,6 +386,7 @@ LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a) {
   t.triton_major = r.i32();
   t.triton_minor = r.i32();
   t.vendor = r.str();
+  if (!with_benchmarks) return t;  // tag 4: written before the benchmark tables were known
   t.benchmark_tables.resize(read_count(r));
   for (auto& names : t.benchmark_tables) {
     names.resize(read_count(r));
@@ -402,7 +406,7 @@ LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a) {
 void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers) {
   w.u32(static_cast<uint32_t>(layers.size()));
   for (const DecoratorLayer& layer : layers) {
-    w.u8(static_cast<uint8_t>(layer.kind));
+    w.u8(layer.kind == DecoratorLayer::Kind::LibTuner ? kLibTunerBenchmarksTag : static_cast<uint8_t>(layer.kind));
     if (layer.kind == DecoratorLayer::Kind::Python) {
       write_python_wrapper(w, layer.python);
       continue;
@@ -452,7 +456,9 @@ void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers
 std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
   std::vector<DecoratorLayer> layers(read_count(r));
   for (DecoratorLayer& layer : layers) {
-    const uint8_t kind = r.u8();
+    uint8_t kind = r.u8();
+    const bool with_benchmarks = kind == kLibTunerBenchmarksTag;
+    if (with_benchmarks) kind = static_cast<uint8_t>(DecoratorLayer::Kind::LibTuner);
     if (kind > static_cast<uint8_t>(DecoratorLayer::Kind::LibTuner)) throw FormatError{"bad decorator kind"};
     layer.kind = static_cast<DecoratorLayer::Kind>(kind);
     if (layer.kind == DecoratorLayer::Kind::Python) {
@@ -506,7 +512,7 @@ std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
     a.top_k = r.f64();
     a.warmup_ms = r.f64();
     a.rep_ms = r.f64();
-    if (layer.kind == DecoratorLayer::Kind::LibTuner) layer.libtuner = read_libtuner(r, a);
+    if (layer.kind == DecoratorLayer::Kind::LibTuner) layer.libtuner = read_libtuner(r, a, with_benchmarks);
   }
   return layers;
 }

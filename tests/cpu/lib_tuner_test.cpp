@@ -105,7 +105,10 @@ TEST(LibTunerStrategies, NamesOfTheBridge) {
   EXPECT_EQ(tj::strategy_of(""), tj::Strategy::Python);
 }
 
-TEST(LibTunerRecords, LayerRoundTrips) {
+namespace {
+
+// A signature whose one decorator layer is a LibTuner with every field set.
+triton_jit::StaticSignature libtuner_signature() {
   triton_jit::StaticSignature s;
   s.function = "k";
   s.file = "k.py";
@@ -138,6 +141,14 @@ TEST(LibTunerRecords, LayerRoundTrips) {
   layer.libtuner.benchmark_tables = {{"k_bench-0", "k_bench-1"}};
   layer.libtuner.benchmark_table_of_config = {0};
   s.decorators.push_back(layer);
+  return s;
+}
+
+}  // namespace
+
+TEST(LibTunerRecords, LayerRoundTrips) {
+  const triton_jit::StaticSignature s = libtuner_signature();
+  const triton_jit::DecoratorLayer& layer = s.decorators[0];
   tj::BinaryWriter w;
   tj::write_signature(w, s);
   tj::BinaryReader r(w.bytes());
@@ -268,4 +279,32 @@ TEST(LibTunerDatabase, CustomPolicyRunsThroughPython) {
             std::string::npos)
       << offline.output;
   EXPECT_NE(offline.output.find("Python cannot run here"), std::string::npos) << offline.output;
+}
+
+// Records of the first LibTuner format (tag 4, no benchmark tables: indexes and packs written before
+// them) still read, as LibTuners without benchmark tables; they are written again in the new one.
+TEST(LibTunerRecords, FirstFormatStillReads) {
+  triton_jit::StaticSignature s = libtuner_signature();
+  s.decorators[0].libtuner.benchmark_tables.clear();
+  s.decorators[0].libtuner.benchmark_table_of_config.clear();
+  tj::BinaryWriter current;
+  tj::write_signature(current, s);
+  triton_jit::StaticSignature bare = s;
+  bare.decorators.clear();
+  tj::BinaryWriter prefix;
+  tj::write_signature(prefix, bare);
+  // The layer's tag follows the layer count; the new format's last 8 bytes are its two empty lists.
+  std::string first = current.bytes().substr(0, current.bytes().size() - 8);
+  ASSERT_EQ(static_cast<uint8_t>(first[prefix.bytes().size()]), 5u);
+  first[prefix.bytes().size()] = 4;
+  tj::BinaryReader r(first);
+  const triton_jit::StaticSignature back = tj::read_signature(r);
+  EXPECT_TRUE(r.at_end());
+  ASSERT_EQ(back.decorators.size(), 1u);
+  EXPECT_EQ(back.decorators[0].kind, triton_jit::DecoratorLayer::Kind::LibTuner);
+  EXPECT_EQ(back.decorators[0].libtuner.vendor, "nvidia");
+  EXPECT_TRUE(back.decorators[0].libtuner.benchmark_tables.empty());
+  tj::BinaryWriter again;
+  tj::write_signature(again, back);
+  EXPECT_EQ(again.bytes(), current.bytes());
 }
