@@ -36,19 +36,19 @@ def _softmax_rows(output_ptr, input_ptr, M, N, TILE_N: tl.constexpr, ONE_TILE_PE
         n_offsets = tl.arange(0, TILE_N)
         offset = pid_m * N + n_offsets
         mask = n_offsets < N
-        inp = tl.load(input_ptr + offset, mask=mask, other=-float("inf")).to(output_ptr.dtype.element_ty)
+        inp = tl.load(input_ptr + offset, mask=mask, other=-float("inf")).to(tl.float32)
         m = tl.max(inp, 0)
         e = tl.exp(inp - m)
         z = tl.sum(e, 0)
         tl.store(output_ptr + offset, e / z, mask=mask)
     else:
-        m = tl.full([TILE_N], value=float("-inf"), dtype=output_ptr.dtype.element_ty)
-        z = tl.full([TILE_N], value=0.0, dtype=output_ptr.dtype.element_ty)
+        m = tl.full([TILE_N], value=float("-inf"), dtype=tl.float32)
+        z = tl.full([TILE_N], value=0.0, dtype=tl.float32)
         for start_n in range(0, N, TILE_N):
             n_offsets = start_n + tl.arange(0, TILE_N)
             mask = n_offsets < N
             inp = tl.load(input_ptr + pid_m * N + n_offsets, mask=mask,
-                          other=-float("inf")).to(output_ptr.dtype.element_ty)
+                          other=-float("inf")).to(tl.float32)
             m_new = tl.maximum(m, inp)
             all_neg_inf = m_new == float("-inf")
             z = tl.where(all_neg_inf, z, z * tl.exp(m - m_new) + tl.exp(inp - m_new))
@@ -60,7 +60,7 @@ def _softmax_rows(output_ptr, input_ptr, M, N, TILE_N: tl.constexpr, ONE_TILE_PE
             n_offsets = start_n + tl.arange(0, TILE_N)
             mask = n_offsets < N
             inp = tl.load(input_ptr + pid_m * N + n_offsets, mask=mask,
-                          other=-float("inf")).to(output_ptr.dtype.element_ty)
+                          other=-float("inf")).to(tl.float32)
             tl.store(output_ptr + pid_m * N + n_offsets, tl.exp(inp - m) / z, mask=mask)
 
 
