@@ -233,6 +233,23 @@ TEST(HeuristicOptions, InvalidValuesAreRefusedAsTritonRefusesThem) {
   EXPECT_THROW(python.specialize(LaunchConfig{}, ArgSpan{args.data(), args.size()}), triton_jit::ArgumentError);
 }
 
+// Triton's args hold a launch option an earlier heuristic set; the runtime's hold parameters only,
+// and a heuristic that reads one is an ArgumentError saying so (never another value than Triton's).
+TEST(HeuristicOptions, ReadingALaunchOptionIsAClearError) {
+  const std::vector<ArgValue> args = {ArgValue::pointer_address(kBase, DType::fp32), ArgValue::integer(10)};
+  const Theirs theirs = triton_launch("reads_num_warps_kernel", args);
+  ASSERT_FALSE(theirs.error) << theirs.message;
+  EXPECT_EQ(theirs.specialization, "[('*fp32', 'D'), ('i32', ''), ('constexpr', 256)]");
+  auto& fn = kernel("reads_num_warps_kernel");
+  try {
+    fn.specialize(LaunchConfig{}, ArgSpan{args.data(), args.size()});
+    ADD_FAILURE() << "expected an ArgumentError";
+  } catch (const triton_jit::ArgumentError& e) {
+    expect_contains(e.what(), "the runtime passes a heuristic the function's parameters only, not the launch option "
+                              "num_warps");
+  }
+}
+
 // Refused at load where Triton's own call fails or the runtime would run otherwise than Triton.
 TEST(HeuristicOptions, HeuristicsAboveAnAutotunerAndOtherCompileOptionsAreRefused) {
   const std::vector<ArgValue> args = {ArgValue::pointer_address(kBase, DType::fp32), ArgValue::integer(10)};

@@ -167,3 +167,15 @@ def heuristics_above_autotune_kernel(x_ptr, n, BLOCK: tl.constexpr):
 def maxnreg_kernel(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, tl.zeros((BLOCK, ), tl.float32), mask=offs < n)
+
+
+# A later heuristic reading the launch option an earlier one set: Triton's args hold it (BLOCK
+# 256); the runtime passes parameters only and says so, rather than run otherwise.
+@triton.heuristics({
+    "num_warps": lambda args: 8,
+    "BLOCK": lambda args: args["num_warps"] * 32,
+})
+@triton.jit
+def reads_num_warps_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.zeros((BLOCK, ), tl.float32), mask=offs < n)
