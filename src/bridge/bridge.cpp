@@ -128,6 +128,7 @@ DecoratorLayer to_layer(const py::dict& d) {
       HeuristicInfo h;
       h.name = v["name"].cast<std::string>();
       h.param = v["param"].cast<int>();
+      if (h.param < 0) h.option = heuristic_option_named(h.name);  // a launch option (loading.py)
       h.program = v["program"].cast<std::string>();
       h.not_translated_reason = v["reason"].cast<std::string>();
       h.source = v["source"].cast<std::string>();

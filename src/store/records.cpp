@@ -476,7 +476,11 @@ std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
       for (HeuristicInfo& h : layer.heuristics) {
         h.name = r.str();
         h.param = r.i32();
-        if (h.param < 0 || h.param >= num_params) throw FormatError{"bad parameter index"};
+        // -1: a heuristic that sets a launch option named by its name (num_warps, ...).
+        if (h.param == -1) h.option = heuristic_option_named(h.name);
+        if ((h.param < 0 && h.option == HeuristicOption::None) || h.param < -1 || h.param >= num_params) {
+          throw FormatError{"bad parameter index"};
+        }
         h.program = r.str();
         h.not_translated_reason = r.str();
         h.source = r.str();
