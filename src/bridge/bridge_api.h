@@ -69,6 +69,7 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::python_launch_enter) python_launch_enter;
   decltype(&triton_jit::bridge::python_launch_exit) python_launch_exit;
   decltype(&triton_jit::bridge::run_python_wrapper) run_python_wrapper;
+  decltype(&triton_jit::bridge::hip_buffer_ops) hip_buffer_ops;
 };
 
 // The signature of the bridge's entry: `core` outlives the process; returns the bridge's table,
