@@ -401,7 +401,7 @@ CASES = {
     "error_tune_bad_grid": Case(["tune", SCALE_TUNED, "--args", "[]", "--grid", "8,0"], rc=2,
                                 stderr=r"--grid expects X\[,Y\[,Z\]\] with positive integers .*got '8,0'"),
     "error_tune_bad_bytes": Case(["tune", SCALE_TUNED, "--args", args(mem("fp16", -1))], rc=2,
-                                 stderr=r"--args\[0\]: \"bytes\" must be a size in bytes from 1 to 2\*\*48-1, got -1"),
+                                 stderr=r"--args\[0\]: \"bytes\" must be a size in bytes from 1 to 2\*\*46-1, got -1"),
     "error_tune_addr_and_bytes": Case(["tune", SCALE_TUNED, "--args", args({"ptr": "fp16", "addr": 16, "bytes": 16})],
                                       rc=2, stderr=r"--args\[0\]: a pointer has \"addr\" .* or \"bytes\" .*, not both"),
     "error_specialize_bytes": Case(["specialize", ADD, "--args", args(mem("fp32", 4096), ptr("fp32", 16),

@@ -16,7 +16,7 @@ using triton_jit::ArgValue;
 
 constexpr const char* kPointerForm = R"({"ptr": "fp16", "addr": 4096})";
 constexpr const char* kMemoryForm = R"({"ptr": "fp16", "bytes": 1048576})";
-constexpr uint64_t kMaxBytes = uint64_t{1} << 48;  // a pointer's extent holds 48 bits
+constexpr uint64_t kMaxBytes = uint64_t{1} << 46;  // a pointer's extent holds 46 bits (ArgValue)
 constexpr const char* kDTypeForms = R"({"dtype": "fp16"} or {"torch_dtype": "float16"})";
 
 // nlohmann reads an integer beyond 64 bits as a float; its lexeme still tells them apart.
@@ -85,7 +85,7 @@ uint64_t read_bytes(const json& bytes, size_t index) {
     const uint64_t value = bytes.get<uint64_t>();
     if (value > 0 && value < kMaxBytes) return value;
   }
-  throw UsageError(where(index) + ": \"bytes\" must be a size in bytes from 1 to 2**48-1, got " + bytes.dump());
+  throw UsageError(where(index) + ": \"bytes\" must be a size in bytes from 1 to 2**46-1, got " + bytes.dump());
 }
 
 // A pointer: {"ptr": DTYPE, "addr": ADDRESS}, or {"ptr": DTYPE, "bytes": N} (device memory to
