@@ -305,3 +305,30 @@ TEST(HipTargets, CudaKeysIgnoreBufferSizes) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(HipTargets, APointersBufferSizeDecidesTheFlagAndKeepsItsExtent) {
+  const void* p = reinterpret_cast<const void*>(uintptr_t{0x1000});
+  using triton_jit::DType;
+  // TypedPtr::bytes: 0 is unknown; a known size up to 2^31 - 1 bytes is within 2 GiB.
+  EXPECT_FALSE(triton_jit::ArgConverter<triton_jit::TypedPtr>::convert({p, DType::fp16, 0}).within_2gb());
+  EXPECT_TRUE(triton_jit::ArgConverter<triton_jit::TypedPtr>::convert({p, DType::fp16, 0x7fffffff}).within_2gb());
+  EXPECT_FALSE(triton_jit::ArgConverter<triton_jit::TypedPtr>::convert({p, DType::fp16, 0x80000000}).within_2gb());
+  EXPECT_FALSE(ArgValue::pointer(p, DType::fp32).within_2gb());  // a typed C++ pointer: size unknown
+  // A framework's storage: its size decides, the span an autotuner writes stays the extent.
+  const ArgValue view = ArgValue::pointer_in_storage(p, DType::fp32, 4096, uint64_t{3} << 30);
+  EXPECT_FALSE(view.within_2gb());
+  EXPECT_EQ(view.extent(), 4096u);
+  const ArgValue empty = ArgValue::pointer_in_storage(p, DType::fp32, 0, 0);  // an empty storage is known
+  EXPECT_TRUE(empty.within_2gb());
+  EXPECT_EQ(empty.extent(), 0u);
+  // Extents up to 2^46 - 1 bytes are kept; beyond, unknown (and the buffer is over 2 GiB).
+  const uint64_t big = (uint64_t{1} << 46) - 16;
+  EXPECT_EQ(ArgValue::pointer(p, DType::u8, big).extent(), big);
+  EXPECT_EQ(ArgValue::pointer(p, DType::u8, uint64_t{1} << 46).extent(), 0u);
+  EXPECT_FALSE(ArgValue::pointer(p, DType::u8, uint64_t{1} << 46).within_2gb());
+  EXPECT_EQ(ArgValue::pointer(p, DType::u8, 0x7fffffff).extent(), 0x7fffffffu);
+}
+
+}  // namespace
