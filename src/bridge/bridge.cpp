@@ -187,8 +187,8 @@ StaticSignature to_signature(const py::dict& s) {
 std::string hint_literal(const ParamSpecialization& p) {
   if (p.type == "constexpr") return p.value_repr;
   switch (p.hint) {
-    case ParamSpecialization::Hint::NotAligned: return "''";
-    case ParamSpecialization::Hint::Divisible16: return "'D'";
+    case ParamSpecialization::Hint::NotAligned: return p.pointer_range ? "'S'" : "''";
+    case ParamSpecialization::Hint::Divisible16: return p.pointer_range ? "'DS'" : "'D'";
     case ParamSpecialization::Hint::EqualsOne: return "1";
     default: return "None";
   }
@@ -404,6 +404,19 @@ void check_compile_request(const std::string& function, const CompileOptions* op
   if (problem.is_none()) return;
   py::tuple t = problem.cast<py::tuple>();
   throw ArgumentError(function + ": " + t[1].cast<std::string>(), function, t[0].cast<std::string>());
+}
+
+bool hip_buffer_ops(const Target& target) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::tuple rules;
+  try {
+    rules = b.attr("hip_target_rules")(py::make_tuple(target.backend, target.arch, target.warp_size));
+  } catch (py::error_already_set& e) {
+    throw Error("asking the installed Triton about " + target.str() + " failed: " + std::string(e.what()));
+  }
+  if (!rules[0].is_none()) throw ArgumentError(rules[0].cast<std::string>(), "", "target");
+  return rules[1].cast<bool>();
 }
 
 ScopedGilRelease::ScopedGilRelease() {

@@ -67,6 +67,12 @@ CompileResult compile(PyHandle function, const StaticSignature& signature, const
 // function and, as parameter(), the option or "target".
 void check_compile_request(const std::string& function, const CompileOptions* options, const Target& target);
 
+// A HIP target's rules, asked of the installed Triton before anything specializes for it: throws
+// ArgumentError (parameter "target") naming the target and the processors Triton's AMD backend
+// builds when it cannot build this one; else returns whether Triton's HIP binder adds 'S' to
+// pointers in buffers of at most 2^31 - 1 bytes (knobs.amd.use_buffer_ops).
+bool hip_buffer_ops(const Target& target);
+
 // One compile for the compile worker pool (compile_many here, compile_in_pool in
 // bridge/compile_pool.h): the function by source and name, as a worker process loads it.
 struct CompileJob {

@@ -22,7 +22,7 @@
 namespace triton_jit::bridge {
 
 // Raised whenever the table's layout or meaning changes.
-inline constexpr uint32_t kBridgeAbiVersion = 5;
+inline constexpr uint32_t kBridgeAbiVersion = 6;
 
 // The file the core looks for beside itself, then in the installation's library folder.
 inline constexpr const char* kBridgeLibraryName = "libtriton_jit_python.so";
@@ -70,6 +70,7 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::python_launch_exit) python_launch_exit;
   decltype(&triton_jit::bridge::run_python_wrapper) run_python_wrapper;
   decltype(&triton_jit::bridge::run_libtuner_policy) run_libtuner_policy;
+  decltype(&triton_jit::bridge::hip_buffer_ops) hip_buffer_ops;
 };
 
 // The signature of the bridge's entry: `core` outlives the process; returns the bridge's table,

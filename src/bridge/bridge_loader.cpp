@@ -310,6 +310,8 @@ void check_compile_request(const std::string& function, const CompileOptions* op
   api().check_compile_request(function, options, target);
 }
 
+bool hip_buffer_ops(const Target& target) { return api().hip_buffer_ops(target); }
+
 bool workers_may_load(const std::string& source) { return api().workers_may_load(source); }
 
 CompileResult compile_in_pool(const CompileJob& job) { return api().compile_in_pool(job); }

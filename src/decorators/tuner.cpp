@@ -78,8 +78,8 @@ void compile_in_parallel(FunctionState& fn, const std::vector<Candidate>& candid
     if (!c.failure.empty()) continue;  // pruned
     SpecKey key;
     ArgStorage storage;
-    const ArgValue* full = fn.bind<false>(c.config, ArgSpan{c.args.data(), n}, target.arch, target.warp_size, &key,
-                                          storage.data(), nullptr);
+    const ArgValue* full = fn.bind_for<false>(c.config, ArgSpan{c.args.data(), n}, target, &key, storage.data(),
+                                              nullptr);
     if (fn.table.find(key, full) != nullptr) continue;
     KernelRequest r;
     r.function = fn.self;
