@@ -99,7 +99,7 @@ for p in "${parts[@]}"; do
     rc=0
     env TSAN_OPTIONS="suppressions=$SUPP/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0" \
       ctest --test-dir "$dir" \
-      -R 'KernelCache\.Concurrent|FakeLaunch\.Concurrent|StoreTest\.Concurrent|CompilePoolTest\.(Concurrent|AMissWhile)|CompilePoolForkServer' \
+      -R '^cpu\.(KernelTable|FakeLaunch|StoreTest|CompilePoolTest|CompilePoolForkServer)$' \
       --output-on-failure --no-tests=error --parallel "$CTEST_JOBS" --timeout 1800 || rc=$?
   fi
   tj_log "$p: exit status $rc after $((SECONDS - start)) s"

@@ -10,7 +10,9 @@
 #   scripts/test-triton-versions.sh BUILD_DIR    test an already-built folder as it is
 #
 # First run: six virtualenvs of about 0.75 GB each (4.5 GB in all),
-# then about 11 minutes of tests on a 2-core machine; later runs re-use the virtualenvs.
+# then the tests (about 11 minutes for six on a 2-core machine while the CPU tests ran a process per
+# case; a process per suite now: 2.5 times less for the CPU tests, see docs/guide/building.md,
+# "Where the test time goes"); later runs re-use the virtualenvs.
 #
 # Per version, three ctest runs with TRITON_JIT_PYTHON set to that virtualenv's python and the
 # test caches (TRITON_CACHE_DIR, TRITON_JIT_INDEX_DIR, the CLI work folder) moved below

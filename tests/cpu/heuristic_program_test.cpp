@@ -214,7 +214,7 @@ TEST_P(Parity, ProgramsMatchPython) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, Parity,
+INSTANTIATE_TEST_SUITE_P(Heuristics, Parity,
                          testing::Values(KernelCase{"chunk_kernel", {}}, KernelCase{"dtype_kernel", {}},
                                          KernelCase{"scalar_kernel", {"LOOP"}}),
                          [](const testing::TestParamInfo<KernelCase>& info) {
