@@ -480,6 +480,7 @@ void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgS
   if (python_layer_ >= 0) fail_python_wrapper_not_launched(fn, static_cast<size_t>(python_layer_));
   // Parameters a layer sets are None until it does (a heuristic sees the values so far); the
   // caller's come from the call or their defaults.
+  begin_hooked_call();
   fn.binder->complete(args, full);
   copy_launch_options(config, out);
   // Triton keys and passes only what the caller gave: the caller's positional arguments.
@@ -512,8 +513,11 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
       }
       const AutotuneConfigInfo& config = info.configs[chosen];
       at->apply(chosen, full, out);
-      // As Autotuner.run: the chosen config's pre_hook before every launch with it (Python).
-      if (config.has_pre_hook && mode == CallMode::Launch) {
+      // As Autotuner.run: the chosen config's pre_hook before every launch with it (Python). Where
+      // the call has tensor descriptors it also runs for prepare() and specialize(): the block
+      // shape it sets on them is part of the key.
+      if (config.has_pre_hook &&
+          (mode == CallMode::Launch || has_descriptor_args(full, fn.signature.params.size()))) {
         run_config_pre_hook(fn, *at, chosen, full, num_caller_args, out->grid, out->stream);
       }
       continue;
