@@ -21,16 +21,11 @@ bool has_hooks(const AutotuneInfo& info) noexcept {
 
 namespace {
 
-// Descriptors hooks wrote back, per thread: the arguments of this thread's current call point at
-// them until its launch is done (begin_hooked_call frees them at the next call).
+// Descriptors hooks wrote back, per thread: the arguments of this thread's calls point at them
+// until the outermost HookedDescriptorScope ends.
 thread_local std::deque<TensorDescriptor> t_hooked_descriptors;
 thread_local bool t_hooked_descriptors_used = false;
-thread_local int t_hook_depth = 0;  // hooks running on this thread (a hook may launch a kernel)
-
-struct HookDepth {
-  HookDepth() noexcept { ++t_hook_depth; }
-  ~HookDepth() { --t_hook_depth; }
-};
+thread_local int t_scope_depth = 0;
 
 // The wrapper object the hooks hang from; a clear error where Python cannot run.
 bridge::PyHandle hooks_wrapper(FunctionState& fn) {
@@ -64,10 +59,13 @@ bool has_descriptor_args(const ArgValue* full, size_t n) noexcept {
   return false;
 }
 
-void begin_hooked_call() noexcept {
-  if (!t_hooked_descriptors_used || t_hook_depth > 0) return;
-  t_hooked_descriptors.clear();
-  t_hooked_descriptors_used = false;
+HookedDescriptorScope::HookedDescriptorScope() noexcept { ++t_scope_depth; }
+
+HookedDescriptorScope::~HookedDescriptorScope() {
+  if (--t_scope_depth == 0 && t_hooked_descriptors_used) {
+    t_hooked_descriptors.clear();
+    t_hooked_descriptors_used = false;
+  }
 }
 
 void HookArgs::write_back_descriptors(ArgValue* full) const {
@@ -113,7 +111,6 @@ HookArgs& HookArgs::operator=(HookArgs&& other) noexcept {
 }
 
 void HookArgs::run(bridge::AutotuneHook hook, CUstream stream, bool reset_only, const std::string* exception) const {
-  const HookDepth depth;
   bridge::call_autotune_hook(wrapper_, tuner_->layer(), config_, hook, dict_, fn_->signature, stream, reset_only,
                              exception);
   if (log_enabled(LogLevel::Debug)) {

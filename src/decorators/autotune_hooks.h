@@ -43,7 +43,7 @@ class HookArgs {
   // Writes what the hooks left in the dict for the tensor descriptor arguments back into `full`,
   // as Triton binds the descriptor objects a config pre_hook changed (FlagGems' host-TMA mm sets
   // their block_shape): the key, the compile and the CUtensorMap encode then see the new ones.
-  // The descriptors live in this thread's hooked-descriptor arena (begin_hooked_call).
+  // The descriptors live in this thread's arena until the outermost HookedDescriptorScope ends.
   void write_back_descriptors(ArgValue* full) const;
 
  private:
@@ -59,10 +59,19 @@ class HookArgs {
 // where a call only prepares or describes, because what it sets on the descriptors decides the key.
 bool has_descriptor_args(const ArgValue* full, size_t n) noexcept;
 
-// Starts a call on this thread: frees the descriptors hooks wrote back for earlier calls (their
-// launches are done), unless this call runs inside a hook (a hook launching a kernel), whose outer
-// call still uses them. Nothing to do, and no allocation, when no hook wrote any.
-void begin_hooked_call() noexcept;
+// The lifetime of the descriptors hooks write back (HookArgs::write_back_descriptors): they live
+// in a per-thread arena, freed when the outermost scope on the thread ends. Each operation whose
+// arguments may point into it (a decorated launch up to its kernel's launch, specialize(),
+// compile(), prepare()'s request) holds a scope; calls made meanwhile on the thread (a hook or a
+// launch hook launching a kernel) nest, so they never free what the outer call still reads.
+// Costs one thread-local counter; frees (never allocates) only where a hook wrote descriptors.
+class HookedDescriptorScope {
+ public:
+  HookedDescriptorScope() noexcept;
+  ~HookedDescriptorScope();
+  HookedDescriptorScope(const HookedDescriptorScope&) = delete;
+  HookedDescriptorScope& operator=(const HookedDescriptorScope&) = delete;
+};
 
 // Runs config `config`'s pre_hook before a launch with it, as Autotuner.run does: Python on every
 // such launch (only functions whose chosen config has a pre_hook get here).

@@ -480,7 +480,6 @@ void DecoratedCall::complete(FunctionState& fn, const LaunchConfig& config, ArgS
   if (python_layer_ >= 0) fail_python_wrapper_not_launched(fn, static_cast<size_t>(python_layer_));
   // Parameters a layer sets are None until it does (a heuristic sees the values so far); the
   // caller's come from the call or their defaults.
-  begin_hooked_call();
   fn.binder->complete(args, full);
   copy_launch_options(config, out);
   // Triton keys and passes only what the caller gave: the caller's positional arguments.

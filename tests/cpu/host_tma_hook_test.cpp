@@ -58,6 +58,7 @@ LaunchConfig flaggems_grid() {
 
 py::module_& reference() {
   static py::module_* module = [] {
+    triton_jit::bridge::GilGuard gil;  // starts the interpreter
     triton_jit::bridge::bridge();
     py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
     return new py::module_(py::module_::import("host_tma_reference"));
@@ -203,4 +204,40 @@ TEST_F(HostTmaHookLaunch, TunedLaunchKeysAndEncodesTheHooksBlockShape) {
   const auto& e = fake::state().encodes.front();
   EXPECT_EQ(e.base, kA + 0x100000);
   EXPECT_EQ(e.box, (std::vector<uint32_t>{static_cast<uint32_t>(blocks[0][1]), static_cast<uint32_t>(blocks[0][0])}));
+}
+
+// Under FlagGems' @libentry() (FlagGems 5.0.2's own LibEntry, tests/kernels/host_tma_libentry.py):
+// the first call of a key tunes and freezes the chosen config with its pre_hook; a later call of
+// the key (a frozen hit, no tuning) runs that hook again, so its key and its maps have the hook's
+// block, not the caller's dummy [1, 1].
+TEST_F(HostTmaHookLaunch, LibEntryFrozenHitRunsTheHookBeforeTheKey) {
+  reference();  // tests/support on sys.path: the kernel module imports flaggems_libentry
+  const std::string path = test::canonical(test::kernel("host_tma_libentry.py"));
+  auto& fn = TritonJitFunction::get(path, "host_tma_mm_libentry");
+  // Bases no other test used: this thread's encoded maps are reused for equal inputs.
+  Call call;
+  for (TensorDescriptor* d : {&call.a, &call.b, &call.c}) {
+    d->base.ptr = static_cast<const char*>(d->base.ptr) + 0x4000000;
+  }
+  fn(flaggems_grid(), call.a, call.b, call.c, kM, kN, kK, 8, true, true);
+  EXPECT_EQ(fn.stats().tunings, 1u);
+  const auto tuning = fn.last_tuning();
+  ASSERT_EQ(tuning.size(), 1u);
+  const size_t chosen = tuning[0].chosen;
+  const uint64_t compiles = fn.stats().compiles;
+
+  const size_t first_encodes = fake::state().encodes.size(), first_launches = fake::state().launches.size();
+  EXPECT_GT(first_encodes, 0u);
+  fake::state().encodes.clear();
+  Call moved = call;  // another base: the frozen hit's maps are encoded anew
+  moved.a.base.ptr = reinterpret_cast<const void*>(kA + 0x8000000);
+  fn(flaggems_grid(), moved.a, moved.b, moved.c, kM, kN, kK, 8, true, true);
+  EXPECT_EQ(fn.stats().tunings, 1u);
+  EXPECT_EQ(fn.stats().compiles, compiles) << "the frozen hit compiled another kernel";
+  EXPECT_EQ(fake::state().launches.size(), first_launches + 1);
+  ASSERT_FALSE(fake::state().encodes.empty());
+  const auto [theirs, blocks] = triton_key("host_tma_mm", chosen);
+  EXPECT_EQ(fake::state().encodes.front().box,
+            (std::vector<uint32_t>{static_cast<uint32_t>(blocks[0][1]), static_cast<uint32_t>(blocks[0][0])}));
+  EXPECT_EQ(fn.specialize(flaggems_grid(), call.a, call.b, call.c, kM, kN, kK, 8, true, true).triton_repr(), theirs);
 }
