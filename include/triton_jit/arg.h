@@ -55,14 +55,21 @@ class ArgValue {
     std::memcpy(&bits, &v, sizeof bits);
     return ArgValue(Kind::Float, bits);
   }
-  // `bytes`: the buffer's size when known (see TypedPtr::bytes), kept up to 2^48 - 1.
+  // `bytes`: the buffer's size when known (see TypedPtr::bytes), kept up to 2^46 - 1; 0 when
+  // unknown. A known size also decides Triton's HIP range flag ('S': at most 2^31 - 1 bytes).
   static ArgValue pointer(const void* p, DType dtype, uint64_t bytes = 0) noexcept {
     ArgValue a(Kind::Pointer, reinterpret_cast<uintptr_t>(p));
     a.dtype_ = dtype;
-    if (bytes < (uint64_t{1} << 48)) {
-      a.len_ = static_cast<uint32_t>(bytes);
-      a.extent_hi_ = static_cast<uint16_t>(bytes >> 32);
-    }
+    if (bytes != 0) a.set_extent(bytes, bytes);
+    return a;
+  }
+  // A pointer into a framework's storage of `storage_bytes` bytes (torch's untyped_storage(),
+  // what Triton's HIP backend measures), of which the argument spans `bytes` (0: unknown, as
+  // for a view with gaps). The storage's size is known even when it is 0.
+  static ArgValue pointer_in_storage(const void* p, DType dtype, uint64_t bytes, uint64_t storage_bytes) noexcept {
+    ArgValue a(Kind::Pointer, reinterpret_cast<uintptr_t>(p));
+    a.dtype_ = dtype;
+    a.set_extent(bytes, storage_bytes);
     return a;
   }
   static ArgValue pointer_address(uint64_t address, DType dtype) noexcept {
@@ -108,7 +115,12 @@ class ArgValue {
   }
   uint64_t address() const noexcept { return u_; }
   // A pointer's buffer size in bytes; 0 when unknown.
-  uint64_t extent() const noexcept { return kind_ == Kind::Pointer ? (uint64_t{extent_hi_} << 32 | len_) : 0; }
+  uint64_t extent() const noexcept {
+    return kind_ == Kind::Pointer ? (static_cast<uint64_t>(extent_hi_ & kExtentHiMask) << 32 | len_) : 0;
+  }
+  // Whether the pointer lies in a buffer known to hold at most 2^31 - 1 bytes: Triton's HIP
+  // backend then specializes it with 'S' (HIPBackend.is_within_2gb). False when the size is unknown.
+  bool within_2gb() const noexcept { return kind_ == Kind::Pointer && (extent_hi_ & kRangeBits) == kRangeBits; }
   const TensorDescriptor* as_tensor_descriptor() const noexcept {
     return reinterpret_cast<const TensorDescriptor*>(static_cast<uintptr_t>(u_));
   }
@@ -122,11 +134,21 @@ class ArgValue {
 
  private:
   static constexpr uint64_t kTorchSpelling = uint64_t{1} << 8;
+  // extent_hi_'s top bits: the buffer's size is known, and it is at most 2^31 - 1 bytes.
+  static constexpr uint16_t kSizeKnown = 0x8000, kWithin2GiB = 0x4000, kRangeBits = kSizeKnown | kWithin2GiB;
+  static constexpr uint16_t kExtentHiMask = 0x3fff;
+  void set_extent(uint64_t bytes, uint64_t buffer_bytes) noexcept {
+    if (bytes < (uint64_t{1} << 46)) {
+      len_ = static_cast<uint32_t>(bytes);
+      extent_hi_ = static_cast<uint16_t>(bytes >> 32);
+    }
+    extent_hi_ |= static_cast<uint16_t>(kSizeKnown | (buffer_bytes <= 0x7fffffffu ? kWithin2GiB : 0));
+  }
   constexpr ArgValue(Kind k, uint64_t bits) noexcept : kind_(k), dtype_(DType::u8), len_(0), u_(bits) {}
 
   Kind kind_;
   DType dtype_;
-  uint16_t extent_hi_ = 0;  // a pointer's extent: bits 32..47 (len_ holds bits 0..31)
+  uint16_t extent_hi_ = 0;  // a pointer's extent: bits 32..45 (len_ holds bits 0..31), then kRangeBits
   uint32_t len_;            // a string's length, a pointer's extent bits 0..31
   uint64_t u_;
 };

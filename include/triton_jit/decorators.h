@@ -4,8 +4,10 @@
 // once through Python (or from the index or a pack), kept in the StaticSignature, honoured by
 // every call. A call passes only the parameters no decorator sets, in parameter order.
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,16 +16,30 @@
 
 namespace triton_jit {
 
-// One value of a @triton.heuristics dict: the parameter it sets and how the runtime computes it.
+// The launch options a heuristic may set instead of a parameter. Triton's Heuristics.run passes
+// every value to JITFunction.run as a keyword, and run takes these as the launch's options (so
+// FlagGems' softmax picks num_warps from the row length).
+enum class HeuristicOption : uint8_t { None = 0, NumWarps = 1, NumStages = 2, NumCtas = 3 };
+
+inline HeuristicOption heuristic_option_named(std::string_view name) noexcept {
+  if (name == "num_warps") return HeuristicOption::NumWarps;
+  if (name == "num_stages") return HeuristicOption::NumStages;
+  if (name == "num_ctas") return HeuristicOption::NumCtas;
+  return HeuristicOption::None;
+}
+
+// One value of a @triton.heuristics dict: the parameter (or launch option) it sets and how the
+// runtime computes it.
 struct HeuristicInfo {
-  std::string name;  // the parameter it sets
-  int param = -1;    // its index
+  std::string name;  // the parameter or launch option it sets
+  int param = -1;    // the parameter's index; -1 when it sets a launch option
   // The lambda translated into a program C++ evaluates without Python (empty when it could not
   // be), and why not. Untranslated heuristics run through Python once per distinct input and are
   // memoized under the values of exactly the arguments they read.
   std::string program;
   std::string not_translated_reason;
   std::string source;  // the heuristic's source text, for messages
+  HeuristicOption option = HeuristicOption::None;  // the launch option it sets (param is -1), from `name`
 };
 
 // One triton.Config of an autotuner.
@@ -109,6 +125,10 @@ struct LibTunerInfo {
   std::vector<std::vector<std::pair<std::string, DefaultValue>>> config_columns;
   int triton_major = 0, triton_minor = 0;  // in the database's file name, as FlagGems writes it
   std::string vendor;                      // FlagGems' vendor name ("nvidia": the device's name instead)
+  // FlagGems' benchmark tables (each timed config's p50, p20, p80): benchmark_tables[i][n] for n
+  // key columns, i = benchmark_table_of_config[config] (configs with the same column names share).
+  std::vector<std::vector<std::string>> benchmark_tables;
+  std::vector<uint32_t> benchmark_table_of_config;
 };
 
 // One wrapper around the @triton.jit function.

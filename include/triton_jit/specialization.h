@@ -19,6 +19,9 @@ struct ParamSpecialization {
   };
   std::string type;  // "*fp16", "*kfp32", "i32", "u64", "fp32", "u1" or "constexpr"
   Hint hint = Hint::None;
+  // Triton's HIP 'S' after the hint ('DS', 'S'): the pointer's buffer holds at most 2^31 - 1
+  // bytes (HIP targets only; the signature syntax writes it ":S").
+  bool pointer_range = false;
   std::string value_repr;  // Python repr of the value when type == "constexpr"
 };
 
@@ -29,7 +32,8 @@ struct TRITON_JIT_API Specialization {
   int num_ctas = kDefaultNumCtas;
   std::string target;  // "cuda:90"
 
-  // Triton's signature syntax, one item per parameter: "*fp16:16,i32,1024".
+  // Triton's signature syntax, one item per parameter: "*fp16:16,i32,1024"; a HIP pointer with
+  // Triton's 'S' flag adds ":S" ("*fp16:16:S").
   std::string signature() const;
   // Python's repr of Triton's specialization list: "[('*fp16', 'D'), ('i32', ''), ('constexpr', 1024)]".
   std::string triton_repr() const;

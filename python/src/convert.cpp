@@ -455,6 +455,30 @@ ArgValue from_dlpack_object(PyObject* o, const std::string& param, ConvertContex
 
 }  // namespace
 
+// The size of the buffer a pointer argument lies in, read as Triton's HIP backend reads it
+// (HIPBackend.is_within_2gb): ptr_range() where the object has it, else a torch tensor's
+// untyped_storage().size(); any other array (CuPy, JAX, DLPack) has none, and so no 'S', as in
+// Triton. Asked only when the call specializes for a HIP target.
+ArgValue with_storage(PyObject* o, const ArgValue& a, const std::string& param, ConvertContext& ctx) {
+  if (!ctx.need_storage || a.kind() != ArgValue::Kind::Pointer) return a;
+  nb::object size;
+  if (PyObject_HasAttrString(o, "ptr_range")) {
+    size = nb::steal(PyObject_CallMethod(o, "ptr_range", nullptr));
+    if (!size.is_valid()) fail_python(ctx, param, "ptr_range()");
+  } else if (g_torch_tensor.is(o)) {
+    nb::object storage = nb::steal(PyObject_CallMethod(o, "untyped_storage", nullptr));
+    if (!storage.is_valid()) fail_python(ctx, param, "Tensor.untyped_storage()");
+    size = nb::steal(PyObject_CallMethod(storage.ptr(), "size", nullptr));
+    if (!size.is_valid()) fail_python(ctx, param, "Tensor.untyped_storage().size()");
+  } else {
+    return a;
+  }
+  const long long bytes = PyLong_AsLongLong(size.ptr());
+  if (bytes == -1 && PyErr_Occurred()) fail_python(ctx, param, "the buffer size");
+  const void* address = reinterpret_cast<const void*>(static_cast<uintptr_t>(a.address()));
+  return ArgValue::pointer_in_storage(address, a.dtype(), a.extent(), bytes < 0 ? 0 : static_cast<uint64_t>(bytes));
+}
+
 ArgValue convert_arg(PyObject* o, const std::string& param, ConvertContext& ctx) {
   // Scalars first: Triton's binder reads them by type, bool before int.
   if (o == Py_None) return ArgValue::none();
@@ -481,7 +505,7 @@ ArgValue convert_arg(PyObject* o, const std::string& param, ConvertContext& ctx)
     return ArgValue::string(std::string_view(s, static_cast<size_t>(size)));
   }
   switch (kind_of(o)) {
-    case Kind::Torch: return from_torch(o, param, ctx, torch_multi_gpu());
+    case Kind::Torch: return with_storage(o, from_torch(o, param, ctx, torch_multi_gpu()), param, ctx);
     case Kind::Dtype: return from_dtype(o, param, ctx);
     case Kind::Constexpr: {
       nb::object inner = nb::steal(PyObject_GetAttr(o, n.value));
@@ -491,19 +515,23 @@ ArgValue convert_arg(PyObject* o, const std::string& param, ConvertContext& ctx)
       return convert_arg(inner.ptr(), param, ctx);
     }
     case Kind::HostDescriptor: return from_host_descriptor(o, param, ctx);
-    case Kind::DataPtr: return from_data_ptr(o, param, ctx);
-    case Kind::CudaArrayInterface: return from_cai_object(o, param, ctx);
-    case Kind::DLPack: return from_dlpack_object(o, param, ctx);
+    case Kind::DataPtr: return with_storage(o, from_data_ptr(o, param, ctx), param, ctx);
+    case Kind::CudaArrayInterface: return with_storage(o, from_cai_object(o, param, ctx), param, ctx);
+    case Kind::DLPack: return with_storage(o, from_dlpack_object(o, param, ctx), param, ctx);
     case Kind::Probe: break;
   }
   // Other frameworks, by protocol, where the object itself holds it.
-  if (nb::object m = optional_attr(o, n.data_ptr); m.is_valid()) return from_data_ptr(o, param, ctx);
+  if (nb::object m = optional_attr(o, n.data_ptr); m.is_valid()) {
+    return with_storage(o, from_data_ptr(o, param, ctx), param, ctx);
+  }
   if (PyErr_Occurred()) fail_python(ctx, param, "data_ptr");
   if (nb::object cai = optional_attr(o, n.cai); cai.is_valid()) {
-    return from_cuda_array_interface(o, cai.ptr(), param, ctx);
+    return with_storage(o, from_cuda_array_interface(o, cai.ptr(), param, ctx), param, ctx);
   }
   if (PyErr_Occurred()) fail_python(ctx, param, "__cuda_array_interface__");
-  if (nb::object m = optional_attr(o, n.dlpack_device); m.is_valid()) return from_dlpack(o, m.ptr(), param, ctx);
+  if (nb::object m = optional_attr(o, n.dlpack_device); m.is_valid()) {
+    return with_storage(o, from_dlpack(o, m.ptr(), param, ctx), param, ctx);
+  }
   if (PyErr_Occurred()) fail_python(ctx, param, "__dlpack_device__");
   if (PyObject_HasAttrString(o, "__array_interface__") || PyObject_CheckBuffer(o)) {
     fail(ctx, param,

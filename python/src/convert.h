@@ -27,6 +27,7 @@ enum class Framework : uint8_t { None, Torch, CuPy, Other };
 struct ConvertContext {
   const std::string* function = nullptr;      // the kernel's name, for messages
   bool need_bytes = false;                    // record buffer sizes (autotune reset_to_zero/restore_value)
+  bool need_storage = false;                  // a HIP target's specialization: the buffers' sizes ('S')
   Framework framework = Framework::None;      // of the first tensor
   int device = -1;                            // the first tensor's device ordinal, when known
   const std::string* device_param = nullptr;  // the parameter that tensor was passed for

@@ -16,6 +16,7 @@
 #include "pyutil.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/launch_hooks.h"
+#include "triton_jit/settings.h"
 #include "types.h"
 
 namespace nb = nanobind;
@@ -302,6 +303,9 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
 
   c.ctx.function = &name();
   c.ctx.need_bytes = need_bytes_;
+  // HIP's 'S' flag needs each buffer's size: read for a HIP target's specialize and compile only
+  // (a launch runs on a CUDA device and never pays for it).
+  if (!launching) c.ctx.need_storage = hip_target_set();
   if (c.stream != nullptr) {
     const uint64_t handle = stream_handle(*this, c.stream);
     c.config.stream = reinterpret_cast<CUstream_st*>(static_cast<uintptr_t>(handle));
@@ -484,6 +488,11 @@ void Kernel::prepare_deferred(nb::handle grid, PyObject* const* args, size_t nar
     if (c.objects[i] != nullptr) d.keep.push_back(nb::borrow(c.objects[i]));
   }
   fn_->specialize(d.config, ArgSpan{d.values.data(), d.values.size()});
+}
+
+bool Kernel::hip_target_set() {
+  const std::optional<Target> target = explicit_target();
+  return target && target->backend == "hip";
 }
 
 Specialization Kernel::specialize(PyObject* const* args, size_t nargs, PyObject* kwnames) {

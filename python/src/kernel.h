@@ -66,6 +66,8 @@ class Kernel {
   struct Call;
   void prepare(Call& call, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching);
   const CompileOptions* options_for(Call& call);
+  // Whether the explicit target (TRITON_JIT_TARGET, set_target) is a HIP one.
+  static bool hip_target_set();
   void set_grid(Call& call, nanobind::handle grid);
   // The launch when Triton's launch hooks are set (cold).
   [[gnu::cold, gnu::noinline]] void launch_hooked(Call& call, nanobind::handle grid);

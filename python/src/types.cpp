@@ -20,11 +20,12 @@ namespace nb = nanobind;
 namespace triton_jit::python {
 namespace {
 
-// Triton's hint of one argument, as its specialization tuple holds it: 'D', '', None or 1.
+// Triton's hint of one argument, as its specialization tuple holds it: 'D', '', None or 1; with
+// HIP's range flag 'DS' or 'S'.
 nb::object hint_of(const ParamSpecialization& p) {
   switch (p.hint) {
-    case ParamSpecialization::Hint::Divisible16: return nb::str("D");
-    case ParamSpecialization::Hint::NotAligned: return nb::str("");
+    case ParamSpecialization::Hint::Divisible16: return nb::str(p.pointer_range ? "DS" : "D");
+    case ParamSpecialization::Hint::NotAligned: return nb::str(p.pointer_range ? "S" : "");
     case ParamSpecialization::Hint::EqualsOne: return nb::int_(1);
     default: return nb::none();
   }

@@ -109,6 +109,8 @@ void to_libtuner(const py::dict& d, DecoratorLayer* layer) {
   t.triton_major = d["triton_major"].cast<int>();
   t.triton_minor = d["triton_minor"].cast<int>();
   t.vendor = d["vendor"].cast<std::string>();
+  t.benchmark_tables = d["benchmark_tables"].cast<std::vector<std::vector<std::string>>>();
+  t.benchmark_table_of_config = d["benchmark_table_of_config"].cast<std::vector<uint32_t>>();
 }
 
 DecoratorLayer to_layer(const py::dict& d) {
@@ -127,6 +129,7 @@ DecoratorLayer to_layer(const py::dict& d) {
       HeuristicInfo h;
       h.name = v["name"].cast<std::string>();
       h.param = v["param"].cast<int>();
+      if (h.param < 0) h.option = heuristic_option_named(h.name);  // a launch option (loading.py)
       h.program = v["program"].cast<std::string>();
       h.not_translated_reason = v["reason"].cast<std::string>();
       h.source = v["source"].cast<std::string>();
@@ -185,8 +188,8 @@ StaticSignature to_signature(const py::dict& s) {
 std::string hint_literal(const ParamSpecialization& p) {
   if (p.type == "constexpr") return p.value_repr;
   switch (p.hint) {
-    case ParamSpecialization::Hint::NotAligned: return "''";
-    case ParamSpecialization::Hint::Divisible16: return "'D'";
+    case ParamSpecialization::Hint::NotAligned: return p.pointer_range ? "'S'" : "''";
+    case ParamSpecialization::Hint::Divisible16: return p.pointer_range ? "'DS'" : "'D'";
     case ParamSpecialization::Hint::EqualsOne: return "1";
     default: return "None";
   }
@@ -404,6 +407,19 @@ void check_compile_request(const std::string& function, const CompileOptions* op
   throw ArgumentError(function + ": " + t[1].cast<std::string>(), function, t[0].cast<std::string>());
 }
 
+bool hip_buffer_ops(const Target& target) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  py::tuple rules;
+  try {
+    rules = b.attr("hip_target_rules")(py::make_tuple(target.backend, target.arch, target.warp_size));
+  } catch (py::error_already_set& e) {
+    throw Error("asking the installed Triton about " + target.str() + " failed: " + std::string(e.what()));
+  }
+  if (!rules[0].is_none()) throw ArgumentError(rules[0].cast<std::string>(), "", "target");
+  return rules[1].cast<bool>();
+}
+
 ScopedGilRelease::ScopedGilRelease() {
   if (Py_IsInitialized() && PyGILState_Check()) saved_ = PyEval_SaveThread();
 }
@@ -571,6 +587,28 @@ std::vector<size_t> prune_autotune_configs(PyHandle wrapper, size_t layer, const
   }
 }
 
+namespace {
+
+// The names and values of `params` as autotune's hooks (and a LibTuner policy) see them: pointers
+// as torch tensors over their memory where torch has CUDA (hook_tensor), the rest as heuristics do.
+void hook_values(py::module_& b, const StaticSignature& sig, const ArgValue* args, const std::vector<uint32_t>& params,
+                 py::list* names, py::list* values) {
+  for (uint32_t p : params) {
+    const ArgValue& a = args[p];
+    names->append(sig.params[p].name);
+    if (a.kind() == ArgValue::Kind::Pointer) {
+      values->append(b.attr("hook_tensor")(py::int_(a.address()), std::string(dtype_name(a.dtype())),
+                                           py::int_(a.extent()), sig.params[p].name));
+    } else if (a.kind() == ArgValue::Kind::TensorDesc) {
+      values->append(hook_descriptor(b, *a.as_tensor_descriptor(), sig.params[p].name));
+    } else {
+      values->append(heuristic_arg(b, a));
+    }
+  }
+}
+
+}  // namespace
+
 PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const StaticSignature& sig,
                             const ArgValue* args, const std::vector<uint32_t>& params, size_t num_passed,
                             const Grid& grid) {
@@ -578,18 +616,7 @@ PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const
   py::module_& b = bridge();
   try {
     py::list names, values;
-    for (uint32_t p : params) {
-      const ArgValue& a = args[p];
-      names.append(sig.params[p].name);
-      if (a.kind() == ArgValue::Kind::Pointer) {
-        values.append(b.attr("hook_tensor")(py::int_(a.address()), std::string(dtype_name(a.dtype())),
-                                            py::int_(a.extent()), sig.params[p].name));
-      } else if (a.kind() == ArgValue::Kind::TensorDesc) {
-        values.append(hook_descriptor(b, *a.as_tensor_descriptor(), sig.params[p].name));
-      } else {
-        values.append(heuristic_arg(b, a));
-      }
-    }
+    hook_values(b, sig, args, params, &names, &values);
     py::object d = b.attr("autotune_hook_args")(py::handle(static_cast<PyObject*>(wrapper.object)), layer, config,
                                                 names, values, num_passed, py::make_tuple(grid.x, grid.y, grid.z));
     return PyHandle{d.release().ptr()};
@@ -620,6 +647,39 @@ void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneH
                                   : "autotune's " + name;
     throw ArgumentError(sig.function + ": " + whose + " raised " + f.type + ": " + f.message + "\n" + f.traceback,
                         sig.function, name);
+  }
+}
+
+uint32_t run_libtuner_policy(PyHandle wrapper, size_t layer, const StaticSignature& sig, const ArgValue* args,
+                             const std::vector<uint32_t>& params, size_t num_passed, const std::vector<size_t>& kept,
+                             const std::function<std::array<double, 3>(uint32_t)>& bench) {
+  GilGuard gil;
+  py::module_& b = bridge();
+  // What the runtime's timing throws crosses Python as an exception and is thrown again here, as
+  // itself: a CudaError stays a CudaError.
+  std::exception_ptr bench_error;
+  try {
+    py::list names, values;
+    hook_values(b, sig, args, params, &names, &values);
+    py::cpp_function bench_fn([&](uint32_t config) -> py::tuple {
+      std::array<double, 3> t{};
+      try {
+        py::gil_scoped_release release;  // timing may run Python hooks, which take the GIL again
+        t = bench(config);
+      } catch (...) {
+        bench_error = std::current_exception();
+        throw py::value_error("the runtime's timing of config [" + std::to_string(config) + "] failed");
+      }
+      return py::make_tuple(t[0], t[1], t[2]);
+    });
+    py::object chosen = b.attr("run_libtuner_policy")(py::handle(static_cast<PyObject*>(wrapper.object)), layer,
+                                                      names, values, num_passed, py::cast(kept), bench_fn);
+    return chosen.cast<uint32_t>();
+  } catch (py::error_already_set& e) {
+    if (bench_error) std::rethrow_exception(bench_error);
+    PythonFailure f = describe(e);
+    throw ArgumentError(sig.function + ": the LibTuner policy raised " + f.type + ": " + f.message + "\n" + f.traceback,
+                        sig.function, "policy");
   }
 }
 

@@ -69,6 +69,12 @@ CompileResult compile(PyHandle function, const StaticSignature& signature, const
 // function and, as parameter(), the option or "target".
 void check_compile_request(const std::string& function, const CompileOptions* options, const Target& target);
 
+// A HIP target's rules, asked of the installed Triton before anything specializes for it: throws
+// ArgumentError (parameter "target") naming the target and the processors Triton's AMD backend
+// builds when it cannot build this one; else returns whether Triton's HIP binder adds 'S' to
+// pointers in buffers of at most 2^31 - 1 bytes (knobs.amd.use_buffer_ops).
+bool hip_buffer_ops(const Target& target);
+
 // One compile for the compile worker pool (compile_many here, compile_in_pool in
 // bridge/compile_pool.h): the function by source and name, as a worker process loads it.
 struct CompileJob {
@@ -157,6 +163,19 @@ PyHandle autotune_hook_args(PyHandle wrapper, size_t layer, size_t config, const
 // name) with Python's traceback when the hook raises.
 void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneHook hook, PyHandle hook_args,
                         const StaticSignature& sig, void* stream, bool reset_only, const std::string* exception);
+// ---- FlagGems' LibTuner policy (src/decorators/lib_tuner.h) ----
+
+// Runs the policy of LibTuner `layer` of `wrapper` as LibTuner.run calls it on a tuning miss:
+// policy(bench_fn, configs, args, kwargs), with configs[i] for i in `kept` (in that order), the
+// first `num_passed` of `params` as args and the others (what outer wrappers set) as kwargs,
+// values as autotune_hook_args makes them; bench_fn(config) calls `bench` with the config's index
+// (the GIL released) and gives Python the list [p50, p20, p80]. Returns the chosen config's
+// index. What `bench` throws is thrown again as itself; a policy that raises is an ArgumentError
+// (function, parameter "policy") with Python's traceback.
+uint32_t run_libtuner_policy(PyHandle wrapper, size_t layer, const StaticSignature& sig, const ArgValue* args,
+                             const std::vector<uint32_t>& params, size_t num_passed, const std::vector<size_t>& kept,
+                             const std::function<std::array<double, 3>(uint32_t)>& bench);
+
 // What the hooks left in `hook_args` for the tensor descriptor parameters among `params` (each
 // args[p] of kind TensorDesc): Triton's TensorDescriptor objects the hooks received, which a config
 // pre_hook may change (FlagGems' host-TMA mm sets `.block_shape`). One (param, descriptor) each,

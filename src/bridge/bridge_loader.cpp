@@ -295,6 +295,12 @@ void run_python_wrapper(PyHandle wrapper, const StaticSignature& sig, const std:
   api().run_python_wrapper(wrapper, sig, params, args, num_args, config);
 }
 
+uint32_t run_libtuner_policy(PyHandle wrapper, size_t layer, const StaticSignature& sig, const ArgValue* args,
+                             const std::vector<uint32_t>& params, size_t num_passed, const std::vector<size_t>& kept,
+                             const std::function<std::array<double, 3>(uint32_t)>& bench) {
+  return api().run_libtuner_policy(wrapper, layer, sig, args, params, num_passed, kept, bench);
+}
+
 void release(PyHandle object) noexcept {
   // A handle came from the bridge, so it is loaded.
   if (const BridgeApi* loaded = g_api.load(std::memory_order_acquire); loaded && object.object) loaded->release(object);
@@ -309,6 +315,8 @@ void python_launch_exit(PyHandle state, const StaticSignature& signature) {
 void check_compile_request(const std::string& function, const CompileOptions* options, const Target& target) {
   api().check_compile_request(function, options, target);
 }
+
+bool hip_buffer_ops(const Target& target) { return api().hip_buffer_ops(target); }
 
 bool workers_may_load(const std::string& source) { return api().workers_may_load(source); }
 

@@ -415,7 +415,9 @@ void DecoratedCall::plan_memo(size_t layer) {
   auto memo = std::make_unique<LayerMemo>();
   memo->usable = true;
   std::vector<bool> set_before(signature_.params.size(), false), set_here(signature_.params.size(), false);
-  for (const auto& h : heuristics_[layer]) set_here[h->info().param] = true;
+  for (const auto& h : heuristics_[layer]) {
+    if (h->info().param >= 0) set_here[h->info().param] = true;
+  }
   for (const auto& h : heuristics_[layer]) {
     const HeuristicProgram* program = h->program();
     if (program == nullptr) {
@@ -430,13 +432,74 @@ void DecoratedCall::plan_memo(size_t layer) {
       }
       if (std::find(memo->inputs.begin(), memo->inputs.end(), p) == memo->inputs.end()) memo->inputs.push_back(p);
     }
-    set_before[h->info().param] = true;
-    memo->outputs.push_back(static_cast<uint32_t>(h->info().param));
+    if (h->info().param >= 0) {
+      set_before[h->info().param] = true;
+      memo->outputs.push_back(static_cast<uint32_t>(h->info().param));
+    } else {
+      memo->outputs.push_back(LayerMemo::kOptionOutput | static_cast<uint32_t>(h->info().option));
+    }
   }
   memos_[layer] = std::move(memo);
 }
 
-void DecoratedCall::apply_heuristics(FunctionState& fn, size_t layer, ArgValue* full) const {
+namespace {
+
+// The launch option a memo output names (kOptionOutput | HeuristicOption), as set in `config`.
+int option_of(const LaunchConfig& config, uint32_t output) {
+  switch (static_cast<HeuristicOption>(output & ~LayerMemo::kOptionOutput)) {
+    case HeuristicOption::NumWarps: return config.num_warps;
+    case HeuristicOption::NumStages: return config.num_stages;
+    default: return config.num_ctas;
+  }
+}
+
+}  // namespace
+
+void set_heuristic_option(const FunctionState& fn, const HeuristicInfo& heuristic, const ArgValue& value,
+                          LaunchConfig* out) {
+  int64_t v = 0;
+  bool is_int = true;
+  switch (value.kind()) {
+    case ArgValue::Kind::Int: v = value.as_int(); break;
+    case ArgValue::Kind::UInt: v = value.as_uint() > 1000 ? 1000 : static_cast<int64_t>(value.as_uint()); break;
+    case ArgValue::Kind::Bool: v = value.as_bool() ? 1 : 0; break;
+    case ArgValue::Kind::None:  // JITFunction.run drops a None option: Triton's default
+      v = heuristic.option == HeuristicOption::NumWarps    ? kDefaultNumWarps
+          : heuristic.option == HeuristicOption::NumStages ? kDefaultNumStages
+                                                           : kDefaultNumCtas;
+      break;
+    default: is_int = false; break;
+  }
+  // The ranges a launch takes (FunctionState::check_config); CUDAOptions asserts the power of two.
+  const char* rule = nullptr;
+  int* target = nullptr;
+  switch (heuristic.option) {
+    case HeuristicOption::NumWarps:
+      if (!is_int || v < 1 || v > 64 || (v & (v - 1)) != 0) rule = "num_warps must be a power of two in 1..64";
+      target = &out->num_warps;
+      break;
+    case HeuristicOption::NumStages:
+      if (!is_int || v < 0 || v > 255) rule = "num_stages must be an int in 0..255";
+      target = &out->num_stages;
+      break;
+    case HeuristicOption::NumCtas:
+      if (!is_int || v < 1 || v > 16) rule = "num_ctas must be an int in 1..16";
+      target = &out->num_ctas;
+      break;
+    case HeuristicOption::None: rule = "it names no launch option"; break;
+  }
+  if (rule == nullptr) {
+    *target = static_cast<int>(v);
+    return;
+  }
+  const std::string& function = fn.signature.function;
+  throw ArgumentError(function + ": the @triton.heuristics value '" + heuristic.name + "' returned " +
+                          identity_repr(value) + ", which is no valid launch option " + heuristic.name + " (" + rule +
+                          "; Triton's launch fails too); make the heuristic return one",
+                      function, heuristic.name);
+}
+
+void DecoratedCall::apply_heuristics(FunctionState& fn, size_t layer, ArgValue* full, LaunchConfig* out) const {
   const LayerMemo* memo = memos_[layer].get();
   const bool memoize = memo != nullptr && memo->usable && !fn.heuristics_through_python.load(std::memory_order_relaxed);
   uint64_t words[kIdentityWords * kMaxParams];
@@ -452,7 +515,14 @@ void DecoratedCall::apply_heuristics(FunctionState& fn, size_t layer, ArgValue* 
     }
     if (num_words != UINT32_MAX) {
       if (const std::vector<ArgValue>* known = memo->values.find(words, num_words)) {
-        for (size_t i = 0; i < known->size(); ++i) full[memo->outputs[i]] = (*known)[i];
+        for (size_t i = 0; i < known->size(); ++i) {
+          const uint32_t target = memo->outputs[i];
+          if (target & LayerMemo::kOptionOutput) {
+            set_heuristic_option(fn, heuristics_[layer][i]->info(), (*known)[i], out);
+          } else {
+            full[target] = (*known)[i];
+          }
+        }
         return;
       }
     }
@@ -460,12 +530,21 @@ void DecoratedCall::apply_heuristics(FunctionState& fn, size_t layer, ArgValue* 
   bool all_by_program = true;
   for (const auto& h : heuristics_[layer]) {
     bool by_program = false;
-    full[h->info().param] = h->evaluate(fn, full, &by_program);
+    const ArgValue value = h->evaluate(fn, full, &by_program);
+    if (h->info().param >= 0) {
+      full[h->info().param] = value;
+    } else {
+      // A launch option, for the launch; a later heuristic does not read it (Heuristics.run
+      // passes it on as a keyword, which args[...] of a parameter never is).
+      set_heuristic_option(fn, h->info(), value, out);
+    }
     all_by_program &= by_program;
   }
   if (memoize && num_words != UINT32_MAX && all_by_program && memo->values.size() < LayerMemo::kMaxEntries) {
     std::vector<ArgValue> values;
-    for (uint32_t p : memo->outputs) values.push_back(full[p]);
+    for (uint32_t p : memo->outputs) {
+      values.push_back(p & LayerMemo::kOptionOutput ? ArgValue::integer(option_of(*out, p)) : full[p]);
+    }
     memo->values.insert(words, num_words, std::move(values));
   }
 }
@@ -521,7 +600,7 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
       }
       continue;
     }
-    apply_heuristics(fn, l, full);
+    apply_heuristics(fn, l, full, out);
   }
 }
 

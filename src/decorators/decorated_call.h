@@ -139,7 +139,9 @@ struct LayerMemo {
   static constexpr size_t kMaxEntries = 1024;
   bool usable = false;
   std::vector<uint32_t> inputs;   // parameters read from outside the layer
-  std::vector<uint32_t> outputs;  // parameters the layer sets, in order
+  // What the layer sets, in order: a parameter's index, or kOptionOutput | HeuristicOption.
+  static constexpr uint32_t kOptionOutput = 1u << 31;
+  std::vector<uint32_t> outputs;
   mutable SnapshotMap<std::vector<ArgValue>> values;
 };
 
@@ -172,7 +174,7 @@ class DecoratedCall {
   int python_layer() const noexcept { return python_layer_; }
 
  private:
-  void apply_heuristics(FunctionState& fn, size_t layer, ArgValue* full) const;
+  void apply_heuristics(FunctionState& fn, size_t layer, ArgValue* full, LaunchConfig* out) const;
   void plan_memo(size_t layer);
 
   const StaticSignature& signature_;
@@ -192,6 +194,13 @@ std::string named_choice_table(size_t layer, const std::string& configs_digest);
 // A tuning key's text without the spaces outside quotes: a manifest's key and the key a call
 // computes compare equal however the manifest spaced it.
 std::string canonical_key_text(std::string_view key);
+
+// Sets the launch option a heuristic chose (HeuristicInfo::option) in `out`, as JITFunction.run
+// takes the keyword Heuristics.run passes: an int (a bool as Python's int), None for Triton's
+// default. Throws ArgumentError naming the function, the heuristic and the value for one Triton
+// would refuse (num_warps not a power of two, say).
+void set_heuristic_option(const FunctionState& fn, const HeuristicInfo& heuristic, const ArgValue& value,
+                          LaunchConfig* out);
 
 // Sets a config's constexprs in `full` and its launch and compile options in `out`, as
 // Triton's Autotuner passes config.all_kwargs() on.

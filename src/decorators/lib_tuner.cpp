@@ -2,11 +2,14 @@
 #include "decorators/lib_tuner.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <mutex>
 
+#include "bridge/bridge.h"
 #include "cuda/device.h"
 #include "cuda/driver_api.h"
 #include "decorators/tuner.h"
@@ -175,6 +178,12 @@ std::vector<ArgValue> LibTunerRuntime::key_values(FunctionState& fn, const ArgVa
   return out;
 }
 
+const std::string* LibTunerRuntime::benchmark_table(uint32_t config, size_t num_keys) const {
+  if (config >= info_->benchmark_table_of_config.size()) return nullptr;
+  const std::vector<std::string>& names = info_->benchmark_tables[info_->benchmark_table_of_config[config]];
+  return num_keys < names.size() ? &names[num_keys] : nullptr;
+}
+
 std::optional<uint32_t> LibTunerRuntime::config_of_row(const std::vector<SqlColumn>& row) const {
   for (uint32_t c = 0; c < config_columns_.size(); ++c) {
     const std::vector<SqlColumn>& mine = config_columns_[c];
@@ -246,15 +255,62 @@ uint32_t LibTunerRuntime::choose(FunctionState& fn, const DecoratedCall& call, A
       }
     }
   }
-  if (info_->policy != "default") {
-    throw ArgumentError(function + " tunes with the custom LibTuner policy " + info_->policy +
-                            ", which the runtime does not run; key " + key_text(keys) +
-                            " has no config in FlagGems' tuning database: run the operator once through FlagGems "
-                            "in Python with the same database (FLAGGEMS_CACHE_DIR, FLAGGEMS_DB_URL), which stores "
-                            "its choice there",
-                        function, "");
+  const bool custom = info_->policy != "default";
+  bridge::PyHandle wrapper;
+  if (custom) {
+    std::string why;
+    wrapper = fn.python_wrapper_or_why(&why);
+    if (wrapper.object == nullptr) {
+      throw ArgumentError(function + " tunes with the custom LibTuner policy " + info_->policy +
+                              ", which runs through Python, and Python cannot run here (" + why + "); key " +
+                              key_text(keys) +
+                              " has no config in FlagGems' tuning database: run the operator once through FlagGems "
+                              "in Python with the same database (FLAGGEMS_CACHE_DIR, FLAGGEMS_DB_URL), which stores "
+                              "its choice there",
+                          function, "");
+    }
   }
-  const uint32_t chosen = tune(fn, call, *tuner_, full, num_caller_args, out, user, mode, words, num_words);
+  // FlagGems' bench_fn: the benchmark table's timing of the config for this key, else the
+  // runtime's timing, then stored there.
+  const auto bench = [&](uint32_t c, const std::function<std::array<double, 3>(uint32_t)>& time) {
+    const std::string* bench_table = benchmark_table(c, keys.size());
+    if (db && bench_table != nullptr) {
+      try {
+        if (const auto stored = db->get_benchmark(*bench_table, keys, config_columns_[c])) return *stored;
+      } catch (const TuningDatabaseError& e) {
+        warn(function + ": " + e.what() + "; timing config [" + std::to_string(c) + "] instead");
+      }
+    }
+    const std::array<double, 3> timing = time(c);
+    if (db && bench_table != nullptr) {
+      try {
+        db->put_benchmark(*bench_table, keys, config_columns_[c], timing);
+      } catch (const TuningDatabaseError& e) {
+        warn(function + ": the timing of config [" + std::to_string(c) + "] for key " + key_text(keys) +
+             " is not shared with FlagGems: " + e.what());
+      }
+    }
+    return timing;
+  };
+  const ConfigChooser chooser = [&](const std::vector<size_t>& kept,
+                                    const std::function<std::array<double, 3>(uint32_t)>& time) -> uint32_t {
+    if (custom) {
+      size_t num_passed = 0;
+      const std::vector<uint32_t> params = tuner_->hook_params(num_caller_args, &num_passed);
+      return bridge::run_libtuner_policy(wrapper, layer_, fn.signature, full, params, num_passed, kept,
+                                         [&](uint32_t c) { return bench(c, time); });
+    }
+    // default_policy: min(timings, key=timings.get), the first config of the least [p50, p20, p80].
+    std::optional<std::pair<uint32_t, std::array<double, 3>>> best;
+    for (size_t k : kept) {
+      const uint32_t c = static_cast<uint32_t>(k);
+      const std::array<double, 3> t = bench(c, time);
+      if (!best || t < best->second) best.emplace(c, t);
+    }
+    if (!best) throw ArgumentError(function + ": prune_configs_by kept no config for key " + key_text(keys), function, "");
+    return best->first;
+  };
+  const uint32_t chosen = tune(fn, call, *tuner_, full, num_caller_args, out, user, mode, words, num_words, &chooser);
   if (db) {
     try {
       db->put_config(table, keys, config_columns_[chosen]);

@@ -9,10 +9,13 @@
 // "default", "log" and "align32" are computed here with Python's arithmetic; another Python
 // function runs through Python once per distinct value (as an untranslated heuristic does).
 //
-// On a miss in memory: the runtime's own index, then FlagGems' database, and only then tuning
-// (the default policy: every config timed, as the runtime's tuner does); the choice is written to
-// the database, so FlagGems in Python finds it. A database that cannot be used is a warning and a
-// fallback to tuning.
+// On a miss in memory: the runtime's own index, then FlagGems' database, and only then tuning with
+// the tuner's policy, as LibTuner.run does: FlagGems' default policy (every kept config timed, the
+// first of the least [p50, p20, p80] kept) in C++; a custom policy (register_policy, a subclass's
+// own `policy`) through Python, its bench_fn the runtime's timing; without Python, an error naming
+// the kernel and the policy. Each timing is read from, else written to, FlagGems' benchmark table
+// as its bench_fn does; the choice is written to the config table, so FlagGems in Python finds
+// it. A database that cannot be used is a warning and a fallback to tuning.
 
 #include <cstdint>
 #include <memory>
@@ -59,6 +62,8 @@ class LibTunerRuntime {
   std::optional<uint32_t> config_of_row(const std::vector<SqlColumn>& row) const;
 
  private:
+  // FlagGems' benchmark table of `config` for `num_keys` key columns; null where unknown.
+  const std::string* benchmark_table(uint32_t config, size_t num_keys) const;
   ArgValue strategy_result(FunctionState& fn, size_t i, const ArgValue* args) const;
   [[noreturn]] void fail_strategy(const FunctionState& fn, size_t i, const ArgValue& arg, StrategyOutcome o) const;
 

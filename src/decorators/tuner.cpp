@@ -78,8 +78,8 @@ void compile_in_parallel(FunctionState& fn, const std::vector<Candidate>& candid
     if (!c.failure.empty()) continue;  // pruned
     SpecKey key;
     ArgStorage storage;
-    const ArgValue* full = fn.bind<false>(c.config, ArgSpan{c.args.data(), n}, target.arch, target.warp_size, &key,
-                                          storage.data(), nullptr);
+    const ArgValue* full = fn.bind_for<false>(c.config, ArgSpan{c.args.data(), n}, target, &key, storage.data(),
+                                              nullptr);
     if (fn.table.find(key, full) != nullptr) continue;
     KernelRequest r;
     r.function = fn.self;
@@ -310,37 +310,37 @@ void compile_candidates(FunctionState& fn, std::vector<Candidate>& candidates, c
   }
 }
 
-// Times each config that compiled, launching it as a plain call does, on the caller's stream.
-// Returns the hooks' argument dicts, one per config as Triton builds them (through Python).
-std::vector<HookArgs> time_candidates(FunctionState& fn, const AutotuneRuntime& tuner,
-                                      std::vector<Candidate>& candidates, size_t num_caller_args,
-                                      const std::vector<Range>& zero,
-                                      const std::shared_ptr<const RestoreSet>& restore_set, CUstream stream) {
-  const AutotuneInfo& info = tuner.info();
-  const bool hooks = has_hooks(info);
-  const size_t n = fn.signature.params.size();
+// The hooks' argument dicts, one per config that compiled, as Triton builds them (through Python);
+// none when the tuning has no hooks.
+std::vector<HookArgs> hook_args_of(FunctionState& fn, const AutotuneRuntime& tuner,
+                                   const std::vector<Candidate>& candidates, size_t num_caller_args) {
   std::vector<HookArgs> hook_args(candidates.size());
-  for (uint32_t c = 0; hooks && c < candidates.size(); ++c) {
+  for (uint32_t c = 0; has_hooks(tuner.info()) && c < candidates.size(); ++c) {
     if (candidates[c].failure.empty())
       hook_args[c] = HookArgs(fn, tuner, c, candidates[c].args.data(), num_caller_args, candidates[c].config.grid);
   }
-  for (uint32_t c = 0; c < candidates.size(); ++c) {
-    Candidate& cand = candidates[c];
-    if (!cand.failure.empty()) continue;
-    const auto launch = [&] { launch_call(fn, cand.config, ArgSpan{cand.args.data(), n}); };
-    const std::function<void()> run = hooks ? timed_call_with_hooks(info.configs[c], info, hook_args[c], launch, zero,
-                                                                    *restore_set, stream)
-                                            : wrap_for_tuning(launch, zero, restore_set, stream);
-    try {
-      const BenchmarkResult r = benchmark(stream, run, BenchmarkOptions{info.warmup_ms, info.rep_ms});
-      cand.median_ms = r.median_ms;
-      cand.p20_ms = r.p20_ms;
-      cand.p80_ms = r.p80_ms;
-    } catch (const LaunchConfigError& e) {
-      cand.failure = std::string("cannot launch on this device (skipped, as Triton prunes it): ") + e.what();
-    }
-  }
   return hook_args;
+}
+
+// Times config `c` (one that compiled), launching it as a plain call does, on the caller's stream.
+void time_candidate(FunctionState& fn, const AutotuneRuntime& tuner, Candidate& cand, uint32_t c,
+                    const HookArgs& hooks, const std::vector<Range>& zero,
+                    const std::shared_ptr<const RestoreSet>& restore_set, CUstream stream) {
+  const AutotuneInfo& info = tuner.info();
+  const size_t n = fn.signature.params.size();
+  const auto launch = [&] { launch_call(fn, cand.config, ArgSpan{cand.args.data(), n}); };
+  const std::function<void()> run = has_hooks(info)
+                                        ? timed_call_with_hooks(info.configs[c], info, hooks, launch, zero,
+                                                                *restore_set, stream)
+                                        : wrap_for_tuning(launch, zero, restore_set, stream);
+  try {
+    const BenchmarkResult r = benchmark(stream, run, BenchmarkOptions{info.warmup_ms, info.rep_ms});
+    cand.median_ms = r.median_ms;
+    cand.p20_ms = r.p20_ms;
+    cand.p80_ms = r.p80_ms;
+  } catch (const LaunchConfigError& e) {
+    cand.failure = std::string("cannot launch on this device (skipped, as Triton prunes it): ") + e.what();
+  }
 }
 
 // Triton takes the first config (in its order of the kept ones) of least (median, p20, p80).
@@ -425,7 +425,7 @@ TuningResult timed_result(const AutotuneRuntime& tuner, const std::string& key, 
 
 uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntime& tuner, const ArgValue* full,
               size_t num_caller_args, const LaunchConfig& out, const LaunchConfig& user, CallMode mode,
-              const uint64_t* words, uint32_t num_words) {
+              const uint64_t* words, uint32_t num_words, const ConfigChooser* chooser) {
   const AutotuneInfo& info = tuner.info();
   const std::string& function = fn.signature.function;
   std::lock_guard<std::mutex> lock(tuner.tune_mutex());  // one tuning per key at a time
@@ -464,10 +464,38 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
       candidates_of(fn, call, tuner, full, num_caller_args, out, user, mode, pruned);
   compile_candidates(fn, candidates, target, key, device);
   const auto restore_set = std::make_shared<const RestoreSet>(restore);
-  const std::vector<HookArgs> hook_args =
-      time_candidates(fn, tuner, candidates, num_caller_args, zero, restore_set, out.stream);
-
-  const std::optional<uint32_t> best = fastest(candidates, order);
+  const std::vector<HookArgs> hook_args = hook_args_of(fn, tuner, candidates, num_caller_args);
+  std::optional<uint32_t> best;
+  if (chooser == nullptr) {
+    for (uint32_t c = 0; c < candidates.size(); ++c) {
+      if (candidates[c].failure.empty())
+        time_candidate(fn, tuner, candidates[c], c, hook_args[c], zero, restore_set, out.stream);
+    }
+    best = fastest(candidates, order);
+  } else {
+    // The tuner's own policy times what it asks for, each config once; one that cannot run is
+    // infinitely slow to it, as Autotuner._bench reports it.
+    std::vector<bool> timed(candidates.size(), false);
+    const std::function<std::array<double, 3>(uint32_t)> time = [&](uint32_t c) -> std::array<double, 3> {
+      Candidate& cand = candidates.at(c);
+      if (cand.failure.empty() && !timed[c]) {
+        time_candidate(fn, tuner, cand, c, hook_args[c], zero, restore_set, out.stream);
+        timed[c] = true;
+      }
+      if (!cand.failure.empty()) {
+        constexpr double kInf = std::numeric_limits<double>::infinity();
+        return {kInf, kInf, kInf};
+      }
+      return {cand.median_ms, cand.p20_ms, cand.p80_ms};
+    };
+    best = (*chooser)(order, time);
+    if (!candidates.at(*best).failure.empty()) best.reset();  // it cannot run
+    for (uint32_t c = 0; c < candidates.size(); ++c) {
+      if (candidates[c].failure.empty() && !timed[c]) {
+        candidates[c].failure = "not timed here (the policy did not ask, or had its timing stored)";
+      }
+    }
+  }
   const std::string table = timings_table(info, candidates);
   if (!best) {
     throw ArgumentError(function + ": no autotune config could run for key " + key + ":" + table, function, "");
@@ -478,7 +506,7 @@ uint32_t tune(FunctionState& fn, const DecoratedCall& call, const AutotuneRuntim
   } else {
     zero_all_async(out.stream, zero);
   }
-  if (tritons_cache) store_in_tritons_cache(fn, tuner, key, target, candidates, pruned);
+  if (tritons_cache && chooser == nullptr) store_in_tritons_cache(fn, tuner, key, target, candidates, pruned);
   fn.tunings.fetch_add(1, std::memory_order_relaxed);
   const uint32_t chosen = remember(fn, tuner, words, num_words, *best, key, device, table);
   tuner.set_last_tuning(timed_result(tuner, key, device, chosen, candidates));

@@ -11,6 +11,13 @@
 
 namespace triton_jit::detail {
 
+// launch_call's miss for a HIP target: the key with its 'S' flags, found or resolved.
+[[gnu::cold, gnu::noinline]] inline const KernelEntry* resolve_hip(FunctionState& m, SpecKey& key, const ArgValue* full,
+                                                                   const Target& target) {
+  if (pointer_ranges_for(target, m.signature.function)) mark_pointer_ranges(m.rules.data(), full, &key);
+  return m.table.find(key, full);
+}
+
 inline void launch_call(FunctionState& m, const LaunchConfig& config, ArgSpan args) {
   const cuda::CurrentDevice dev = cuda::current_device();
   const uint32_t explicit_target = explicit_target_packed();
@@ -29,7 +36,10 @@ inline void launch_call(FunctionState& m, const LaunchConfig& config, ArgSpan ar
     // The packed explicit target holds only arch and warp size: its backend (hip) comes from the
     // setting itself, read here on the miss path.
     const Target target = explicit_target ? *triton_jit::explicit_target() : Target{"cuda", arch, warp_size};
-    entry = Resolver::resolve(m, key, full, config, target, config.stream, true);
+    // A HIP target's key has Triton's 'S' flags: the lookup above, without them, could not hit.
+    // (A HIP launch will bind for its own device: docs/DESIGN.md, "HIP targets".)
+    if (target.backend == "hip") entry = resolve_hip(m, key, full, target);
+    if (entry == nullptr) entry = Resolver::resolve(m, key, full, config, target, config.stream, true);
   }
   CUfunction function = entry->function_for(dev.context, *dev.info, m.loads);
   // Launch hooks, C++ or Triton's Python ones: one relaxed load when there are none.
@@ -45,7 +55,7 @@ inline const KernelEntry& resolve_call(FunctionState& m, const LaunchConfig& con
                                        const Target& target) {
   SpecKey key;
   ArgStorage storage;
-  const ArgValue* full = m.bind<false>(config, args, target.arch, target.warp_size, &key, storage.data(), nullptr);
+  const ArgValue* full = m.bind_for<false>(config, args, target, &key, storage.data(), nullptr);
   const KernelEntry* entry = m.table.find(key, full);
   if (entry != nullptr) {
     count_hit(m.hit_slot, m.hits);

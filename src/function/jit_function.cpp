@@ -86,8 +86,7 @@ Specialization TritonJitFunction::specialize(const LaunchConfig& config, ArgSpan
   const DescribedCall call(*state_, config, args);
   SpecKey key;
   ArgStorage storage;
-  const ArgValue* full = state_->bind<false>(*call.config, call.args, target.arch, target.warp_size, &key,
-                                             storage.data(), nullptr);
+  const ArgValue* full = state_->bind_for<false>(*call.config, call.args, target, &key, storage.data(), nullptr);
   return state_->describe(key, full, *call.config, target);
 }
 

@@ -72,7 +72,7 @@ bool Resolver::complete_request(const TritonJitFunction& function, const LaunchC
   const Target target = out->target ? *out->target : default_target();
   SpecKey key;
   ArgStorage bound;
-  const ArgValue* full = fn.bind<false>(*effective, span, target.arch, target.warp_size, &key, bound.data(), nullptr);
+  const ArgValue* full = fn.bind_for<false>(*effective, span, target, &key, bound.data(), nullptr);
   out->function = &function;
   out->signature = fn.describe(key, full, *effective, target).signature();
   out->num_warps = effective->num_warps;

@@ -81,6 +81,9 @@ bool parse_type(const std::string& item, ParamSpecialization* out) {
   if (parse_descriptor_type(item, out)) return true;
   std::string t = item;
   bool divisible = false;
+  // HIP's 'S' (":S", after ":16"), on pointers only.
+  const bool range = t.size() > 3 && t[0] == '*' && t.compare(t.size() - 2, 2, ":S") == 0;
+  if (range) t.resize(t.size() - 2);
   if (t.size() > 3 && t.compare(t.size() - 3, 3, ":16") == 0) {
     divisible = true;
     t.resize(t.size() - 3);
@@ -91,6 +94,7 @@ bool parse_type(const std::string& item, ParamSpecialization* out) {
   if (!parse_dtype(base, &dtype) || dtype_name(dtype) != base) return false;
   out->type = t;
   out->hint = divisible ? ParamSpecialization::Hint::Divisible16 : ParamSpecialization::Hint::NotAligned;
+  out->pointer_range = range;
   // Triton's binder never specializes a bool or a float scalar: ('fp32', None), not ('fp32', '').
   // The hint reaches Triton's attributes, so '' would compile under another Triton hash.
   const bool never_specialized = t[0] != '*' && (t == "u1" || t.rfind("fp", 0) == 0 || t.rfind("bf", 0) == 0);

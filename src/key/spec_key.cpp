@@ -94,6 +94,7 @@ ParamSpecialization describe(const ParamCode& code, const ArgValue& arg) {
   if (code.kind() != TypeKind::Constexpr) {
     p.type = type_string(code);
     p.hint = code.hint();
+    p.pointer_range = code.pointer_range();
     return p;
   }
   p.type = "constexpr";

@@ -20,9 +20,9 @@ inline constexpr int kMaxParams = 64;
 enum class TypeKind : uint8_t { TensorDesc = 0, Scalar = 1, Pointer = 2, Constexpr = 3 };
 
 // One parameter's specialization. The 16-bit code packs, from the low bits: kind (2), dtype or
-// constexpr value kind (5), const pointer (1), hint (2). Constexprs add a 64-bit payload (the
-// value's bits; strings: a hash of the characters; dtypes: the dtype and the torch-spelling bit);
-// tensor descriptors one too (their block shape).
+// constexpr value kind (5), const pointer (1), hint (2), HIP's 'S' (1). Constexprs add a 64-bit
+// payload (the value's bits; strings: a hash of the characters; dtypes: the dtype and the
+// torch-spelling bit); tensor descriptors one too (their block shape).
 struct ParamCode {
   uint16_t code = 0;
   uint64_t payload = 0;
@@ -32,7 +32,11 @@ struct ParamCode {
   ArgValue::Kind value_kind() const { return static_cast<ArgValue::Kind>((code >> 2) & 31); }
   bool is_const() const { return (code >> 7) & 1; }
   ParamSpecialization::Hint hint() const { return static_cast<ParamSpecialization::Hint>((code >> 8) & 3); }
+  bool pointer_range() const { return (code >> 10) & 1; }
 };
+
+// The code bit of Triton's HIP 'S' flag (tt.pointer_range = 32).
+inline constexpr uint16_t kPointerRangeBit = uint16_t{1} << 10;
 
 inline constexpr uint16_t make_code(TypeKind kind, uint8_t sub, bool is_const, ParamSpecialization::Hint hint) {
   return static_cast<uint16_t>(static_cast<unsigned>(kind) | (static_cast<unsigned>(sub) << 2) |
@@ -310,6 +314,21 @@ inline uint64_t hash_words(const uint64_t* words, uint32_t count) {
     h ^= h >> 29;
   }
   return h;
+}
+
+// Triton's HIP backend adds 'S' to a specialized pointer whose buffer holds at most 2^31 - 1
+// bytes when its knob amd.use_buffer_ops is on (HIPBackend.get_tensor_specialization); an
+// annotated or const pointer too, one under do_not_specialize not (its hint is None). Run after
+// bind, for HIP targets only: a CUDA key never pays for it.
+inline void mark_pointer_ranges(const ParamRule* rules, const ArgValue* args, SpecKey* key) noexcept {
+  for (uint32_t i = 0; i < key->num_params; ++i) {
+    const uint16_t code = key->code(i);
+    if ((code & 3) != static_cast<uint16_t>(TypeKind::Pointer) || !rules[i].specialize || !args[i].within_2gb()) {
+      continue;
+    }
+    key->words[2 + i / 4] |= static_cast<uint64_t>(kPointerRangeBit) << (16 * (i % 4));
+  }
+  key->hash = hash_words(key->words, key->num_words);
 }
 
 // Triton's view of a specialized parameter: type string, hint, constexpr repr.

@@ -16,6 +16,7 @@ std::string Specialization::signature() const {
         if (c != ' ') out += c;
       }
       if (p.hint == ParamSpecialization::Hint::Divisible16) out += ":16";
+      if (p.pointer_range) out += ":S";
     }
   }
   return out;
@@ -32,8 +33,8 @@ std::string Specialization::triton_repr() const {
     } else {
       switch (p.hint) {
         case ParamSpecialization::Hint::None: out += "None"; break;
-        case ParamSpecialization::Hint::NotAligned: out += "''"; break;
-        case ParamSpecialization::Hint::Divisible16: out += "'D'"; break;
+        case ParamSpecialization::Hint::NotAligned: out += p.pointer_range ? "'S'" : "''"; break;
+        case ParamSpecialization::Hint::Divisible16: out += p.pointer_range ? "'DS'" : "'D'"; break;
         case ParamSpecialization::Hint::EqualsOne: out += "1"; break;
       }
     }

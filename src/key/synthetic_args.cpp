@@ -101,7 +101,10 @@ bool runtime_arg(const ParamSpecialization& p, ArgValue* arg) {
   if (type[0] == '*') {
     DType dtype;
     if (!parse_dtype(type.substr(type.size() > 1 && type[1] == 'k' ? 2 : 1), &dtype)) return false;
-    *arg = ArgValue::pointer_address(divisible ? 0x10000 : 0x10008, dtype);
+    const void* address = reinterpret_cast<const void*>(uintptr_t{divisible ? 0x10000u : 0x10008u});
+    // HIP's 'S': a pointer into a buffer of a known size under 2 GiB; else one of unknown size.
+    *arg = p.pointer_range ? ArgValue::pointer(address, dtype, 4096)
+                           : ArgValue::pointer_address(divisible ? 0x10000 : 0x10008, dtype);
     return true;
   }
   if (type == "u1") return *arg = ArgValue::boolean(true), true;

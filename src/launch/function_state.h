@@ -18,6 +18,7 @@
 #include "key/spec_key.h"
 #include "launch/hit_counters.h"
 #include "launch/launcher.h"
+#include "launch/pointer_ranges.h"
 #include "launch/table.h"
 #include "triton_jit/binder.h"
 #include "triton_jit/errors.h"
@@ -197,6 +198,18 @@ struct FunctionState {
     key->num_params = n;
     key->num_words = next;
     key->hash = hash_words(words, next);
+    return full;
+  }
+
+  // bind for an explicit target, with Triton's HIP 'S' flags where the target has them. Never on
+  // a CUDA cached launch (launch_call binds for the device itself).
+  template <bool kPack>
+  const ArgValue* bind_for(const LaunchConfig& c, ArgSpan args, const Target& target, SpecKey* key, ArgValue* storage,
+                           PackedParams* packed) const {
+    const ArgValue* full = bind<kPack>(c, args, target.arch, target.warp_size, key, storage, packed);
+    if (target.backend != "cuda" && pointer_ranges_for(target, signature.function)) {
+      mark_pointer_ranges(rules.data(), full, key);
+    }
     return full;
   }
 

@@ -492,6 +492,16 @@ KernelInfo Resolver::compile_request(FunctionState& fn, const CompileRequest& re
   fn.check_config(config);
   const Target target = request.target ? *request.target : default_target();
   Specialization spec = parse_signature(fn.signature, request.signature);
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    // HIP's 'S' (":S") is no flag of a CUDA kernel: Triton's CUDA binder never keys it.
+    if (spec.params[i].pointer_range && target.backend != "hip") {
+      const std::string& name = fn.signature.params[i].name;
+      throw ArgumentError(fn.signature.function + ": '" + request.signature + "' marks parameter '" + name +
+                              "' with ':S', HIP's flag of a pointer in a buffer of at most 2**31-1 bytes; " +
+                              target.str() + " is no HIP target: drop the ':S'",
+                          fn.signature.function, name);
+    }
+  }
   spec.num_warps = request.num_warps;
   spec.num_stages = request.num_stages;
   spec.num_ctas = request.num_ctas;
@@ -552,8 +562,8 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
     config.num_stages = r.num_stages;
     config.num_ctas = r.num_ctas;
     config.options = job.options;
-    job.args = fn.bind<false>(config, ArgSpan{item->args.values.data(), item->args.values.size()}, job.target.arch,
-                              job.target.warp_size, &job.key, item->storage.data(), nullptr);
+    job.args = fn.bind_for<false>(config, ArgSpan{item->args.values.data(), item->args.values.size()}, job.target,
+                                  &job.key, item->storage.data(), nullptr);
     describe_job(job, config);
     if (job.spec.signature() != parsed.signature()) {
       throw ArgumentError(fn.signature.function + ": no call specializes as '" + r.signature +

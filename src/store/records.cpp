@@ -334,7 +334,10 @@ PythonWrapperInfo read_python_wrapper(BinaryReader& r, int num_params) {
   return p;
 }
 
-// A LibTuner layer (tag 4): its autotune fields, then these.
+// A LibTuner layer: its autotune fields, then these. Tag 4 records (the first format) end at the
+// vendor; tag 5, which is written now, adds FlagGems' benchmark tables. Both read: indexes and
+// packs written before the benchmark tables keep loading.
+constexpr uint8_t kLibTunerBenchmarksTag = 5;
 void write_libtuner(BinaryWriter& w, const LibTunerInfo& t) {
   w.u32(static_cast<uint32_t>(t.strategies.size()));
   for (const std::string& s : t.strategies) w.str(s);
@@ -353,9 +356,16 @@ void write_libtuner(BinaryWriter& w, const LibTunerInfo& t) {
   w.u32(static_cast<uint32_t>(t.triton_major));
   w.u32(static_cast<uint32_t>(t.triton_minor));
   w.str(t.vendor);
+  w.u32(static_cast<uint32_t>(t.benchmark_tables.size()));
+  for (const auto& names : t.benchmark_tables) {
+    w.u32(static_cast<uint32_t>(names.size()));
+    for (const std::string& s : names) w.str(s);
+  }
+  w.u32(static_cast<uint32_t>(t.benchmark_table_of_config.size()));
+  for (uint32_t i : t.benchmark_table_of_config) w.u32(i);
 }
 
-LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a) {
+LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a, bool with_benchmarks) {
   LibTunerInfo t;
   t.strategies.resize(read_count(r));
   if (t.strategies.size() != a.key.size()) throw FormatError{"a strategy per key argument"};
@@ -376,13 +386,27 @@ LibTunerInfo read_libtuner(BinaryReader& r, const AutotuneInfo& a) {
   t.triton_major = r.i32();
   t.triton_minor = r.i32();
   t.vendor = r.str();
+  if (!with_benchmarks) return t;  // tag 4: written before the benchmark tables were known
+  t.benchmark_tables.resize(read_count(r));
+  for (auto& names : t.benchmark_tables) {
+    names.resize(read_count(r));
+    for (std::string& s : names) s = r.str();
+  }
+  t.benchmark_table_of_config.resize(read_count(r));
+  if (!t.benchmark_table_of_config.empty() && t.benchmark_table_of_config.size() != a.configs.size()) {
+    throw FormatError{"a benchmark table per config"};
+  }
+  for (uint32_t& i : t.benchmark_table_of_config) {
+    i = r.u32();
+    if (i >= t.benchmark_tables.size()) throw FormatError{"a benchmark table per config"};
+  }
   return t;
 }
 
 void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers) {
   w.u32(static_cast<uint32_t>(layers.size()));
   for (const DecoratorLayer& layer : layers) {
-    w.u8(static_cast<uint8_t>(layer.kind));
+    w.u8(layer.kind == DecoratorLayer::Kind::LibTuner ? kLibTunerBenchmarksTag : static_cast<uint8_t>(layer.kind));
     if (layer.kind == DecoratorLayer::Kind::Python) {
       write_python_wrapper(w, layer.python);
       continue;
@@ -432,7 +456,9 @@ void write_decorators(BinaryWriter& w, const std::vector<DecoratorLayer>& layers
 std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
   std::vector<DecoratorLayer> layers(read_count(r));
   for (DecoratorLayer& layer : layers) {
-    const uint8_t kind = r.u8();
+    uint8_t kind = r.u8();
+    const bool with_benchmarks = kind == kLibTunerBenchmarksTag;
+    if (with_benchmarks) kind = static_cast<uint8_t>(DecoratorLayer::Kind::LibTuner);
     if (kind > static_cast<uint8_t>(DecoratorLayer::Kind::LibTuner)) throw FormatError{"bad decorator kind"};
     layer.kind = static_cast<DecoratorLayer::Kind>(kind);
     if (layer.kind == DecoratorLayer::Kind::Python) {
@@ -450,7 +476,11 @@ std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
       for (HeuristicInfo& h : layer.heuristics) {
         h.name = r.str();
         h.param = r.i32();
-        if (h.param < 0 || h.param >= num_params) throw FormatError{"bad parameter index"};
+        // -1: a heuristic that sets a launch option named by its name (num_warps, ...).
+        if (h.param == -1) h.option = heuristic_option_named(h.name);
+        if ((h.param < 0 && h.option == HeuristicOption::None) || h.param < -1 || h.param >= num_params) {
+          throw FormatError{"bad parameter index"};
+        }
         h.program = r.str();
         h.not_translated_reason = r.str();
         h.source = r.str();
@@ -486,7 +516,7 @@ std::vector<DecoratorLayer> read_decorators(BinaryReader& r, int num_params) {
     a.top_k = r.f64();
     a.warmup_ms = r.f64();
     a.rep_ms = r.f64();
-    if (layer.kind == DecoratorLayer::Kind::LibTuner) layer.libtuner = read_libtuner(r, a);
+    if (layer.kind == DecoratorLayer::Kind::LibTuner) layer.libtuner = read_libtuner(r, a, with_benchmarks);
   }
   return layers;
 }

@@ -242,43 +242,94 @@ std::optional<std::vector<SqlColumn>> TuningDatabase::get_config(const std::stri
   return out;
 }
 
-void TuningDatabase::put_config(const std::string& table, const std::vector<SqlValue>& keys,
-                                const std::vector<SqlColumn>& config) const {
-  make_parents(path_);
-  Connection c(path_, /*create=*/true);
+namespace {
+
+std::vector<SqlColumn> key_columns(const std::vector<SqlValue>& keys) {
+  std::vector<SqlColumn> out;
+  for (size_t i = 0; i < keys.size(); ++i) out.push_back({"key_" + std::to_string(i), keys[i]});
+  return out;
+}
+
+// Creates `table` when absent (SQLAlchemy's CreateTable(if_not_exists=True): `primary` columns
+// the primary key, then `values`, every column NOT NULL) and inserts or replaces the row
+// (session.merge), in one transaction.
+void put_row(const std::string& path, const std::string& table, const std::vector<SqlColumn>& primary,
+             const std::vector<SqlColumn>& values) {
+  make_parents(path);
+  Connection c(path, /*create=*/true);
   // BEGIN IMMEDIATE takes the write lock at once (waiting up to the busy timeout), so two
   // processes never both read the table as absent and then fail to upgrade their locks.
   c.exec("BEGIN IMMEDIATE");
   try {
     std::string ddl = "CREATE TABLE IF NOT EXISTS " + quoted(table) + " (\n";
-    std::string primary;
-    for (size_t i = 0; i < keys.size(); ++i) {
-      const std::string name = "key_" + std::to_string(i);
-      ddl += "\t" + name + " " + keys[i].sql_type() + " NOT NULL, \n";
-      primary += (i ? ", " : "") + name;
+    std::string key, names, marks;
+    for (const SqlColumn& col : primary) key += (key.empty() ? "" : ", ") + quoted(col.name);
+    for (const auto* part : {&primary, &values}) {
+      for (const SqlColumn& col : *part) {
+        ddl += "\t" + quoted(col.name) + " " + col.value.sql_type() + " NOT NULL, \n";
+        names += (names.empty() ? "" : ", ") + quoted(col.name);
+        marks += marks.empty() ? "?" : ", ?";
+      }
     }
-    for (const SqlColumn& col : config) ddl += "\t" + quoted(col.name) + " " + col.value.sql_type() + " NOT NULL, \n";
-    ddl += "\tPRIMARY KEY (" + primary + ")\n)";
+    ddl += "\tPRIMARY KEY (" + key + ")\n)";
     c.exec(ddl);
-    std::string names, marks;
-    for (size_t i = 0; i < keys.size(); ++i) {
-      names += (i ? ", " : "") + quoted("key_" + std::to_string(i));
-      marks += i ? ", ?" : "?";
-    }
-    for (const SqlColumn& col : config) {
-      names += ", " + quoted(col.name);
-      marks += ", ?";
-    }
     Statement s(c, "INSERT OR REPLACE INTO " + quoted(table) + " (" + names + ") VALUES (" + marks + ")");
     int i = 1;
-    for (const SqlValue& k : keys) s.bind(i++, k);
-    for (const SqlColumn& col : config) s.bind(i++, col.value);
+    for (const auto* part : {&primary, &values}) {
+      for (const SqlColumn& col : *part) s.bind(i++, col.value);
+    }
     s.step();
     c.exec("COMMIT");
   } catch (...) {
     sqlite3_exec(c.get(), "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
+}
+
+}  // namespace
+
+void TuningDatabase::put_config(const std::string& table, const std::vector<SqlValue>& keys,
+                                const std::vector<SqlColumn>& config) const {
+  put_row(path_, table, key_columns(keys), config);
+}
+
+std::optional<std::array<double, 3>> TuningDatabase::get_benchmark(const std::string& table,
+                                                                   const std::vector<SqlValue>& keys,
+                                                                   const std::vector<SqlColumn>& config) const {
+  struct stat st;
+  if (::stat(path_.c_str(), &st) != 0) return std::nullopt;
+  Connection c(path_, /*create=*/false);
+  if (!table_exists(c, table)) return std::nullopt;
+  std::vector<SqlColumn> primary = key_columns(keys);
+  primary.insert(primary.end(), config.begin(), config.end());
+  std::string sql = "SELECT p50, p20, p80 FROM " + quoted(table) + " WHERE ";
+  // key_N unquoted, as in get_config; a config column SQLite does not know matches nothing (and is
+  // timed again).
+  for (size_t i = 0; i < primary.size(); ++i) {
+    sql += (i ? " AND " : "") + (i < keys.size() ? primary[i].name : quoted(primary[i].name)) + " = ?";
+  }
+  if (primary.empty()) sql += "1";
+  Statement s(c, sql);
+  for (size_t i = 0; i < primary.size(); ++i) s.bind(static_cast<int>(i + 1), primary[i].value);
+  if (!s.step()) return std::nullopt;
+  std::array<double, 3> out{};
+  for (int i = 0; i < 3; ++i) {
+    if (sqlite3_column_type(s.get(), i) == SQLITE_NULL) {
+      throw TuningDatabaseError("a NULL timing in table " + table + " of " + path_);
+    }
+    out[static_cast<size_t>(i)] = sqlite3_column_double(s.get(), i);
+  }
+  return out;
+}
+
+void TuningDatabase::put_benchmark(const std::string& table, const std::vector<SqlValue>& keys,
+                                   const std::vector<SqlColumn>& config, const std::array<double, 3>& timing) const {
+  std::vector<SqlColumn> primary = key_columns(keys);
+  primary.insert(primary.end(), config.begin(), config.end());
+  put_row(path_, table, primary,
+          {{"p50", SqlValue::of_float(timing[0])},
+           {"p20", SqlValue::of_float(timing[1])},
+           {"p80", SqlValue::of_float(timing[2])}});
 }
 
 #else  // no SQLite in this build
@@ -299,6 +350,14 @@ std::optional<std::vector<SqlColumn>> TuningDatabase::get_config(const std::stri
 }
 void TuningDatabase::put_config(const std::string&, const std::vector<SqlValue>&,
                                 const std::vector<SqlColumn>&) const {
+  unavailable(path_);
+}
+std::optional<std::array<double, 3>> TuningDatabase::get_benchmark(const std::string&, const std::vector<SqlValue>&,
+                                                                   const std::vector<SqlColumn>&) const {
+  unavailable(path_);
+}
+void TuningDatabase::put_benchmark(const std::string&, const std::vector<SqlValue>&, const std::vector<SqlColumn>&,
+                                   const std::array<double, 3>&) const {
   unavailable(path_);
 }
 

@@ -7,11 +7,13 @@
 // One table per kernel and number of key columns: "{name}_{kernel_hash}-{md5('key_0key_1...')}"
 // (the bridge computes the names), with key_0.. as the primary key and one column per entry of the
 // config's all_kwargs() whose value is an int, float or str. SQLAlchemy's types: INTEGER, FLOAT,
-// VARCHAR, BOOLEAN, every column NOT NULL.
+// VARCHAR, BOOLEAN, every column NOT NULL. Beside it FlagGems keeps, per kernel, a benchmark
+// table of every timed config's p50, p20 and p80 (its policies' bench_fn reads it before timing).
 //
 // Every problem (the file locked past the busy timeout, corrupt, a table of another shape, a
 // build without SQLite) is a TuningDatabaseError: the caller warns and tunes instead.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -72,6 +74,16 @@ class TuningDatabase {
   // inserts or replaces the row (session.merge), in one transaction.
   void put_config(const std::string& table, const std::vector<SqlValue>& keys,
                   const std::vector<SqlColumn>& config) const;
+
+  // FlagGems' benchmark table (BenchmarkCache): the timing [p50, p20, p80] in ms of `config` for
+  // `keys`, in the row whose key_0.. and config columns equal them; nullopt when the file, the
+  // table or the row does not exist.
+  std::optional<std::array<double, 3>> get_benchmark(const std::string& table, const std::vector<SqlValue>& keys,
+                                                     const std::vector<SqlColumn>& config) const;
+  // Creates the table when absent (key_0.., then the config's columns, all the primary key; then
+  // p50, p20, p80 FLOAT) and inserts or replaces the row, as SQLPersistantModel.put_benchmark does.
+  void put_benchmark(const std::string& table, const std::vector<SqlValue>& keys, const std::vector<SqlColumn>& config,
+                     const std::array<double, 3>& timing) const;
 
   // Milliseconds a writer waits for another's lock before giving up.
   static constexpr int kBusyTimeoutMs = 10000;

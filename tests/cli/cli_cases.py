@@ -69,8 +69,9 @@ SKIP_RETURN_CODE = 77  # ctest's SKIP_RETURN_CODE for these tests (tests/cli/CMa
 
 class Case:
     def __init__(self, argv, rc=0, stdout=None, stdout_contains=(), stderr=None, check=None,
-                 one_line=True):
+                 one_line=True, env=None):
         self.argv = argv
+        self.env = env                  # variables set for the tool (TRITON_JIT_TARGET=hip:gfx942)
         self.rc = rc
         self.stdout = stdout            # exact stdout
         self.stdout_contains = stdout_contains
@@ -82,6 +83,20 @@ class Case:
 # The hand-computed specializations of mixed_kernel
 #   (x_ptr, y_ptr [no align], src_ptr: const, n: i64, scale, seed [no specialize], flag,
 #    NAME: constexpr, ALPHA: constexpr = 1.5, MODE: constexpr = None)
+def sized(dtype, addr, storage_bytes):
+    """A pointer into a buffer of `storage_bytes` bytes: {"ptr", "addr", "storage_bytes"}."""
+    return {"ptr": dtype, "addr": addr, "storage_bytes": storage_bytes}
+
+
+# mixed_kernel's calls with buffer sizes, for HIP's 'S' flag: at and beyond 2**31-1 bytes, an empty
+# buffer, a pointer of unknown size (no 'S'), on aligned, unaligned and const pointers.
+HIP_ARGS = {
+    "sizes": [sized("fp16", 4096, 2**31 - 1), sized("fp32", 4100, 0), sized("fp32", 4104, 2**31), 5, 1.5, 32, True,
+              "abc"],
+    "unknown": [ptr("fp16", 4096), sized("fp32", 4112, 1024), sized("fp32", 4096, 4096), 16, 1.5, 32, True, "abc"],
+    "large": [sized("bf16", 4097, 2**40), ptr("fp32", 4100), sized("i8", 64, 1), 2**40, 2.5, 1, False, "x"],
+}
+
 MIXED_ARGS = {
     # aligned / unaligned pointers, const pointer, annotated int, float, unspecialized int, bool,
     # string constexpr, defaults
@@ -274,6 +289,55 @@ CASES = {
                                     check=lambda o, out, err, a=a: _check_parity("mixed_kernel", a, out))
        for name, (a, sig) in MIXED_ARGS.items()},
 
+    # HIP targets: Triton's 'S' on a pointer whose buffer ("storage_bytes") holds at most 2**31-1
+    # bytes, when the installed Triton's knobs.amd.use_buffer_ops is on (the default from 3.6).
+    **{f"parity_hip_{arch}_{name}": Case(["specialize", MIXED, "--repr", "--args", args(*a)],
+                                         env={"TRITON_JIT_TARGET": f"hip:{arch}"},
+                                         check=lambda o, out, err, a=a, arch=arch: _check_parity(
+                                             "mixed_kernel", a, out, f"hip:{arch}"))
+       for arch in ("gfx942", "gfx1100") for name, a in HIP_ARGS.items()},
+    "specialize_hip_ranges": Case(["specialize", MIXED, "--repr", "--args", args(*HIP_ARGS["sizes"])],
+                                  env={"TRITON_JIT_TARGET": "hip:gfx942", "AMDGCN_USE_BUFFER_OPS": "1"},
+                                  stdout=lines("*fp16:16:S,*fp32:S,*kfp32,i64,fp32,i32,u1,'abc',1.5,None",
+                                               "[('*fp16', 'DS'), ('*fp32', 'S'), ('*kfp32', ''), ('i64', ''), "
+                                               "('fp32', None), ('i32', None), ('u1', None), ('constexpr', 'abc'), "
+                                               "('constexpr', 1.5), ('constexpr', None)]")),
+    "specialize_hip_no_buffer_ops": Case(["specialize", MIXED, "--args", args(*HIP_ARGS["sizes"])],
+                                         env={"TRITON_JIT_TARGET": "hip:gfx942", "AMDGCN_USE_BUFFER_OPS": "0"},
+                                         stdout=lines("*fp16:16,*fp32,*kfp32,i64,fp32,i32,u1,'abc',1.5,None")),
+    "specialize_cuda_ignores_storage": Case(["specialize", MIXED, "--args", args(*HIP_ARGS["sizes"])],
+                                            env={"TRITON_JIT_TARGET": "cuda:90", "AMDGCN_USE_BUFFER_OPS": "1"},
+                                            stdout=lines("*fp16:16,*fp32,*kfp32,i64,fp32,i32,u1,'abc',1.5,None")),
+    "error_hip_unknown_processor": Case(["specialize", MIXED, "--args", args(*HIP_ARGS["sizes"])],
+                                        env={"TRITON_JIT_TARGET": "hip:gfx9999"}, rc=1,
+                                        stderr=r"mixed_kernel: the target hip:gfx9999 is not a processor the installed "
+                                               r"Triton \S+ can build: its AMD backend's LLVM knows .*hip:gfx942.*"),
+    "error_storage_bytes_not_a_size": Case(["specialize", MIXED, "--args", args(
+        {"ptr": "fp16", "addr": 4096, "storage_bytes": -1}, *HIP_ARGS["sizes"][1:])], rc=2,
+        stderr=r"--args\[0\]: \"storage_bytes\" must be the size in bytes of the buffer the pointer lies in "
+               r"\(0 or more\), got -1"),
+    # ":S" in the signature syntax: HIP's flag, compiled as Triton's ('*fp32', 'DS'); no CUDA flag.
+    "compile_hip_range_signature": Case(["compile", ADD, "--signature", "*fp32:16:S,*fp32:S,*fp32:16,i32:16,1024",
+                                         "--target", "hip:gfx942", "--out", "{out}"],
+                                        check=lambda o, out, err: _check_hip_compiled(o, out)),
+    "error_range_signature_for_cuda": Case(["compile", ADD, "--signature", "*fp32:16:S,*fp32:16,*fp32:16,i32:16,1024",
+                                            "--target", "cuda:90", "--out", "{out}"], rc=1,
+                                           stderr=r"add_kernel: '\*fp32:16:S,.*' marks parameter 'x_ptr' with ':S', "
+                                                  r"HIP's flag of a pointer in a buffer of at most 2\*\*31-1 bytes; "
+                                                  r"cuda:90 is no HIP target: drop the ':S'"),
+    # The AMD backend's own options pass, checked against the installed Triton's HIPOptions.
+    "compile_hip_options": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "hip:gfx942", "--out", "{out}",
+                                 "--option", "waves_per_eu=2", "--option", "matrix_instr_nonkdim=16",
+                                 "--option", "kpack=1", "--option", "schedule_hint=none"],
+                                check=lambda o, out, err: _check_hip_compiled(o, out)),
+    "error_hip_option_type": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "hip:gfx942", "--out", "{out}",
+                                   "--option", "waves_per_eu=two"], rc=1,
+                                  stderr=r"add_kernel: the compile option waves_per_eu takes an integer, got str 'two'"),
+    "error_hip_option_cuda_only": Case(["compile", ADD, "--signature", ADD_SIG, "--target", "hip:gfx942", "--out",
+                                        "{out}", "--option", "maxnreg=64"], rc=1,
+                                       stderr=r"add_kernel: unknown compile option 'maxnreg' for hip targets; options "
+                                              r"of Triton \S+: .*waves_per_eu.*"),
+
     # dtype constexprs: JSON forms, a dtype default, Triton's repr
     **{f"specialize_dtype_{name}": Case(["specialize", DTYPE, "--args", args(*a)], stdout=lines(sig))
        for name, (a, sig) in DTYPE_ARGS.items()},
@@ -337,7 +401,7 @@ CASES = {
     "error_tune_bad_grid": Case(["tune", SCALE_TUNED, "--args", "[]", "--grid", "8,0"], rc=2,
                                 stderr=r"--grid expects X\[,Y\[,Z\]\] with positive integers .*got '8,0'"),
     "error_tune_bad_bytes": Case(["tune", SCALE_TUNED, "--args", args(mem("fp16", -1))], rc=2,
-                                 stderr=r"--args\[0\]: \"bytes\" must be a size in bytes from 1 to 2\*\*48-1, got -1"),
+                                 stderr=r"--args\[0\]: \"bytes\" must be a size in bytes from 1 to 2\*\*46-1, got -1"),
     "error_tune_addr_and_bytes": Case(["tune", SCALE_TUNED, "--args", args({"ptr": "fp16", "addr": 16, "bytes": 16})],
                                       rc=2, stderr=r"--args\[0\]: a pointer has \"addr\" .* or \"bytes\" .*, not both"),
     "error_specialize_bytes": Case(["specialize", ADD, "--args", args(mem("fp32", 4096), ptr("fp32", 16),
@@ -962,7 +1026,7 @@ NEEDS_NO_GPU = {"error_tune_no_gpu", "error_pack_tune_no_gpu"}
 
 # Cases that compile for hip: Triton 3.5 and newer link the hsaco themselves; 3.4 runs ROCm's
 # ld.lld, which a machine without ROCm lacks.
-NEEDS_HSACO_LINKER = {"compile_hip"}
+NEEDS_HSACO_LINKER = {"compile_hip", "compile_hip_options", "compile_hip_range_signature"}
 
 
 def _links_hsaco():
@@ -1013,9 +1077,10 @@ def _check_verbose(err, needle):
     assert needle in rest, f"{needle!r} not in the verbose report:\n{err}"
 
 
-def _check_parity(function, items, out):
-    """The tool's --repr line equals Triton's own binder's specialization for the same call."""
-    expected = _triton_binder(function, items)
+def _check_parity(function, items, out, target=None):
+    """The tool's --repr line equals Triton's own binder's specialization for the same call (with
+    `target`, "hip:gfx942", the binder of that target's backend)."""
+    expected = _triton_binder(function, items, target)
     got = out.splitlines()[1]
     assert got == expected, f"triton-jit: {got}\ntriton:     {expected}"
 
@@ -1027,7 +1092,7 @@ def _check_stricter(function, items, expected):
     assert got == expected, f"Triton's binder now gives {got}, not {expected}: update docs/DESIGN.md and this test"
 
 
-def _triton_binder(function, items):
+def _triton_binder(function, items, target=None):
     """repr of the specialization Triton's own binder computes for `function` of cli_kernels.py
     called with the JSON `items` (in Python form)."""
     import importlib.util
@@ -1054,10 +1119,12 @@ def _triton_binder(function, items):
             return getattr(torch, item["torch_dtype"].removeprefix("torch."))
         if isinstance(item, dict):
             addr = item["addr"]
-            return triton_reference.make_pointer(int(addr, 0) if isinstance(addr, str) else addr, item["ptr"].lstrip("*"))
+            return triton_reference.make_pointer(int(addr, 0) if isinstance(addr, str) else addr, item["ptr"].lstrip("*"),
+                                                 item.get("storage_bytes"))
         return item
 
-    return triton_reference.triton_specialization(fn, [([to_python(i) for i in items], {})])[0]
+    gpu_target = triton_reference.hip_target(target) if target else ("cuda", 90, 32)
+    return triton_reference.triton_specialization(fn, [([to_python(i) for i in items], {})], gpu_target)[0]
 
 
 def _check_decorated_parity(function, items, out):
@@ -1091,7 +1158,9 @@ def run(name):
         return 0
     case = CASES[name]
     argv = [a.replace("{k}", ARGS.kernels).replace("{out}", out_dir) for a in case.argv]
-    p = subprocess.run([ARGS.cli] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
+    env = dict(os.environ, **case.env) if case.env else None
+    p = subprocess.run([ARGS.cli] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600,
+                       env=env)
     report = f"$ triton-jit {' '.join(argv)}\nexit status {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}"
     try:
         assert p.returncode == case.rc, f"expected exit status {case.rc}"

@@ -1,8 +1,13 @@
-// A process of its own for the decorator tests (decorators_test.cpp): gets FILE:FUNCTION and
-// specializes or launches (on the fake driver) one call of it, then prints what that took:
+// A process of its own for the tests of decorated kernels (decorators_test.cpp, libentry_test.cpp,
+// lib_tuner_test.cpp, python_wrapper_test.cpp, the fault tests): gets FILE FUNCTION, prints the
+// kinds of its wrapper layers (kinds=python,autotune,...), then specializes or launches (on the
+// fake driver) one call of it and prints what that took:
 //   spec=<Triton's specialization> num_warps=4 tunings=0 heuristic_python_calls=0 compiles=0 python_used=0
-// or `error=TYPE: message` (exit 3). Arguments: `--launch` (else specialize), then one word per
-// argument: p:fp16 (a pointer; p:fp32:BYTES with its size), i:123, f:0.5, none.
+// or, with --launch=N (N launches, nothing specialized):
+//   python_wrapper_calls=N tunings=0 launches=0 python_used=1
+// or `error=TYPE: message` (exit 3). Arguments: `--launch` (launch once, then specialize) or
+// `--launch=N` (else specialize), then one word per argument: p:fp16 (a pointer; p:fp32:BYTES
+// with its size), i:123, f:0.5, none.
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -14,7 +19,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: decorated_probe FILE FUNCTION [--launch] ARGS...\n";
+    std::cerr << "usage: decorated_probe FILE FUNCTION [--launch | --launch=N] ARGS...\n";
     return 2;
   }
   fake::install();
@@ -23,6 +28,7 @@ int main(int argc, char** argv) {
   fake::state().launch_ms = 1.0;
   fake::state().write_limit = uint64_t{1} << 20;
   bool launch = false;
+  int repeat = -1;  // --launch=N: launches, nothing specialized
   std::vector<triton_jit::ArgValue> args;
   std::vector<std::vector<char>> buffers;
   uint64_t next_address = 0x7f0000100000ull;
@@ -30,6 +36,8 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--launch") {
       launch = true;
+    } else if (a.rfind("--launch=", 0) == 0) {
+      repeat = std::stoi(a.substr(9));
     } else if (a == "none") {
       args.push_back(triton_jit::ArgValue::none());
     } else if (a.rfind("i:", 0) == 0) {
@@ -62,8 +70,27 @@ int main(int argc, char** argv) {
   }
   try {
     auto& fn = triton_jit::TritonJitFunction::get(argv[1], argv[2]);
+    std::string kinds;
+    for (const triton_jit::DecoratorLayer& layer : fn.signature().decorators) {
+      using Kind = triton_jit::DecoratorLayer::Kind;
+      kinds += kinds.empty() ? "" : ",";
+      kinds += layer.kind == Kind::Python     ? "python"
+               : layer.kind == Kind::Autotune ? "autotune"
+               : layer.kind == Kind::LibEntry ? "libentry"
+               : layer.kind == Kind::LibTuner ? "libtuner"
+                                              : "heuristics";
+    }
+    std::cout << "kinds=" << kinds << std::endl;
     const triton_jit::LaunchConfig config{triton_jit::Grid(4)};
     const triton_jit::ArgSpan span{args.data(), args.size()};
+    if (repeat >= 0) {
+      for (int i = 0; i < repeat; ++i) fn.launch(config, span);
+      const triton_jit::Stats s = fn.stats();
+      std::cout << "python_wrapper_calls=" << s.python_wrapper_calls << " tunings=" << s.tunings
+                << " launches=" << fake::state().launches.size() << " python_used=" << triton_jit::python_used()
+                << std::endl;
+      return 0;
+    }
     if (launch) fn.launch(config, span);
     const triton_jit::Specialization spec = fn.specialize(config, span);
     const triton_jit::Stats s = fn.stats();

@@ -105,7 +105,10 @@ TEST(LibTunerStrategies, NamesOfTheBridge) {
   EXPECT_EQ(tj::strategy_of(""), tj::Strategy::Python);
 }
 
-TEST(LibTunerRecords, LayerRoundTrips) {
+namespace {
+
+// A signature whose one decorator layer is a LibTuner with every field set.
+triton_jit::StaticSignature libtuner_signature() {
   triton_jit::StaticSignature s;
   s.function = "k";
   s.file = "k.py";
@@ -135,7 +138,17 @@ TEST(LibTunerRecords, LayerRoundTrips) {
   layer.libtuner.triton_major = 3;
   layer.libtuner.triton_minor = 6;
   layer.libtuner.vendor = "nvidia";
+  layer.libtuner.benchmark_tables = {{"k_bench-0", "k_bench-1"}};
+  layer.libtuner.benchmark_table_of_config = {0};
   s.decorators.push_back(layer);
+  return s;
+}
+
+}  // namespace
+
+TEST(LibTunerRecords, LayerRoundTrips) {
+  const triton_jit::StaticSignature s = libtuner_signature();
+  const triton_jit::DecoratorLayer& layer = s.decorators[0];
   tj::BinaryWriter w;
   tj::write_signature(w, s);
   tj::BinaryReader r(w.bytes());
@@ -152,28 +165,44 @@ TEST(LibTunerRecords, LayerRoundTrips) {
   EXPECT_EQ(l.libtuner.config_columns[0][0].second.int_value, 64);
   EXPECT_EQ(l.libtuner.triton_minor, 6);
   EXPECT_EQ(l.libtuner.vendor, "nvidia");
+  EXPECT_EQ(l.libtuner.benchmark_tables, layer.libtuner.benchmark_tables);
+  EXPECT_EQ(l.libtuner.benchmark_table_of_config, std::vector<uint32_t>{0});
   tj::BinaryWriter again;
   tj::write_signature(again, back);
   EXPECT_EQ(again.bytes(), w.bytes());
 }
 
+namespace {
+
+// FlagGems' Python and the decorated probe over one database file and one index.
+struct SharedDatabase {
+  std::string root = flaggems_test::temp_dir();
+  std::string kernels = std::string(TEST_PYTHON_KERNELS_DIR) + "/libtuner_kernels.py";
+  std::string env = "FLAGGEMS_DB_URL=sqlite:///" + root + "/tuned.db";
+  std::string load = "sys.path.insert(0, '" TEST_PYTHON_KERNELS_DIR "')\nimport libtuner_kernels as lk\n";
+
+  std::string python(const std::string& code) const { return flaggems_test::flaggems_python(env, load + code); }
+  test_support::ChildRun probe(const std::string& function, const std::string& args,
+                                  const std::string& more_env = "") const {
+    return test_support::run_child("env PYTHONPATH='" TEST_SUPPORT_DIR "' TRITON_JIT_TEST_KEEP_INDEX_DIR=1 "
+                                   "TRITON_JIT_INDEX_DIR='" + root + "/index' " + env + " " + more_env + " '" +
+                                   DECORATED_PROBE_PATH "' '" + kernels + "' " + function + " " + args);
+  }
+};
+
+}  // namespace
+
 // Both directions through a real tuning (on the fake driver every config takes the same time:
 // the runtime keeps config 0): the runtime's choice is what FlagGems' ConfigCache reads, and a
 // config FlagGems stored is launched from C++ without tuning.
 TEST(LibTunerDatabase, SharedWithFlagGemsBothWays) {
-  const std::string root = flaggems_test::temp_dir();
-  const std::string url = "sqlite:///" + root + "/tuned.db";
-  const std::string kernels = std::string(TEST_PYTHON_KERNELS_DIR) + "/libtuner_kernels.py";
-  const std::string python_env = "FLAGGEMS_DB_URL=" + url;
-  const std::string load = "sys.path.insert(0, '" TEST_PYTHON_KERNELS_DIR "')\nimport libtuner_kernels as lk\n";
-  const std::string ready = flaggems_test::flaggems_python(python_env, load + "print('ready')\n");
+  const SharedDatabase db;
+  const std::string python_env = db.env;
+  const std::string load = db.load;
+  const std::string ready = db.python("print('ready')\n");
   SKIP_WITHOUT_FLAGGEMS(ready);
   ASSERT_EQ(ready, "ready");
-  auto probe = [&](const std::string& args) {
-    return test_support::run_child("env PYTHONPATH='" TEST_SUPPORT_DIR "' TRITON_JIT_TEST_KEEP_INDEX_DIR=1 "
-                                   "TRITON_JIT_INDEX_DIR='" + root + "/index' " + python_env +
-                                   " '" DECORATED_PROBE_PATH "' '" + kernels + "' logged " + args);
-  };
+  auto probe = [&](const std::string& args) { return db.probe("logged", args); };
   // M = 1000: FlagGems' key (1024, 'torch.float16', 'torch.float16') under the log strategy.
   const auto tuned = probe("--launch p:fp16 p:fp16 i:1000");
   ASSERT_EQ(tuned.status, 0) << tuned.output;
@@ -183,6 +212,12 @@ TEST(LibTunerDatabase, SharedWithFlagGemsBothWays) {
                 python_env, load + "print(lk.logged.cache.get((1024, 'torch.float16', 'torch.float16')))\n"),
             flaggems_test::flaggems_python(
                 python_env, "import triton\nprint(triton.Config({'BLOCK': 32}, num_warps=1, num_stages=3))\n"));
+  // Each timing in FlagGems' benchmark table, where its BenchmarkCache reads it (a simulated
+  // millisecond a launch on the fake driver).
+  EXPECT_EQ(db.python("key = (1024, 'torch.float16', 'torch.float16')\n"
+                      "bench = lk.libentry.libcache[lk.logged.benchmark_table_name, key]\n"
+                      "print([round(bench.get(c)[0]) for c in lk.CONFIGS])\n"),
+            "[1, 1, 1, 1]");
 
   // FlagGems stores config 2 (BLOCK 128, 4 warps) for the key of M = 3000 (4096 under log).
   ASSERT_EQ(flaggems_test::flaggems_python(
@@ -195,4 +230,81 @@ TEST(LibTunerDatabase, SharedWithFlagGemsBothWays) {
   EXPECT_EQ(taken["num_warps"], "4") << taken.output;
   const std::string spec = taken["spec"];
   EXPECT_EQ(spec.substr(spec.rfind(',') + 1), "128") << taken.output;
+}
+
+// FlagGems' benchmark table read by the runtime as FlagGems' bench_fn reads it: timings FlagGems
+// stored are not timed again, and decide the choice (config 3 stored fastest; on the fake driver
+// every config would time the same and the first be kept).
+TEST(LibTunerDatabase, StoredTimingsDecideWithoutTiming) {
+  const SharedDatabase db;
+  const std::string stored = db.python(
+      "key = (64, 'torch.float16', 'torch.float16')\n"
+      "bench = lk.libentry.libcache[lk.logged.benchmark_table_name, key]\n"
+      "for i, c in enumerate(lk.CONFIGS):\n"
+      "    bench[c] = (4.0 - i, 4.0 - i, 4.0 - i)\n"
+      "print('stored')\n");
+  SKIP_WITHOUT_FLAGGEMS(stored);
+  ASSERT_EQ(stored, "stored");
+  const auto tuned = db.probe("logged", "--launch p:fp16 p:fp16 i:50");
+  ASSERT_EQ(tuned.status, 0) << tuned.output;
+  EXPECT_EQ(tuned["tunings"], "1") << tuned.output;
+  EXPECT_EQ(tuned["num_warps"], "8") << tuned.output;
+  const std::string spec = tuned["spec"];
+  EXPECT_EQ(spec.substr(spec.rfind(',') + 1), "256") << tuned.output;
+  EXPECT_EQ(db.python("print(lk.logged.cache.get((64, 'torch.float16', 'torch.float16')).kwargs)\n"),
+            "{'BLOCK': 256}");
+}
+
+// A custom policy (LibTuner.register_policy) runs through Python on a miss: its bench_fn is the
+// runtime's timing, written to the benchmark table for just the configs it timed; its choice is
+// what FlagGems reads back. Without Python, a miss is an error naming the kernel and the policy.
+TEST(LibTunerDatabase, CustomPolicyRunsThroughPython) {
+  const SharedDatabase db;
+  const std::string ready = db.python("print('ready')\n");
+  SKIP_WITHOUT_FLAGGEMS(ready);
+  ASSERT_EQ(ready, "ready");
+  const auto tuned = db.probe("custom_benched", "--launch p:fp16 p:fp16 i:1000");
+  ASSERT_EQ(tuned.status, 0) << tuned.output;
+  EXPECT_EQ(tuned["tunings"], "1") << tuned.output;
+  EXPECT_EQ(tuned["num_warps"], "8") << tuned.output;  // the policy's choice: the last config
+  const std::string key = "key = (1024, 'torch.float16', 'torch.float16')\n";
+  EXPECT_EQ(db.python(key + "print(lk.custom_benched.cache.get(key).kwargs)\n"), "{'BLOCK': 256}");
+  EXPECT_EQ(db.python(key + "bench = lk.libentry.libcache[lk.custom_benched.benchmark_table_name, key]\n"
+                            "print([bench.get(c) is not None for c in lk.CONFIGS])\n"),
+            "[False, True, True, True]");
+
+  const auto offline = db.probe("custom_benched", "--launch p:fp16 p:fp16 i:3000", "TRITON_JIT_OFFLINE=1");
+  EXPECT_EQ(offline.status, 3) << offline.output;
+  EXPECT_NE(offline.output.find("custom_benched tunes with the custom LibTuner policy last_benched_for_tests"),
+            std::string::npos)
+      << offline.output;
+  EXPECT_NE(offline.output.find("Python cannot run here"), std::string::npos) << offline.output;
+}
+
+// Records of the first LibTuner format (tag 4, no benchmark tables: indexes and packs written before
+// them) still read, as LibTuners without benchmark tables; they are written again in the new one.
+TEST(LibTunerRecords, FirstFormatStillReads) {
+  triton_jit::StaticSignature s = libtuner_signature();
+  s.decorators[0].libtuner.benchmark_tables.clear();
+  s.decorators[0].libtuner.benchmark_table_of_config.clear();
+  tj::BinaryWriter current;
+  tj::write_signature(current, s);
+  triton_jit::StaticSignature bare = s;
+  bare.decorators.clear();
+  tj::BinaryWriter prefix;
+  tj::write_signature(prefix, bare);
+  // The layer's tag follows the layer count; the new format's last 8 bytes are its two empty lists.
+  std::string first = current.bytes().substr(0, current.bytes().size() - 8);
+  ASSERT_EQ(static_cast<uint8_t>(first[prefix.bytes().size()]), 5u);
+  first[prefix.bytes().size()] = 4;
+  tj::BinaryReader r(first);
+  const triton_jit::StaticSignature back = tj::read_signature(r);
+  EXPECT_TRUE(r.at_end());
+  ASSERT_EQ(back.decorators.size(), 1u);
+  EXPECT_EQ(back.decorators[0].kind, triton_jit::DecoratorLayer::Kind::LibTuner);
+  EXPECT_EQ(back.decorators[0].libtuner.vendor, "nvidia");
+  EXPECT_TRUE(back.decorators[0].libtuner.benchmark_tables.empty());
+  tj::BinaryWriter again;
+  tj::write_signature(again, back);
+  EXPECT_EQ(again.bytes(), current.bytes());
 }

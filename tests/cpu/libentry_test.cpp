@@ -486,3 +486,61 @@ TEST_F(LibEntryLaunch, FrozenPreHookWithoutPythonIsAClearError) {
   expect_contains(offline.output, "pre_hook");
   expect_contains(offline.output, "offline mode is on");
 }
+
+// FlagGems' softmax under LibEntry: its heuristics set num_warps (a launch option) with TILE_N. A
+// key's first call runs them; every later call of the key launches the kernel they chose, with
+// its num_warps, though N (do_not_specialize) now asks for another; as FlagGems' LibEntry.run.
+TEST_F(LibEntryLaunch, FrozenKeyReplaysTheNumWarpsAHeuristicChose) {
+  auto& fn = runtime_kernel("softmax_entry_kernel");
+  struct Call {
+    int64_t m, n;
+  };
+  // (8, 100) freezes TILE_N=128 and 4 warps for (8, 3000); (16, 3000) freezes 4096 and 16 warps
+  // for (16, 100); N beyond 32 bits is another class of N, so another key.
+  const std::vector<Call> calls = {{8, 100},   {8, 3000},  {16, 3000},       {16, 100},
+                                   {8, 5000},  {16, 2048}, {8, 1ll << 40},   {8, 64},
+                                   {32, 1500}, {32, 9000}, {16, 1ll << 33}, {16, 7}};
+  LaunchConfig config;
+  config.grid_fn = [](const GridMeta& meta) { return Grid(static_cast<unsigned>(meta["M"])); };
+  std::vector<std::string> ours_spec;
+  std::vector<int> ours_warps;
+  std::vector<std::vector<ArgValue>> all_args;
+  for (const Call& c : calls) {
+    all_args.push_back({ArgValue::pointer_address(kBase, DType::fp32), ArgValue::pointer_address(kBase + 0x10000, DType::fp32),
+                        ArgValue::integer(c.m), ArgValue::integer(c.n)});
+    const ArgSpan span{all_args.back().data(), all_args.back().size()};
+    const size_t before = fake::state().launches.size();
+    fn.launch(config, span);
+    ASSERT_GT(fake::state().launches.size(), before);
+    ours_warps.push_back(static_cast<int>(fake::state().launches.back().block[0] / 32));
+    const auto spec = fn.specialize(config, span);
+    ours_spec.push_back(spec.triton_repr());
+    EXPECT_EQ(spec.num_warps, ours_warps.back()) << "call " << ours_spec.size() - 1;
+  }
+  std::vector<std::tuple<std::string, int, int, std::vector<int>, std::string>> theirs;
+  {
+    triton_jit::bridge::GilGuard gil;
+    py::list py_calls;
+    for (const auto& args : all_args) {
+      py::list a;
+      for (const ArgValue& v : args) a.append(to_python(v));
+      py_calls.append(py::make_tuple(py::tuple(a), py::dict(), 0));
+    }
+    py::object grid = py::module_::import("builtins").attr("eval")("lambda meta: (meta['M'],)", py::dict());
+    theirs = flaggems()
+                 .attr("libentry_launches")(python_kernel("softmax_entry_kernel"), py_calls, grid)
+                 .cast<std::vector<std::tuple<std::string, int, int, std::vector<int>, std::string>>>();
+  }
+  ASSERT_EQ(theirs.size(), calls.size());
+  size_t hits = 0;
+  for (size_t c = 0; c < calls.size(); ++c) {
+    const auto& [spec, num_warps, num_stages, grid, how] = theirs[c];
+    hits += how == "hit";
+    EXPECT_EQ(ours_spec[c], spec) << "call " << c << " (" << how << ")";
+    EXPECT_EQ(ours_warps[c], num_warps) << "call " << c << " (" << how << ")";
+  }
+  EXPECT_EQ(std::get<4>(theirs[1]), "hit");
+  EXPECT_EQ(ours_warps[1], 4) << "(8, 3000) replays the 4 warps (8, 100) froze, not the 16 its N asks for";
+  EXPECT_EQ(ours_warps[3], 16) << "(16, 100) replays the 16 warps (16, 3000) froze";
+  EXPECT_GE(hits, 6u);
+}

@@ -199,7 +199,7 @@ class PythonWrapperStore : public ::testing::Test {
         "env -u FLA_CACHE_MODE TRITON_JIT_TEST_KEEP_INDEX_DIR=1 TRITON_JIT_TEST_WRAPPER_NO_LAUNCH=1 "
         "TRITON_JIT_TEST_WRAPPER_RECORD='" +
         (root_ / "record.jsonl").string() + "' TRITON_JIT_INDEX_DIR='" + (root_ / "index").string() + "' " + env +
-        " '" WRAPPER_PROBE_PATH "' '" + test::canonical(test::kernel(file)) + "' " + function + " " +
+        " '" DECORATED_PROBE_PATH "' '" + test::canonical(test::kernel(file)) + "' " + function + " --launch=" +
         std::to_string(count) + " p:fp32 p:i32 i:1000");
   }
   std::string without_python() const {
@@ -258,8 +258,8 @@ TEST_F(PythonWrapperStore, AWrapperClassThatComesToOverrideRunIsDescribedAgain) 
                                      "    pass\n";
   const auto probe_tuned = [&](const std::string& env) {
     return test_support::run_child("env TRITON_JIT_TEST_KEEP_INDEX_DIR=1 TRITON_JIT_INDEX_DIR='" +
-                                   (root_ / "index").string() + "' " + env + " '" WRAPPER_PROBE_PATH "' '" +
-                                   (dir / "tuned.py").string() + "' tuned_kernel 0");
+                                   (root_ / "index").string() + "' " + env + " '" DECORATED_PROBE_PATH "' '" +
+                                   (dir / "tuned.py").string() + "' tuned_kernel --launch=0");
   };
   const auto plain = probe_tuned("");
   ASSERT_EQ(plain.status, 0) << plain.output;

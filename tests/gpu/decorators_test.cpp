@@ -2,40 +2,13 @@
 // Triton's own Python launch of the same decorated kernels in the runtime's interpreter: outputs
 // bit-identical where both run the same config; tuning that zeroes (reset_to_zero) and restores
 // (restore_value) what its timed runs write; a tuned kernel launched again without tuning.
-#include <string>
-#include <vector>
-
-#include "gpu_test_util.h"
-#include "python_reference.h"
-
-using gpu_test::addresses;
-using gpu_test::run_python;
-using triton_jit::cdiv;
-using triton_jit::DType;
-using triton_jit::Grid;
-using triton_jit::GridMeta;
-using triton_jit::LaunchConfig;
-using triton_jit::TritonJitFunction;
-using triton_jit::TypedPtr;
+#include "kernel_file_test.h"
 
 namespace {
 
-class GpuDecorators : public gpu_test::GpuTest {
+class GpuDecorators : public gpu_test::KernelFileTest {
  protected:
-  void SetUp() override {
-    gpu_test::GpuTest::SetUp();
-    if (IsSkipped()) return;
-    run_python("import importlib.util, torch, triton\n"
-               "_spec = importlib.util.spec_from_file_location('decorated_ref', '" TRITON_JIT_TEST_KERNELS_DIR
-               "/decorated.py')\n"
-               "dk = importlib.util.module_from_spec(_spec)\n"
-               "_spec.loader.exec_module(dk)\n"
-               "keep = {}\n"
-               "torch.manual_seed(7)\n");
-  }
-  static TritonJitFunction& fn(const char* name) {
-    return TritonJitFunction::get(TRITON_JIT_TEST_KERNELS_DIR "/decorated.py", name);
-  }
+  GpuDecorators() : KernelFileTest("decorated.py", "dk", "torch.manual_seed(7)\n") {}
 };
 
 TypedPtr f32(uintptr_t p, uint64_t bytes = 0) { return TypedPtr{reinterpret_cast<void*>(p), DType::fp32, bytes}; }

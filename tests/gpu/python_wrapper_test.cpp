@@ -3,39 +3,13 @@
 // no Triton class run their own run through Python, so the runtime launches what the wrapper
 // chooses; each against Triton's own launch of the same wrapped kernel in the runtime's
 // interpreter (bit-identical outputs, the same BLOCK written by the kernel).
-#include <string>
-#include <vector>
-
-#include "gpu_test_util.h"
-#include "python_reference.h"
-
-using gpu_test::addresses;
-using gpu_test::run_python;
-using triton_jit::cdiv;
-using triton_jit::DType;
-using triton_jit::Grid;
-using triton_jit::GridMeta;
-using triton_jit::LaunchConfig;
-using triton_jit::TritonJitFunction;
-using triton_jit::TypedPtr;
+#include "kernel_file_test.h"
 
 namespace {
 
-class GpuPythonWrappers : public gpu_test::GpuTest {
+class GpuPythonWrappers : public gpu_test::KernelFileTest {
  protected:
-  void SetUp() override {
-    gpu_test::GpuTest::SetUp();
-    if (IsSkipped()) return;
-    run_python("import importlib.util, torch, triton\n"
-               "_spec = importlib.util.spec_from_file_location('run_overrides_ref', '" TRITON_JIT_TEST_KERNELS_DIR
-               "/run_overrides.py')\n"
-               "ro = importlib.util.module_from_spec(_spec)\n"
-               "_spec.loader.exec_module(ro)\n"
-               "keep = {}\n");
-  }
-  static TritonJitFunction& fn(const char* name) {
-    return TritonJitFunction::get(TRITON_JIT_TEST_KERNELS_DIR "/run_overrides.py", name);
-  }
+  GpuPythonWrappers() : KernelFileTest("run_overrides.py", "ro") {}
   // x (n floats) and out (64 ints) twice: Triton's launch of `call` writes the reference pair.
   std::vector<uintptr_t> buffers(int n, const std::string& call) {
     return addresses(run_python("n = " + std::to_string(n) +

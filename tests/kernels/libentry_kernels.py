@@ -67,3 +67,40 @@ def _count_pre_hook(nargs):
 def hooked_kernel(X, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(X + offs, tl.zeros((BLOCK, ), tl.float32), mask=offs < n)
+
+
+# FlagGems' softmax_kernel_inner as FlagGems 5.0.2 writes it: its heuristics set TILE_N,
+# ONE_TILE_PER_CTA and the launch option num_warps from N (here do_not_specialize, so that a
+# key's first call freezes num_warps for later calls with another N, as LibEntry replays its
+# frozen kernel).
+def _softmax_tile_n(args):
+    if args["N"] <= (32 * 1024):
+        return triton.next_power_of_2(args["N"])
+    else:
+        return 4096
+
+
+def _softmax_num_warps(args):
+    tile_size = args["TILE_N"]
+    if tile_size < 2048:
+        return 4
+    elif tile_size < 4096:
+        return 8
+    else:
+        return 16
+
+
+@libentry()
+@triton.heuristics({
+    "TILE_N": _softmax_tile_n,
+    "ONE_TILE_PER_CTA": lambda args: args["TILE_N"] >= args["N"],
+    "num_warps": _softmax_num_warps,
+})
+@triton.jit(do_not_specialize=["N"])
+def softmax_entry_kernel(output_ptr, input_ptr, M, N, TILE_N: tl.constexpr, ONE_TILE_PER_CTA: tl.constexpr):
+    pid_m = tl.program_id(0)
+    n_offsets = tl.arange(0, TILE_N)
+    mask = n_offsets < N
+    inp = tl.load(input_ptr + pid_m * N + n_offsets, mask=mask, other=-float("inf"))
+    e = tl.exp(inp - tl.max(inp, 0))
+    tl.store(output_ptr + pid_m * N + n_offsets, e / tl.sum(e, 0), mask=mask)

@@ -16,6 +16,7 @@ import importlib
 import os
 import shutil
 import sys
+import threading
 import tempfile
 
 import pytest
@@ -165,14 +166,27 @@ class _Recorder:
         original = self._original = self._cls.run
         calls = self.calls
 
+        busy = threading.local()
+
         def run(obj, *args, **kwargs):
-            torch.cuda.synchronize()
-            before = ([_snapshot(a) for a in args], {k: _snapshot(v) for k, v in kwargs.items()})
-            frozen = sum(len(c) for c in obj.kernel_cache)
-            kernel, constexprs = original(obj, *args, **kwargs)
-            torch.cuda.synchronize()
-            froze = sum(len(c) for c in obj.kernel_cache) > frozen
-            calls.append(_Call(obj, before[0], before[1], [_result(a) for a in args], kernel, dict(constexprs), froze))
+            # The recorder's own clones run FlagGems' copy kernel (use_gems is on): that call is the
+            # recorder's, not the operator's, so it runs unrecorded (else it would recurse).
+            if getattr(busy, "on", False):
+                return original(obj, *args, **kwargs)
+            busy.on = True
+            try:
+                torch.cuda.synchronize()
+                before = ([_snapshot(a) for a in args], {k: _snapshot(v) for k, v in kwargs.items()})
+                frozen = sum(len(c) for c in obj.kernel_cache)
+                busy.on = False
+                kernel, constexprs = original(obj, *args, **kwargs)
+                busy.on = True
+                torch.cuda.synchronize()
+                froze = sum(len(c) for c in obj.kernel_cache) > frozen
+                after = [_result(a) for a in args]
+            finally:
+                busy.on = False
+            calls.append(_Call(obj, before[0], before[1], after, kernel, dict(constexprs), froze))
             return kernel, constexprs
 
         self._cls.run = run

@@ -312,3 +312,24 @@ def test_dot_under_torch_compile_matches_torch(backend, ta, tb):
     result = torch.library.opcheck(triton_jit.ops.Dot._torch_ops[("Tensor", "Tensor", "bool", "bool")],
                                    (a, b, ta, tb), atol=2e-2, rtol=2e-2)
     assert all(v == "SUCCESS" for v in result.values()), result
+
+
+def test_hip_specialization_reads_a_torch_tensors_storage():
+    """For a HIP target, a torch tensor's 'S' comes from its whole storage (untyped_storage()),
+    as Triton's HIP backend reads it: a view into a 3 GiB storage gets none, a small one does."""
+    import triton_reference
+    small = torch.empty(1024, device="cuda")
+    view = small[16:]  # the same 4 KiB storage
+    large = torch.empty(3 << 30, device="cuda", dtype=torch.uint8)[: 4096].view(torch.float32)
+    fn = py_kernels.add_kernel
+    triton_jit.set_target("hip:gfx942")
+    try:
+        ours = triton_jit.jit(fn).specialize(small, view, large, 1000, BLOCK=256).triton_repr()
+    finally:
+        triton_jit.set_target(None)
+    want = triton_reference.triton_specialization(fn, [([small, view, large, 1000], {"BLOCK": 256})],
+                                                  ("hip", "gfx942", 64))[0]
+    assert ours == want
+    from triton import knobs
+    if knobs.amd.use_buffer_ops:
+        assert want.startswith("[('*fp32', 'DS'), ('*fp32', 'DS'), ('*fp32', 'D')"), want

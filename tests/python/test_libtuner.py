@@ -143,13 +143,25 @@ def test_no_config_in_the_database_asks_for_tuning():
         k.specialize(CudaArray(ADDRESS, "fp16"), CudaArray(ADDRESS, "fp16"), 123457)
 
 
-def test_custom_policy_uses_the_database_and_never_times_as_default():
+def test_custom_policy_uses_the_database_and_a_miss_asks_for_tuning():
+    # The policy itself runs through Python when a launch tunes (tests/cpu/lib_tuner_test.cpp,
+    # LibTunerDatabase); a call that only describes cannot time, as for the default policy.
     k = triton_jit.kernel(KERNELS, "custom_policy")
     key = lk.custom_policy.get_key({"x_ptr": Tensor(torch.float16), "out_ptr": Tensor(torch.float16), "M": 77})
     lk.libentry.libcache[lk.custom_policy.config_table_name][key] = lk.CONFIGS[3]
     assert block_of(k.specialize(CudaArray(ADDRESS, "fp16"), CudaArray(ADDRESS, "fp16"), 77)) == "256"
-    with pytest.raises(triton_jit.ArgumentError, match="custom LibTuner policy"):
+    with pytest.raises(triton_jit.ArgumentError, match="no tuning result"):
         k.specialize(CudaArray(ADDRESS, "fp16"), CudaArray(ADDRESS, "fp16"), 78)
+
+
+def test_benchmark_tables_as_flaggems_names_them():
+    d = describe(lk.logged)
+    key = lk.logged.get_key({"x_ptr": Tensor(torch.float16), "out_ptr": Tensor(torch.float16), "M": 9})
+    lk.libentry.libcache[lk.logged.benchmark_table_name, key][lk.CONFIGS[1]] = (1.0, 0.5, 1.5)
+    with sqlite3.connect(DB_PATH) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert d["benchmark_tables"][d["benchmark_table_of_config"][1]][len(key)] in tables
+    assert d["benchmark_table_of_config"] == [0, 0, 0, 0]  # the same column names: one table
 
 
 def _with_database(path, fn):

@@ -102,3 +102,42 @@ def test_the_compiled_kernel_is_tritons():
     ahead = triton_jit.jit(fn).compile(triton_jit.CompileRequest("*fp32:16,*fp32:16,*fp32:16,i32,256",
                                                                  target="cuda:90"))
     assert ahead.hash == reference[0]
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx1100"])
+def test_hip_random_calls_match_tritons_hip_binder(target):
+    """For a HIP target, Triton's 'S' flag: the extension asks each array for its buffer's size as
+    Triton's HIP backend does (ptr_range(), a torch tensor's untyped_storage().size()), and the
+    lists equal those of the binder Triton builds with its HIP backend."""
+    rng = random.Random(23)
+    fn = py_kernels.generic_kernel
+    k = triton_jit.jit(fn)
+    sizes = [None, 0, 4096, 2**31 - 1, 2**31, 2**40]
+    calls, ours = [], []
+    triton_jit.set_target(target)
+    try:
+        for _ in range(300):
+            pairs = []
+            for _ in range(8):
+                reference, mine = runtime_pair(rng)
+                if isinstance(reference, triton_reference._Pointer):
+                    size = rng.choice(sizes)
+                    address, dtype = reference.data_ptr(), reference.dtype
+                    # Triton reads ptr_range() from any object: the stand-in is both sides' argument.
+                    reference = triton_reference._RangedPointer(address, dtype, size) if size is not None else reference
+                    mine = reference if size is not None else mine
+                pairs.append((reference, mine))
+            consts = [rng.choice(CONSTEXPRS) for _ in range(3)]
+            calls.append(([p[0] for p in pairs] + consts, {}))
+            try:
+                ours.append(k.specialize(*([p[1] for p in pairs] + consts)).triton_repr())
+            except triton_jit.ArgumentError:
+                ours.append("error: TypeError")
+    finally:
+        triton_jit.set_target(None)
+    want = triton_reference.triton_specialization(fn, calls, triton_reference.hip_target(target))
+    mismatches = [(calls[i], ours[i], want[i]) for i in range(len(calls)) if ours[i] != want[i]]
+    assert not mismatches, mismatches[:5]
+    from triton import knobs
+    if knobs.amd.use_buffer_ops:
+        assert any("S')" in w for w in want), "no call reached Triton's 'S' flag"

@@ -3,9 +3,10 @@ the reference of the runtime's LibEntry (src/decorators/lib_entry.h).
 
 `import flag_gems` needs a GPU, so this module loads FlagGems' libentry.py alone, as the module
 `flag_gems.utils.libentry` (the name the runtime recognises its class by), with stand-ins for what
-it imports of FlagGems' device runtime: `flag_gems.runtime` (one device), `torch_device_fn`
-(current_device, settable here), `vendor_module`, `code_cache` and `models` (the tuning database,
-which LibEntry never touches). The file comes from FLAGGEMS_LIBENTRY_PY, else the installed FlagGems
+it imports of FlagGems' device runtime (flaggems_stub.stub_device_runtime, the stand-in the
+LibTuner tests use too): `flag_gems.runtime` (two devices), `torch_device_fn` (current_device,
+settable by set_device), `vendor_module`, `code_cache` and `models` (no tuning database: LibEntry
+never touches it). The file comes from FLAGGEMS_LIBENTRY_PY, else the installed FlagGems
 (requirements-replay.txt; found by flaggems_stub.installed_root without running its __init__); its
 bytes are checked against the 5.0.2 wheel's RECORD hash.
 
@@ -18,8 +19,6 @@ import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
-import types
 from pathlib import Path
 
 FLAGGEMS_VERSION = "5.0.2"
@@ -29,17 +28,14 @@ LIBENTRY_RECORD_SHA256 = "ki3sV3boh__pIFr5wYD1MM9nnUvRQLQZcZs4P1n4HuA"
 _HERE = Path(__file__).resolve().parent
 
 
-def _installed_root():
-    sys.path.insert(0, str(_HERE))
-    try:
-        from flaggems_stub import installed_root
-    finally:
-        sys.path.pop(0)
-    return installed_root()
-
+sys.path.insert(0, str(_HERE))
+try:
+    import flaggems_stub
+finally:
+    sys.path.pop(0)
 
 # Found before this module puts its stand-in flag_gems package into sys.modules.
-_INSTALLED_ROOT = _installed_root()
+_INSTALLED_ROOT = flaggems_stub.installed_root()
 
 
 def libentry_source():
@@ -55,50 +51,7 @@ def record_hash(path):
     return base64.urlsafe_b64encode(hashlib.sha256(Path(path).read_bytes()).digest()).rstrip(b"=").decode()
 
 
-class _DeviceFn:
-    """torch_device_fn as LibEntry uses it: the current device's index (settable by tests)."""
-    device = 0
-
-    def current_device(self):
-        return _DeviceFn.device
-
-    def get_device_name(self):
-        return "stub device"
-
-
-def set_device(index):
-    _DeviceFn.device = index
-
-
-def _module(name, **attributes):
-    m = types.ModuleType(name)
-    m.__dict__.update(attributes)
-    if "." not in name or name.count(".") < 2:
-        m.__path__ = []  # a package, so submodules import
-    sys.modules[name] = m
-    return m
-
-
-def _stub_device_runtime(device_count):
-    class _Model:
-        def __init__(self, *args, **kwargs):
-            pass
-
-        def get_config(self, *args):
-            return None
-
-        def put_config(self, *args):
-            pass
-
-    cache_dir = Path(tempfile.mkdtemp(prefix="flaggems_stub_"))
-    _module("flag_gems")
-    _module("flag_gems.runtime", device=types.SimpleNamespace(device_count=device_count),
-            torch_device_fn=_DeviceFn())
-    _module("flag_gems.runtime.backend", vendor_module=types.SimpleNamespace(
-        vendor_info=types.SimpleNamespace(vendor_name="nvidia", device_name="stub device")))
-    _module("flag_gems.utils")
-    _module("flag_gems.utils.code_cache", config_cache_dir=lambda: cache_dir)
-    _module("flag_gems.utils.models", PersistantModel=_Model, SQLPersistantModel=_Model)
+set_device = flaggems_stub.set_device
 
 
 def load(device_count=2):
@@ -106,7 +59,7 @@ def load(device_count=2):
     name = "flag_gems.utils.libentry"
     if name in sys.modules and getattr(sys.modules[name], "LibEntry", None) is not None:
         return sys.modules[name]
-    _stub_device_runtime(device_count)
+    flaggems_stub.stub_device_runtime(None, device_count=device_count, device_name="stub device", store=False)
     spec = importlib.util.spec_from_file_location(name, str(libentry_source()))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module

@@ -1,6 +1,8 @@
 """FlagGems' own flag_gems/utils/libentry.py (and the modules it imports: code_cache, models) loaded
 without a GPU: `import flag_gems` needs one, so its device runtime is replaced by stand-ins (one
 device, a device name the test picks, vendor nvidia) and the rest is FlagGems' code as shipped.
+The one stand-in of FlagGems' device runtime: flaggems_libentry.py (LibEntry's reference calls)
+uses stub_device_runtime too, without the database.
 
 Where FlagGems lives: TRITON_JIT_FLAGGEMS_SRC (a folder holding flag_gems/), else where the
 installed package is (requirements-replay.txt installs FlagGems 5.0.2 into the test virtualenv;
@@ -60,9 +62,10 @@ def available():
     return None
 
 
-def _package(name, path=None):
+def _package(name, path=None, **attributes):
     module = types.ModuleType(name)
     module.__path__ = [path] if path else []
+    module.__dict__.update(attributes)
     sys.modules[name] = module
     return module
 
@@ -75,25 +78,68 @@ def _file(name, path):
     return module
 
 
+class _DeviceFn:
+    """torch_device_fn as FlagGems' libentry uses it: the current device's index (set_device) and
+    the device's name (in the tuning database's file name)."""
+    device = 0
+    name = DEVICE_NAME
+
+    def current_device(self):
+        return _DeviceFn.device
+
+    def get_device_name(self):
+        return _DeviceFn.name
+
+
+def set_device(index):
+    _DeviceFn.device = index
+
+
+class _NoStore:
+    """FlagGems' tuning database where a test has none: nothing stored, nothing found."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def get_config(self, *args):
+        return None
+
+    def put_config(self, *args):
+        pass
+
+
+def stub_device_runtime(root, device_count=1, device_name=DEVICE_NAME, store=True):
+    """The one stand-in for FlagGems' device runtime (flag_gems.runtime: `device_count` devices,
+    torch_device_fn, vendor nvidia), with FlagGems' own code_cache and models (its SQLite tuning
+    database) from `root` when `store`, else no database (a temporary cache folder)."""
+    _DeviceFn.name = device_name
+    _package("flag_gems", root)
+    _package("flag_gems.runtime", device=types.SimpleNamespace(device_count=device_count), torch_device_fn=_DeviceFn())
+    _package("flag_gems.runtime.backend", vendor_module=types.SimpleNamespace(
+        vendor_info=types.SimpleNamespace(vendor_name="nvidia", device_name="cuda")))
+    _package("flag_gems.utils", os.path.join(root, "utils") if root else None)
+    if not store:
+        import tempfile
+        from pathlib import Path
+        cache_dir = Path(tempfile.mkdtemp(prefix="flaggems_stub_"))
+        _package("flag_gems.utils.code_cache", config_cache_dir=lambda: cache_dir)
+        _package("flag_gems.utils.models", PersistantModel=_NoStore, SQLPersistantModel=_NoStore)
+        return
+    _file("flag_gems.utils.code_cache", os.path.join(root, "utils", "code_cache.py"))
+    _package("flag_gems.utils.models", os.path.join(root, "utils", "models"))
+    for name in ("model", "session", "sql"):
+        _file(f"flag_gems.utils.models.{name}", os.path.join(root, "utils", "models", f"{name}.py"))
+    _file("flag_gems.utils.models", os.path.join(root, "utils", "models", "__init__.py"))
+
+
 def load(device_name=DEVICE_NAME):
-    """FlagGems' libentry module (flag_gems.utils.libentry); loaded once per process."""
+    """FlagGems' libentry module (flag_gems.utils.libentry) with its tuning database; loaded once
+    per process."""
     if "flag_gems.utils.libentry" in sys.modules:
         return sys.modules["flag_gems.utils.libentry"]
     why = available()
     if why:
         raise ImportError(why)
     root = os.path.join(SOURCE, "flag_gems")
-    _package("flag_gems", root)
-    runtime = _package("flag_gems.runtime")
-    runtime.device = types.SimpleNamespace(device_count=1)
-    runtime.torch_device_fn = types.SimpleNamespace(get_device_name=lambda: device_name, current_device=lambda: 0)
-    backend = _package("flag_gems.runtime.backend")
-    backend.vendor_module = types.SimpleNamespace(
-        vendor_info=types.SimpleNamespace(vendor_name="nvidia", device_name="cuda"))
-    _package("flag_gems.utils", os.path.join(root, "utils"))
-    _file("flag_gems.utils.code_cache", os.path.join(root, "utils", "code_cache.py"))
-    _package("flag_gems.utils.models", os.path.join(root, "utils", "models"))
-    for name in ("model", "session", "sql"):
-        _file(f"flag_gems.utils.models.{name}", os.path.join(root, "utils", "models", f"{name}.py"))
-    _file("flag_gems.utils.models", os.path.join(root, "utils", "models", "__init__.py"))
+    stub_device_runtime(root, device_name=device_name)
     return _file("flag_gems.utils.libentry", os.path.join(root, "utils", "libentry.py"))

@@ -17,14 +17,36 @@ class _Pointer:
         return self._address
 
 
-def make_pointer(address, dtype_name):
+class _RangedPointer(_Pointer):
+    """A pointer into a buffer of known size: Triton's HIP backend reads ptr_range()
+    (HIPBackend.is_within_2gb) as it reads a torch tensor's untyped_storage().size()."""
+
+    def __init__(self, address, dtype, storage_bytes):
+        super().__init__(address, dtype)
+        self._storage_bytes = storage_bytes
+
+    def ptr_range(self):
+        return self._storage_bytes
+
+
+def make_pointer(address, dtype_name, storage_bytes=None):
+    """A pointer stand-in; with `storage_bytes`, one whose buffer size Triton's HIP binder sees."""
     import triton.language as tl
     from triton.runtime.jit import type_canonicalisation_dict
     canonical = type_canonicalisation_dict[dtype_name]
     for obj in vars(tl).values():
         if isinstance(obj, tl.dtype) and type_canonicalisation_dict.get(str(obj).split(".")[-1]) == canonical:
+            if storage_bytes is not None:
+                return _RangedPointer(address, obj, storage_bytes)
             return _Pointer(address, obj)
     raise KeyError(dtype_name)
+
+
+def hip_target(text):
+    """GPUTarget's fields for "hip:gfx942": the warp size as Triton's AMD backend takes it (64
+    before gfx10, else 32)."""
+    arch = text.split(":")[1]
+    return ("hip", arch, 32 if int(arch[3:-2]) >= 10 else 64)
 
 
 # How JITFunction.create_binder builds the binder its run() calls, in every Triton from 3.4 to 3.9
@@ -45,7 +67,38 @@ def binder(fn, target=("cuda", 90, 32)):
     if _BINDER_CALL not in inspect.getsource(JITFunction.create_binder):
         raise RuntimeError("this Triton's JITFunction.create_binder no longer calls " + _BINDER_CALL +
                            ": update tests/support/triton_reference.py to build the binder as it does")
-    return create_function_from_signature(fn.signature, fn.params, make_backend(GPUTarget(*target)))
+    bind = create_function_from_signature(fn.signature, fn.params, make_backend(GPUTarget(*target)))
+    return _without_torch_allowed(bind) if target[0] == "hip" else bind
+
+
+def _without_torch_allowed(bind):
+    """Triton 3.4 to 3.7's HIPBackend.is_within_2gb imports torch before anything else (3.8 asks
+    whether torch imports), so without torch Triton's HIP binder raises for every pointer. Where
+    torch does not import, the binder runs with a stand-in module whose Tensor no argument is:
+    Triton then decides as it does beside torch for these arguments (none is a torch tensor; a
+    stand-in with ptr_range() is read through it)."""
+    try:
+        import torch  # noqa: F401
+        return bind
+    except ImportError:
+        pass
+    import sys
+    import types
+
+    def run(*args, **kwargs):
+        stand_in = types.ModuleType("torch")
+        stand_in.Tensor = type("Tensor", (), {})
+        absent = "torch" not in sys.modules
+        saved = sys.modules.get("torch")
+        sys.modules["torch"] = stand_in
+        try:
+            return bind(*args, **kwargs)
+        finally:
+            if absent:
+                del sys.modules["torch"]
+            else:
+                sys.modules["torch"] = saved
+    return run
 
 
 def triton_specialization(fn, calls, target=("cuda", 90, 32)):
@@ -106,7 +159,7 @@ def triton_compile(fn, args, kwargs=None, target=("cuda", 90, 32)):
     bound_args, specialization, options = binder(fn, target)(*args, **kwargs)
     options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
     kernel = compile(source(fn, signature, constexprs, attrs), target=gpu_target, options=options.__dict__)
-    return kernel.metadata.hash, kernel.asm["cubin"]
+    return kernel.metadata.hash, kernel.asm["hsaco" if target[0] == "hip" else "cubin"]
 
 
 def make_descriptor(address, dtype_name, shape, strides, block_shape, padding="zero"):

@@ -16,7 +16,7 @@ using triton_jit::ArgValue;
 
 constexpr const char* kPointerForm = R"({"ptr": "fp16", "addr": 4096})";
 constexpr const char* kMemoryForm = R"({"ptr": "fp16", "bytes": 1048576})";
-constexpr uint64_t kMaxBytes = uint64_t{1} << 48;  // a pointer's extent holds 48 bits
+constexpr uint64_t kMaxBytes = uint64_t{1} << 46;  // a pointer's extent holds 46 bits (ArgValue)
 constexpr const char* kDTypeForms = R"({"dtype": "fp16"} or {"torch_dtype": "float16"})";
 
 // nlohmann reads an integer beyond 64 bits as a float; its lexeme still tells them apart.
@@ -85,7 +85,7 @@ uint64_t read_bytes(const json& bytes, size_t index) {
     const uint64_t value = bytes.get<uint64_t>();
     if (value > 0 && value < kMaxBytes) return value;
   }
-  throw UsageError(where(index) + ": \"bytes\" must be a size in bytes from 1 to 2**48-1, got " + bytes.dump());
+  throw UsageError(where(index) + ": \"bytes\" must be a size in bytes from 1 to 2**46-1, got " + bytes.dump());
 }
 
 // A pointer: {"ptr": DTYPE, "addr": ADDRESS}, or {"ptr": DTYPE, "bytes": N} (device memory to
@@ -93,7 +93,7 @@ uint64_t read_bytes(const json& bytes, size_t index) {
 ArgValue read_pointer(const json& item, size_t index, JsonArgs::Memory memory, uint64_t* bytes,
                       triton_jit::DType* dtype_out) {
   for (const auto& [key, value] : item.items()) {
-    if (key != "ptr" && key != "addr" && key != "bytes") {
+    if (key != "ptr" && key != "addr" && key != "bytes" && key != "storage_bytes") {
       throw UsageError(where(index) + ": unknown key " + as_json_string(key) + " in a pointer; expected " +
                        kPointerForm);
     }
@@ -101,12 +101,17 @@ ArgValue read_pointer(const json& item, size_t index, JsonArgs::Memory memory, u
   const auto ptr = item.find("ptr");
   const auto addr = item.find("addr");
   const auto size = item.find("bytes");
+  const auto storage = item.find("storage_bytes");
   if (addr != item.end() && size != item.end()) {
     throw UsageError(where(index) + ": a pointer has \"addr\" (an address) or \"bytes\" (memory to allocate), not "
                                     "both");
   }
   if (ptr == item.end() || (addr == item.end() && size == item.end())) {
     throw UsageError(where(index) + ": a pointer needs \"ptr\" (element type) and \"addr\", as in " + kPointerForm);
+  }
+  if (size != item.end() && storage != item.end()) {
+    throw UsageError(where(index) + ": \"storage_bytes\" describes the buffer at \"addr\"; memory allocated with "
+                                    "\"bytes\" has that size already");
   }
   if (size != item.end() && memory == JsonArgs::Memory::Refuse) {
     throw UsageError(where(index) + ": " + kMemoryForm +
@@ -127,6 +132,18 @@ ArgValue read_pointer(const json& item, size_t index, JsonArgs::Memory memory, u
     *bytes = read_bytes(*size, index);
     *dtype_out = dtype;
     return ArgValue::pointer_address(0, dtype);
+  }
+  if (storage != item.end()) {
+    // The size of the buffer the pointer lies in, as Triton's HIP backend reads it from the tensor's
+    // storage: it decides HIP's 'S' flag (at most 2**31-1 bytes).
+    if (!storage->is_number_unsigned()) {
+      throw UsageError(where(index) +
+                       ": \"storage_bytes\" must be the size in bytes of the buffer the pointer lies "
+                       "in (0 or more), got " +
+                       storage->dump());
+    }
+    const auto address = reinterpret_cast<const void*>(static_cast<uintptr_t>(read_address(*addr, index)));
+    return ArgValue::pointer_in_storage(address, dtype, 0, storage->get<uint64_t>());
   }
   return ArgValue::pointer_address(read_address(*addr, index), dtype);
 }

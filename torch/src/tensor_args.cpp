@@ -28,6 +28,12 @@ ArgValue tensor_arg_checked(const at::Tensor& t) {
   TORCH_CHECK(t.defined(), "triton_jit: an undefined tensor was passed as a kernel argument");
   TORCH_CHECK(t.is_cuda(), "triton_jit: expected a CUDA tensor, got a tensor on ", t.device(),
               "; move it with .cuda() or .to('cuda')");
+#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+  if (t.has_storage()) {  // HIP's 'S' flag (tensor_arg)
+    return ArgValue::pointer_in_storage(t.data_ptr(), dtype_of(t.scalar_type()), t.is_contiguous() ? t.nbytes() : 0,
+                                        static_cast<uint64_t>(t.storage().nbytes()));
+  }
+#endif
   return ArgValue::pointer(t.data_ptr(), dtype_of(t.scalar_type()), t.is_contiguous() ? t.nbytes() : 0);
 }
 

@@ -12,7 +12,8 @@ and pool (parallel compiles in worker processes), errors (exceptions described f
 heuristics and heuristic_translation (@triton.heuristics called, or translated into a program
 C++ runs), autotune and autotune_hooks (Triton's autotuning cache, pruning, hooks), launch_hooks
 (Triton's launch hooks watched and called around the runtime's launches), wrappers (which kind of
-decorator layer a wrapper is; a wrapper's own run called through Python).
+decorator layer a wrapper is; a wrapper's own run called through Python), libtuner (FlagGems'
+LibTuner described; its custom policy run).
 """
 
 from .autotune import autotune_cache_lookup, autotune_cache_store, prune_autotune_configs
@@ -22,11 +23,12 @@ from .compiler import compile
 from .errors import describe_exception
 from .heuristic_translation import translate_heuristic
 from .heuristics import OpaqueArg, TensorArg, call_heuristic, heuristic_result_description
+from .libtuner import run_libtuner_policy
 from .launch_hooks import begin_host_call, end_host_call, install_launch_hook_observer, launch_enter, launch_exit
 from .loading import (KernelLookupFailure, adopt_module, decorator_callable, load_function, module_file, set_preload,
                       workers_may_load)
 from .pool import compile_many, compile_pool
-from .targets import _constexpr_value, check_compile_request, specialization
+from .targets import _constexpr_value, check_compile_request, hip_target_rules, specialization
 from .triton_key import set_index_dir_for_triton_key
 from .versions import triton_version
 from .wrappers import run_wrapper, wrapper_argument

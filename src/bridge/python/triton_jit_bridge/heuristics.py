@@ -116,6 +116,9 @@ class OpaqueArg:
         return f"OpaqueArg({self._what})"
 
 
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas")  # heuristic_options.LAUNCH_OPTIONS
+
+
 class _TrackingArgs(dict):
     """The `args` mapping a Python heuristic receives: records every name it reads."""
 
@@ -129,7 +132,18 @@ class _TrackingArgs(dict):
 
     def get(self, key, default=None):
         self.read.add(key)
+        if key in _LAUNCH_OPTIONS and not super().__contains__(key):
+            self.__missing__(key)
         return super().get(key, default)
+
+    def __missing__(self, key):
+        if key in _LAUNCH_OPTIONS:
+            # Triton's args hold it where an earlier heuristic, an autotune config or the caller
+            # set it; the runtime passes parameters only, so it says so rather than guess.
+            raise KeyError(f"{key!r}: the runtime passes a heuristic the function's parameters only, not the launch "
+                           f"option {key} that Triton's args may hold (set by an earlier heuristic, an autotune config "
+                           "or the caller); compute it from the parameters instead")
+        raise KeyError(key)
 
     def __contains__(self, key):
         self.read.add(key)

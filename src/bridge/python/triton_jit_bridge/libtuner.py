@@ -82,6 +82,26 @@ def config_table_names(obj, max_columns):
     return names
 
 
+def benchmark_tables(obj, max_keys):
+    """FlagGems' benchmark tables (BenchmarkCache: p50, p20, p80 of each timed config, keyed by the
+    key columns and the config's columns), named as SQLPersistantModel.get_sql_model names them:
+    '{name}_{cache_key}_benchmark-{md5(key names + config column names)}'. The names depend only on
+    the config's column names, which most configs share: returns (names, index) where names[i][n]
+    is the table for n key columns and index[c] the i of config c."""
+    prefix = f"{obj.__name__}_{obj.cache_key}_benchmark"
+    names, index, seen = [], [], {}
+    for config in obj.configs:
+        columns = "".join(c["name"] for c in config_columns(config))
+        if columns not in seen:
+            seen[columns] = len(names)
+            names.append([
+                "{}-{}".format(prefix, hashlib.md5(("".join(f"key_{i}" for i in range(n)) + columns).encode()).hexdigest())
+                for n in range(max_keys + 1)
+            ])
+        index.append(seen[columns])
+    return names, index
+
+
 def _vendor(obj):
     import sys
     for holder in (type(obj).__module__, LIBENTRY_MODULE):
@@ -104,6 +124,7 @@ def describe_libtuner(obj, fn, describe_autotune):
     layer["config_table"] = obj.config_table_name
     layer["tables"] = config_table_names(obj, len(obj.keys) + len(fn.params))
     layer["config_columns"] = [config_columns(c) for c in obj.configs]
+    layer["benchmark_tables"], layer["benchmark_table_of_config"] = benchmark_tables(obj, len(obj.keys) + len(fn.params))
     major, minor = (int(p) for p in triton.__version__.split(".")[:2])
     layer["triton_major"], layer["triton_minor"] = major, minor
     layer["vendor"] = _vendor(obj)
@@ -115,3 +136,35 @@ def strategy_callable(tuner, index):
     (with the arguments as a mapping), memoized per value of the key argument it reads."""
     strategy, name = tuner.strategy[index], tuner.keys[index]
     return lambda args: strategy(args[name])
+
+
+def _config_index(tuner, config):
+    """The index in tuner.configs of a config a policy hands back: the object itself, else the
+    first whose all_kwargs() are equal (as LibTuner.run finds the original config)."""
+    for i, c in enumerate(tuner.configs):
+        if c is config:
+            return i
+    wanted = config.all_kwargs()
+    for i, c in enumerate(tuner.configs):
+        if c.all_kwargs() == wanted:
+            return i
+    raise ValueError(f"the policy returned {config}, which is none of the kernel's configs")
+
+
+def run_libtuner_policy(top, layer, names, values, num_passed, kept, bench):
+    """Runs the LibTuner's own policy, as LibTuner.run calls it on a tuning miss:
+    policy(bench_fn, pruned_configs, args, kwargs) with the caller's arguments as `args` (the
+    first `num_passed` values) and what outer wrappers set as `kwargs`; bench_fn(config) is the
+    runtime's timing of that config (FlagGems' benchmark table first), a list [p50, p20, p80].
+    Returns the chosen config's index."""
+    from .autotune import _autotuner_at
+    tuner = _autotuner_at(top, layer)
+    args = tuple(values[:num_passed])
+    kwargs = dict(zip(names[num_passed:], values[num_passed:]))
+    configs = [tuner.configs[i] for i in kept]
+
+    def bench_fn(config):
+        return list(bench(_config_index(tuner, config)))
+
+    best, _timings = tuner.policy(bench_fn, configs, args, kwargs)
+    return _config_index(tuner, best)

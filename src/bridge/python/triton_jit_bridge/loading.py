@@ -276,13 +276,14 @@ def _source_text(func):
 
 
 def _describe_heuristics(obj, fn):
-    from .heuristic_translation import translate_heuristic  # here: that module imports this one
+    from .heuristic_options import heuristic_target  # here: these modules import this one
+    from .heuristic_translation import translate_heuristic
     values = []
     for name, func in obj.values.items():
         program, reason = translate_heuristic(func, [p.name for p in fn.params])
         values.append({
             "name": name,
-            "param": _param_index(fn, name, "@triton.heuristics"),
+            "param": heuristic_target(obj, fn, name),
             "program": program or "",
             "reason": reason or "",
             "source": _source_text(func),

@@ -249,3 +249,16 @@ def specialization(items):
     """Triton's specialization list from (type, text) pairs, where text is the hint's literal
     (None, '', 'D', 1) or the constexpr's repr (1024, 'relu', triton.language.float16)."""
     return [(ty, _constexpr_value(text)) for ty, text in items]
+
+
+def hip_target_rules(target):
+    """What the runtime's key needs of the HIP target (backend, arch, warp_size), asked once per
+    target before anything specializes for it: (problem, buffer_ops). `problem` says why the
+    installed Triton cannot build the target (no AMD backend, a processor its LLVM does not know),
+    naming the target and the processors it knows, or is None; `buffer_ops` is whether Triton's
+    HIP binder adds 'S' to pointers of at most 2**31 - 1 bytes (versions.hip_buffer_ops)."""
+    from . import versions
+    if "hip" not in _installed_backends():
+        return (f"the installed Triton {triton.__version__} ({os.path.dirname(triton.__file__)}) has no AMD backend "
+                f"to build {_target_text(target)}", False)
+    return (_hip_target_problem(target[1]), versions.hip_buffer_ops())

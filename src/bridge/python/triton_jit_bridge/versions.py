@@ -112,6 +112,16 @@ def source_class(fn):
     return GluonASTSource
 
 
+def hip_buffer_ops():
+    """Whether the installed Triton's HIP backend adds 'S' to a pointer argument whose buffer
+    holds at most 2**31 - 1 bytes (HIPBackend.get_tensor_specialization, get_arg_specialization
+    in 3.4 and 3.5): its knob amd.use_buffer_ops (AMDGCN_USE_BUFFER_OPS), off by default up to
+    3.5 and on from 3.6. Read at each call, as Triton's binder reads it at each launch."""
+    from triton import knobs
+    amd = getattr(knobs, "amd", None)
+    return bool(getattr(amd, "use_buffer_ops", False)) if amd is not None else False
+
+
 def descriptor_fields(desc):
     """The fields of a host TensorDescriptor that decide its launch, as this Triton's class has them:
     (base, shape, strides, block_shape, padding). Triton 3.4's class has no padding (loads pad with

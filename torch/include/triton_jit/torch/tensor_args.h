@@ -110,6 +110,14 @@ TRITON_JIT_TORCH_INLINE ArgValue tensor_arg(const at::Tensor& t) {
         // The extent lets an autotuner zero or restore the tensor while tuning; a view with gaps
         // has none (writing its span would touch elements it does not hold).
         const uint64_t bytes = impl->is_contiguous() ? static_cast<uint64_t>(impl->numel()) * meta.itemsize() : 0;
+#if defined(USE_ROCM) || defined(__HIP_PLATFORM_AMD__)
+        // A HIP kernel's key has Triton's 'S' flag: the size of the whole storage decides it, as
+        // Triton's HIP backend reads untyped_storage().size() (torch on CUDA never pays for it).
+        if (impl->has_storage()) {
+          return ArgValue::pointer_in_storage(impl->mutable_data(), static_cast<DType>(code), bytes,
+                                              static_cast<uint64_t>(impl->unsafe_storage().nbytes()));
+        }
+#endif
         return ArgValue::pointer(impl->mutable_data(), static_cast<DType>(code), bytes);
       }
     }

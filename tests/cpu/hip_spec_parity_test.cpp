@@ -1,0 +1,334 @@
+// Parity of the runtime's HIP specialization with Triton's own HIP binder: for random calls of the
+// parity kernels, with every pointer either of unknown size or in a buffer of a random known size
+// (at and around 2^31 - 1 bytes, empty), TritonJitFunction::specialize(...).triton_repr() for
+// hip:gfx942 (wave64) and hip:gfx1100 (wave32) must equal the repr of the list the binder Triton's
+// JIT builds with the HIP backend (tests/support/triton_reference.py; a pointer of known size is a
+// stand-in with ptr_range(), which HIPBackend.is_within_2gb reads). Triton's 'S' flag follows its
+// knobs.amd.use_buffer_ops, off by default up to 3.5 and on from 3.6: each Triton is compared with
+// itself. The compiled kernel is Triton's too: same hash, same code object.
+#include <gtest/gtest.h>
+#include <pybind11/pybind11.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "arg_gen.h"
+#include "bridge/interpreter.h"
+#include "test_util.h"
+
+namespace py = pybind11;
+using triton_jit::ArgValue;
+using triton_jit::Target;
+using triton_jit::TritonJitFunction;
+
+namespace {
+
+py::module_& reference() {
+  static py::module_* module = [] {
+    triton_jit::bridge::bridge();  // starts Python and imports triton
+    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
+    return new py::module_(py::module_::import("triton_reference"));
+  }();
+  return *module;
+}
+
+// The explicit target for one test, unset after it.
+struct ScopedTarget {
+  explicit ScopedTarget(const std::string& text) { triton_jit::set_target(Target::parse(text)); }
+  ~ScopedTarget() { triton_jit::set_target(std::nullopt); }
+};
+
+using K = ArgValue::Kind;
+
+// A call's arguments, with the size of each pointer's buffer (-1: unknown).
+struct Call {
+  std::vector<ArgValue> args;
+  std::vector<int64_t> storage;
+};
+
+py::object to_python(const ArgValue& a, int64_t storage) {
+  switch (a.kind()) {
+    case K::None: return py::none();
+    case K::Bool: return py::bool_(a.as_bool());
+    case K::Int: return py::int_(a.as_int());
+    case K::UInt: return py::int_(a.as_uint());
+    case K::Float: return py::float_(a.as_float());
+    case K::Pointer: {
+      const std::string dtype(triton_jit::dtype_name(a.dtype()));
+      if (storage < 0) return reference().attr("make_pointer")(py::int_(a.address()), dtype);
+      return reference().attr("make_pointer")(py::int_(a.address()), dtype, py::int_(storage));
+    }
+    case K::String: return py::str(a.as_string().data(), a.as_string().size());
+    case K::DType: {
+      const std::string_view name = a.is_torch_dtype() ? triton_jit::torch_name(a.dtype())
+                                                       : triton_jit::triton_language_name(a.dtype());
+      return reference().attr("make_dtype")(std::string(name), a.is_torch_dtype());
+    }
+    case K::TensorDesc: break;
+  }
+  return py::none();
+}
+
+// A buffer size around the boundary Triton's HIP backend checks, or -1 for a pointer of unknown size.
+int64_t random_storage(test::ArgGenerator& gen) {
+  static const int64_t kSizes[] = {-1,
+                                   -1,
+                                   0,
+                                   1,
+                                   4096,
+                                   (int64_t{1} << 31) - 2,
+                                   (int64_t{1} << 31) - 1,
+                                   int64_t{1} << 31,
+                                   (int64_t{1} << 31) + 1,
+                                   int64_t{1} << 40};
+  return kSizes[gen.pick(std::size(kSizes))];
+}
+
+bool torch_available() {
+  static const bool available = [] {
+    triton_jit::bridge::GilGuard gil;
+    return reference().attr("has_torch")().cast<bool>();
+  }();
+  return available;
+}
+
+struct Case {
+  const char* file;
+  const char* function;
+  const char* target;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file << ":" << c.function << " on " << c.target; }
+
+class HipParity : public testing::TestWithParam<Case> {};
+
+constexpr int kCalls = 1500;
+
+TEST_P(HipParity, RandomCallsMatchTritonsHipBinder) {
+  const Case c = GetParam();
+  const ScopedTarget target(c.target);
+  const std::string path = test::canonical(test::kernel(c.file));
+  auto& fn = TritonJitFunction::get(path, c.function);
+  const auto& params = fn.signature().params;
+  const size_t n = params.size();
+  size_t min_args = n;
+  while (min_args > 0 && params[min_args - 1].default_value && params[min_args - 1].default_value->representable) {
+    --min_args;
+  }
+
+  test::ArgGenerator gen(0x6869707370656331ull ^ std::hash<std::string>{}(std::string(c.function) + c.target));
+  gen.torch_dtypes = torch_available();
+  std::vector<Call> calls;
+  std::vector<std::string> ours;
+  int sized = 0, within = 0;
+  for (int k = 0; k < kCalls; ++k) {
+    Call call;
+    const size_t count = min_args + gen.pick(n - min_args + 1);
+    for (size_t i = 0; i < count; ++i) {
+      ArgValue a = gen.for_param(params[i]);
+      int64_t storage = -1;
+      if (a.kind() == K::Pointer) {
+        storage = random_storage(gen);
+        if (storage >= 0) {
+          a = ArgValue::pointer_in_storage(reinterpret_cast<const void*>(static_cast<uintptr_t>(a.address())),
+                                           a.dtype(), 0, static_cast<uint64_t>(storage));
+          ++sized;
+          within += storage <= 0x7fffffff;
+        }
+      }
+      call.args.push_back(a);
+      call.storage.push_back(storage);
+    }
+    bool runtime_dtype = false;
+    for (size_t i = 0; i < count; ++i) runtime_dtype |= !params[i].is_constexpr && call.args[i].kind() == K::DType;
+    try {
+      ours.push_back(fn.specialize(test::config(), test::span(call.args)).triton_repr());
+    } catch (const triton_jit::ArgumentError& e) {
+      ours.push_back(runtime_dtype ? "error: TypeError" : std::string("C++ threw: ") + e.what());
+    } catch (const triton_jit::Error& e) {
+      ours.push_back(std::string("C++ threw: ") + e.what());
+    }
+    calls.push_back(std::move(call));
+  }
+  std::printf("%s on %s: %d random calls, %d pointers of known size (%d within 2 GiB)\n", c.function, c.target, kCalls,
+              sized, within);
+
+  std::vector<std::string> theirs;
+  {
+    triton_jit::bridge::GilGuard gil;
+    py::object jit_fn = triton_jit::bridge::bridge().attr("load_function")(path, c.function)[py::int_(0)];
+    py::list py_calls;
+    for (const Call& call : calls) {
+      py::tuple t(call.args.size());
+      for (size_t i = 0; i < call.args.size(); ++i) t[i] = to_python(call.args[i], call.storage[i]);
+      py_calls.append(py::make_tuple(t, py::dict()));
+    }
+    py::object gpu_target = reference().attr("hip_target")(c.target);
+    for (auto r : reference().attr("triton_specialization")(jit_fn, py_calls, gpu_target)) {
+      theirs.push_back(r.cast<std::string>());
+    }
+  }
+  ASSERT_EQ(theirs.size(), calls.size());
+  int mismatches = 0, with_s = 0;
+  for (size_t k = 0; k < calls.size(); ++k) {
+    with_s += theirs[k].find("S')") != std::string::npos;
+    if (ours[k] == theirs[k]) continue;
+    if (++mismatches > 15) continue;
+    std::string shown;
+    for (size_t i = 0; i < calls[k].args.size(); ++i) {
+      shown += (i ? ", " : "") + test::describe(calls[k].args[i]);
+      if (calls[k].storage[i] >= 0) shown += " [storage " + std::to_string(calls[k].storage[i]) + " B]";
+    }
+    ADD_FAILURE() << c.function << "(" << shown << ")\n  C++:    " << ours[k] << "\n  Triton: " << theirs[k];
+  }
+  EXPECT_EQ(mismatches, 0) << "of " << calls.size() << " calls";
+  EXPECT_GT(sized, kCalls / 8) << "the calls should include pointers of known size";
+  bool buffer_ops;
+  {
+    triton_jit::bridge::GilGuard gil;
+    const Target t = Target::parse(c.target);
+    buffer_ops = triton_jit::bridge::bridge()
+                     .attr("hip_target_rules")(py::make_tuple(t.backend, t.arch, t.warp_size))
+                     .cast<py::tuple>()[1]
+                     .cast<bool>();
+  }
+  // Where Triton adds 'S' at all, the random calls reach it.
+  if (buffer_ops && within > 0) EXPECT_GT(with_s, 0);
+  if (!buffer_ops) EXPECT_EQ(with_s, 0);
+}
+
+std::vector<Case> cases() {
+  static const std::pair<const char*, const char*> kKernels[] = {{"generic.py", "generic_kernel"},
+                                                                 {"generic.py", "const_kernel"},
+                                                                 {"add.py", "add_kernel"},
+                                                                 {"annotated.py", "annotated_kernel"},
+                                                                 {"scalars.py", "scalars_kernel"},
+                                                                 {"do_not_specialize.py", "dns_kernel"},
+                                                                 {"defaults.py", "defaults_kernel"},
+                                                                 {"wrapped.py", "stacked_kernel.fn.fn"},
+                                                                 {"dtype_constexpr.py", "scale_kernel"},
+                                                                 {"dtype_default.py", "cast_kernel"}};
+  std::vector<Case> out;
+  for (const char* target : {"hip:gfx942", "hip:gfx1100"}) {
+    for (const auto& [file, function] : kKernels) out.push_back(Case{file, function, target});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, HipParity, testing::ValuesIn(cases()), [](const testing::TestParamInfo<Case>& info) {
+  std::string name = std::string(info.param.function) + "_" + (info.param.target + 4);
+  for (char& ch : name) ch = ch == '.' ? '_' : ch;
+  return name;
+});
+
+// ---- the compiled kernel: what triton.compile builds for the HIP target from Triton's binder ----
+
+bool links_hsaco() {
+  triton_jit::bridge::GilGuard gil;
+  triton_jit::bridge::bridge();
+  try {
+    return py::hasattr(py::module_::import("triton._C.libtriton").attr("amd"), "link_hsaco");
+  } catch (const py::error_already_set&) {
+    return false;
+  }
+}
+
+TEST(HipCompileParity, SameHashAndCodeObjectAsTritonsCompile) {
+  // Triton 3.4 links the hsaco with ROCm's ld.lld, which a machine without ROCm lacks.
+  if (!links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+  const std::string path = test::canonical(test::kernel("add.py"));
+  auto& fn = TritonJitFunction::get(path, "add_kernel");
+  for (const char* target_text : {"hip:gfx942", "hip:gfx1100"}) {
+    SCOPED_TRACE(target_text);
+    const ScopedTarget target(target_text);
+    // x in a 4 KiB buffer ('S' where Triton adds it), y of unknown size, out in a 3 GiB buffer.
+    const std::vector<ArgValue> args = {ArgValue::pointer_in_storage(reinterpret_cast<const void*>(uintptr_t{0x1000}),
+                                                                     triton_jit::DType::fp32, 0, 4096),
+                                        test::ptr(0x2000),
+                                        ArgValue::pointer_in_storage(reinterpret_cast<const void*>(uintptr_t{0x3000}),
+                                                                     triton_jit::DType::fp32, 0, uint64_t{3} << 30),
+                                        ArgValue::integer(1000), ArgValue::integer(256)};
+    const std::vector<int64_t> storage = {4096, -1, int64_t{3} << 30, -1, -1};
+    const triton_jit::KernelInfo& k = fn.compile(test::config(), test::span(args));
+    EXPECT_EQ(k.target.str(), target_text);
+    // Ahead of time, from the signature syntax (":S" for the flag): the same kernel.
+    const std::string signature = fn.specialize(test::config(), test::span(args)).signature();
+    triton_jit::CompileRequest request{signature};
+    request.target = Target::parse(target_text);
+    EXPECT_EQ(fn.compile(request).hash, k.hash) << signature;
+    triton_jit::bridge::GilGuard gil;
+    py::object jit_fn = triton_jit::bridge::bridge().attr("load_function")(path, "add_kernel")[py::int_(0)];
+    py::tuple py_args(args.size());
+    for (size_t i = 0; i < args.size(); ++i) py_args[i] = to_python(args[i], storage[i]);
+    py::dict kwargs;
+    kwargs["num_warps"] = 4;
+    kwargs["num_stages"] = 3;
+    py::object r = reference().attr("triton_compile")(jit_fn, py_args, kwargs,
+                                                      reference().attr("hip_target")(target_text));
+    if (r.is_none()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
+    EXPECT_EQ(k.hash, r[py::int_(0)].cast<std::string>());
+    EXPECT_TRUE(k.cubin == r[py::int_(1)].cast<std::string>()) << "the code objects differ";
+  }
+}
+
+TEST(HipTargets, AProcessorTritonCannotBuildIsRefusedBeforeSpecializing) {
+  const ScopedTarget target("hip:gfx9999");
+  auto& fn = TritonJitFunction::get(test::canonical(test::kernel("add.py")), "add_kernel");
+  const std::vector<ArgValue> args = {test::ptr(0x1000), test::ptr(0x2000), test::ptr(0x3000), ArgValue::integer(1000),
+                                      ArgValue::integer(256)};
+  try {
+    fn.specialize(test::config(), test::span(args));
+    ADD_FAILURE() << "specialized for hip:gfx9999";
+  } catch (const triton_jit::ArgumentError& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(test::contains(what, "hip:gfx9999")) << what;
+    EXPECT_TRUE(test::contains(what, "hip:gfx942")) << what;  // the processors Triton builds
+    EXPECT_EQ(e.parameter(), "target");
+  }
+}
+
+TEST(HipTargets, CudaKeysIgnoreBufferSizes) {
+  // The 'S' flag is HIP's: a CUDA specialization of the same call has none.
+  const ScopedTarget target("cuda:90");
+  auto& fn = TritonJitFunction::get(test::canonical(test::kernel("add.py")), "add_kernel");
+  const std::vector<ArgValue> args = {
+      ArgValue::pointer_in_storage(reinterpret_cast<const void*>(uintptr_t{0x1000}), triton_jit::DType::fp32, 0, 64),
+      test::ptr(0x2000), test::ptr(0x3000), ArgValue::integer(1000), ArgValue::integer(256)};
+  EXPECT_EQ(fn.specialize(test::config(), test::span(args)).signature(), "*fp32:16,*fp32:16,*fp32:16,i32,256");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(HipTargets, APointersBufferSizeDecidesTheFlagAndKeepsItsExtent) {
+  const void* p = reinterpret_cast<const void*>(uintptr_t{0x1000});
+  using triton_jit::DType;
+  // TypedPtr::bytes: 0 is unknown; a known size up to 2^31 - 1 bytes is within 2 GiB.
+  EXPECT_FALSE(triton_jit::ArgConverter<triton_jit::TypedPtr>::convert({p, DType::fp16, 0}).within_2gb());
+  EXPECT_TRUE(triton_jit::ArgConverter<triton_jit::TypedPtr>::convert({p, DType::fp16, 0x7fffffff}).within_2gb());
+  EXPECT_FALSE(triton_jit::ArgConverter<triton_jit::TypedPtr>::convert({p, DType::fp16, 0x80000000}).within_2gb());
+  EXPECT_FALSE(ArgValue::pointer(p, DType::fp32).within_2gb());  // a typed C++ pointer: size unknown
+  // A framework's storage: its size decides, the span an autotuner writes stays the extent.
+  const ArgValue view = ArgValue::pointer_in_storage(p, DType::fp32, 4096, uint64_t{3} << 30);
+  EXPECT_FALSE(view.within_2gb());
+  EXPECT_EQ(view.extent(), 4096u);
+  const ArgValue empty = ArgValue::pointer_in_storage(p, DType::fp32, 0, 0);  // an empty storage is known
+  EXPECT_TRUE(empty.within_2gb());
+  EXPECT_EQ(empty.extent(), 0u);
+  // Extents up to 2^46 - 1 bytes are kept; beyond, unknown (and the buffer is over 2 GiB).
+  const uint64_t big = (uint64_t{1} << 46) - 16;
+  EXPECT_EQ(ArgValue::pointer(p, DType::u8, big).extent(), big);
+  EXPECT_EQ(ArgValue::pointer(p, DType::u8, uint64_t{1} << 46).extent(), 0u);
+  EXPECT_FALSE(ArgValue::pointer(p, DType::u8, uint64_t{1} << 46).within_2gb());
+  EXPECT_EQ(ArgValue::pointer(p, DType::u8, 0x7fffffff).extent(), 0x7fffffffu);
+}
+
+}  // namespace
