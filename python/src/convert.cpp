@@ -297,7 +297,97 @@ ArgValue from_dtype(PyObject* o, const std::string& param, ConvertContext& ctx) 
 
 // What an argument's type says it is, decided once per type: a launch then reads its objects
 // without probing attributes again.
-enum class Kind : uint8_t { Torch, Dtype, Constexpr, DataPtr, CudaArrayInterface, DLPack, Probe };
+enum class Kind : uint8_t { Torch, Dtype, Constexpr, HostDescriptor, DataPtr, CudaArrayInterface, DLPack, Probe };
+
+// Triton's host TensorDescriptor (triton.tools.tensor_descriptor), by its class: Gluon's
+// descriptors (triton.experimental.gluon...) carry a layout the key would need and are not this.
+bool is_host_descriptor_type(PyTypeObject* type) {
+  if (std::string_view(type->tp_name) != "TensorDescriptor") return false;
+  nb::object module = nb::steal(PyObject_GetAttrString(reinterpret_cast<PyObject*>(type), "__module__"));
+  if (!module.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  return PyUnicode_Check(module.ptr()) &&
+         std::string_view(PyUnicode_AsUTF8(module.ptr())) == "triton.tools.tensor_descriptor";
+}
+
+// A list of ints of a descriptor (shape, strides, block_shape): up to kMaxRank entries.
+template <typename T>
+int descriptor_ints(PyObject* o, const char* field, T* out, const ConvertContext& ctx, const std::string& param) {
+  nb::object list = nb::steal(PyObject_GetAttrString(o, field));
+  if (!list.is_valid()) fail_python(ctx, param, field);
+  nb::object seq = nb::steal(PySequence_Fast(list.ptr(), "not a sequence"));
+  if (!seq.is_valid()) {
+    PyErr_Clear();
+    fail(ctx, param, std::string("a TensorDescriptor whose ") + field + " is a " + type_name(list.ptr()) +
+                         ", not a list of ints");
+  }
+  const Py_ssize_t size = PySequence_Fast_GET_SIZE(seq.ptr());
+  if (size > TensorDescriptor::kMaxRank) {
+    fail(ctx, param, std::string("a TensorDescriptor with ") + std::to_string(size) + " " + field +
+                         " entries; a tensor descriptor has 1 to 5 dimensions");
+  }
+  for (Py_ssize_t i = 0; i < size; ++i) {
+    const long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq.ptr(), i));
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      fail(ctx, param, std::string("a TensorDescriptor whose ") + field + " holds " +
+                           repr_of(PySequence_Fast_GET_ITEM(seq.ptr(), i)) + ", not an int");
+    }
+    out[i] = static_cast<T>(v);
+  }
+  return static_cast<int>(size);
+}
+
+// Triton's TensorDescriptor as its binder reads it: the base tensor (its address, element type
+// and device, as a tensor argument), shape, strides, block_shape and padding ("zero" or "nan").
+ArgValue from_host_descriptor(PyObject* o, const std::string& param, ConvertContext& ctx) {
+  nb::object tf32 = nb::steal(PyObject_GetAttrString(o, "round_f32_to_tf32"));  // Triton 3.7 and newer
+  if (!tf32.is_valid()) {
+    PyErr_Clear();
+  } else if (PyObject_IsTrue(tf32.ptr()) == 1) {
+    fail(ctx, param,
+         "a TensorDescriptor with round_f32_to_tf32=True, which the runtime does not support; round the tensor "
+         "before the call or pass round_f32_to_tf32=False");
+  }
+  nb::object base = nb::steal(PyObject_GetAttrString(o, "base"));
+  if (!base.is_valid()) fail_python(ctx, param, "TensorDescriptor.base");
+  const ArgValue pointer = convert_arg(base.ptr(), param, ctx);
+  if (pointer.kind() != ArgValue::Kind::Pointer) {
+    fail(ctx, param, "a TensorDescriptor whose base is a " + type_name(base.ptr()) + ", not a GPU tensor");
+  }
+  int64_t shape[TensorDescriptor::kMaxRank], strides[TensorDescriptor::kMaxRank];
+  int32_t block[TensorDescriptor::kMaxRank];
+  const int rank = descriptor_ints(o, "shape", shape, ctx, param);
+  if (descriptor_ints(o, "strides", strides, ctx, param) != rank ||
+      descriptor_ints(o, "block_shape", block, ctx, param) != rank) {
+    fail(ctx, param, "a TensorDescriptor whose shape, strides and block_shape differ in length");
+  }
+  Padding padding = Padding::Zero;
+  nb::object pad = nb::steal(PyObject_GetAttrString(o, "padding"));  // none on Triton 3.4
+  if (!pad.is_valid()) {
+    PyErr_Clear();
+  } else if (PyUnicode_Check(pad.ptr()) && std::string_view(PyUnicode_AsUTF8(pad.ptr())) == "nan") {
+    padding = Padding::Nan;
+  } else if (!PyUnicode_Check(pad.ptr()) || std::string_view(PyUnicode_AsUTF8(pad.ptr())) != "zero") {
+    fail(ctx, param, "a TensorDescriptor with padding " + repr_of(pad.ptr()) + "; it must be 'zero' or 'nan'");
+  }
+  if (!ctx.descriptors) ctx.descriptors.reset(new TensorDescriptor[ConvertContext::kMaxDescriptors]);
+  if (ctx.num_descriptors == ConvertContext::kMaxDescriptors) {
+    fail(ctx, param, "more than " + std::to_string(ConvertContext::kMaxDescriptors) + " tensor descriptors in one call");
+  }
+  TensorDescriptor& d = ctx.descriptors[ctx.num_descriptors];
+  try {
+    d = TensorDescriptor::make(TypedPtr{reinterpret_cast<const void*>(static_cast<uintptr_t>(pointer.address())),
+                                        pointer.dtype(), pointer.extent()},
+                               rank, shape, strides, block, padding);
+  } catch (const ArgumentError& e) {
+    fail(ctx, param, std::string("a ") + e.what());
+  }
+  ++ctx.num_descriptors;
+  return ArgValue::tensor_descriptor(&d, d.base.dtype);
+}
 
 struct KindEntry {
   PyTypeObject* type;  // strong reference: a freed type's address must not be reused here
@@ -325,6 +415,8 @@ Kind kind_of(PyObject* o) {
     kind = Kind::Dtype;
   } else if (g_tl_constexpr.is(o)) {
     kind = Kind::Constexpr;
+  } else if (is_host_descriptor_type(type)) {
+    kind = Kind::HostDescriptor;
   } else if (type_has(type, n.data_ptr)) {
     kind = Kind::DataPtr;
   } else if (type_has(type, n.cai)) {
@@ -422,6 +514,7 @@ ArgValue convert_arg(PyObject* o, const std::string& param, ConvertContext& ctx)
       // The wrapper holds the value, and the caller holds the wrapper, for the whole call.
       return convert_arg(inner.ptr(), param, ctx);
     }
+    case Kind::HostDescriptor: return from_host_descriptor(o, param, ctx);
     case Kind::DataPtr: return with_storage(o, from_data_ptr(o, param, ctx), param, ctx);
     case Kind::CudaArrayInterface: return with_storage(o, from_cai_object(o, param, ctx), param, ctx);
     case Kind::DLPack: return with_storage(o, from_dlpack_object(o, param, ctx), param, ctx);
@@ -455,7 +548,7 @@ ArgValue convert_arg(PyObject* o, const std::string& param, ConvertContext& ctx)
   }
   fail(ctx, param,
        "unsupported argument type " + type +
-           "; pass None, bool, int, float, str, a dtype, or a GPU tensor (an object with data_ptr(), "
+           "; pass None, bool, int, float, str, a dtype, a triton.tools.tensor_descriptor.TensorDescriptor, or a GPU tensor (an object with data_ptr(), "
            "__cuda_array_interface__ or __dlpack__)");
 }
 

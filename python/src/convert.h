@@ -3,12 +3,16 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "triton_jit/arg.h"
+#include "triton_jit/tensor_descriptor.h"
 
 // Python objects to the runtime's tagged arguments (ArgValue), as Triton's binder reads them:
-// None, bool, int, float, str, dtypes (triton.language's and torch's), and tensors of any
+// None, bool, int, float, str, dtypes (triton.language's and torch's), Triton's host
+// TensorDescriptor (triton.tools.tensor_descriptor: base tensor, shape, strides, block_shape,
+// padding), and tensors of any
 // framework, probed in order: data_ptr() (torch, and Triton's own wrappers), then
 // __cuda_array_interface__ (CuPy, Numba), then __dlpack__/__dlpack_device__ (JAX). The element
 // type comes from the object. Objects on the host or on another device are an ArgumentError
@@ -28,6 +32,11 @@ struct ConvertContext {
   int device = -1;                            // the first tensor's device ordinal, when known
   const std::string* device_param = nullptr;  // the parameter that tensor was passed for
   PyObject* dlpack_stream = nullptr;          // `stream=` as __dlpack__ takes it; nullptr: not given
+  // Triton's host TensorDescriptor arguments, converted: their ArgValues point here for the call.
+  // Made on a call's first descriptor (a call without any allocates nothing).
+  static constexpr int kMaxDescriptors = 16;
+  std::unique_ptr<TensorDescriptor[]> descriptors;
+  int num_descriptors = 0;
 };
 
 // Converts `value`, the argument of parameter `param`. Throws ArgumentError naming the

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "triton_jit/jit_function.h"
+#include "triton_jit/tensor_descriptor.h"
 
 // Launches prepared in Python and made later by XLA: a kernel launch inside jax.jit becomes an
 // XLA FFI custom call (xla_ffi.cpp) whose `launch` attribute names one of these. Preparing one
@@ -22,6 +23,7 @@ struct DeferredLaunch {
   std::optional<CompileOptions> own_options;  // when the kernel's option cache could not hold them
   std::vector<ArgValue> values;               // the call's arguments, buffers as stand-ins
   std::vector<nanobind::object> keep;         // the objects string arguments view
+  std::unique_ptr<TensorDescriptor[]> descriptors;  // what descriptor arguments point at
   // Which values are buffers, and which of the custom call's buffers each one is.
   struct Slot {
     uint32_t value;

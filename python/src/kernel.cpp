@@ -482,6 +482,7 @@ void Kernel::prepare_deferred(nb::handle grid, PyObject* const* args, size_t nar
     d.config.options = &*d.own_options;
   }
   d.values.assign(c.values, c.values + c.count);
+  d.descriptors = std::move(c.ctx.descriptors);  // the values point into it: it moves, they stay valid
   // String arguments are views of the caller's objects: kept alive with the launch.
   for (size_t i = 0; i < c.count; ++i) {
     if (c.objects[i] != nullptr) d.keep.push_back(nb::borrow(c.objects[i]));

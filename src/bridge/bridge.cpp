@@ -7,6 +7,7 @@
 #include <deque>
 
 #include "bridge/compile_codec.h"
+#include "bridge/hook_descriptors.h"
 #include "bridge/interpreter.h"
 #include "key/repr.h"
 #include "settings/settings.h"
@@ -598,6 +599,8 @@ void hook_values(py::module_& b, const StaticSignature& sig, const ArgValue* arg
     if (a.kind() == ArgValue::Kind::Pointer) {
       values->append(b.attr("hook_tensor")(py::int_(a.address()), std::string(dtype_name(a.dtype())),
                                            py::int_(a.extent()), sig.params[p].name));
+    } else if (a.kind() == ArgValue::Kind::TensorDesc) {
+      values->append(hook_descriptor(b, *a.as_tensor_descriptor(), sig.params[p].name));
     } else {
       values->append(heuristic_arg(b, a));
     }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kernel/kernel_fields.h"
@@ -14,6 +15,7 @@
 #include "triton_jit/settings.h"
 #include "triton_jit/signature.h"
 #include "triton_jit/specialization.h"
+#include "triton_jit/tensor_descriptor.h"
 
 // The C++ face of the triton_jit_bridge package (src/bridge/python). No pybind11 in this header:
 // callers stay free of Python.
@@ -174,6 +176,14 @@ uint32_t run_libtuner_policy(PyHandle wrapper, size_t layer, const StaticSignatu
                              const std::vector<uint32_t>& params, size_t num_passed, const std::vector<size_t>& kept,
                              const std::function<std::array<double, 3>(uint32_t)>& bench);
 
+// What the hooks left in `hook_args` for the tensor descriptor parameters among `params` (each
+// args[p] of kind TensorDesc): Triton's TensorDescriptor objects the hooks received, which a config
+// pre_hook may change (FlagGems' host-TMA mm sets `.block_shape`). One (param, descriptor) each,
+// checked as TensorDescriptor::make checks; the element type stays the argument's. Throws
+// ArgumentError (function, parameter) when the hook left something that is not a valid descriptor.
+std::vector<std::pair<uint32_t, TensorDescriptor>> hooked_descriptors(PyHandle hook_args, const StaticSignature& sig,
+                                                                      const ArgValue* args,
+                                                                      const std::vector<uint32_t>& params);
 // ---- a wrapper's own run (src/decorators/python_wrapper.h) ----
 
 // Runs Python's `wrapper[grid](*args, **kwargs)` as Triton's kernel[grid](...) would: the caller's

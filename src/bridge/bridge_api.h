@@ -22,7 +22,7 @@
 namespace triton_jit::bridge {
 
 // Raised whenever the table's layout or meaning changes.
-inline constexpr uint32_t kBridgeAbiVersion = 6;
+inline constexpr uint32_t kBridgeAbiVersion = 7;
 
 // The file the core looks for beside itself, then in the installation's library folder.
 inline constexpr const char* kBridgeLibraryName = "libtriton_jit_python.so";
@@ -71,6 +71,7 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::run_python_wrapper) run_python_wrapper;
   decltype(&triton_jit::bridge::run_libtuner_policy) run_libtuner_policy;
   decltype(&triton_jit::bridge::hip_buffer_ops) hip_buffer_ops;
+  decltype(&triton_jit::bridge::hooked_descriptors) hooked_descriptors;
 };
 
 // The signature of the bridge's entry: `core` outlives the process; returns the bridge's table,

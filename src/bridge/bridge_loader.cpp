@@ -284,6 +284,12 @@ void call_autotune_hook(PyHandle wrapper, size_t layer, size_t config, AutotuneH
   api().call_autotune_hook(wrapper, layer, config, hook, hook_args, sig, stream, reset_only, exception);
 }
 
+std::vector<std::pair<uint32_t, TensorDescriptor>> hooked_descriptors(PyHandle hook_args, const StaticSignature& sig,
+                                                                      const ArgValue* args,
+                                                                      const std::vector<uint32_t>& params) {
+  return api().hooked_descriptors(hook_args, sig, args, params);
+}
+
 void run_python_wrapper(PyHandle wrapper, const StaticSignature& sig, const std::vector<uint32_t>& params,
                         const ArgValue* args, size_t num_args, const LaunchConfig& config) {
   api().run_python_wrapper(wrapper, sig, params, args, num_args, config);

@@ -591,8 +591,11 @@ void DecoratedCall::apply_layers(FunctionState& fn, size_t first, ArgValue* full
       }
       const AutotuneConfigInfo& config = info.configs[chosen];
       at->apply(chosen, full, out);
-      // As Autotuner.run: the chosen config's pre_hook before every launch with it (Python).
-      if (config.has_pre_hook && mode == CallMode::Launch) {
+      // As Autotuner.run: the chosen config's pre_hook before every launch with it (Python). Where
+      // the call has tensor descriptors it also runs for prepare() and specialize(): the block
+      // shape it sets on them is part of the key.
+      if (config.has_pre_hook &&
+          (mode == CallMode::Launch || has_descriptor_args(full, fn.signature.params.size()))) {
         run_config_pre_hook(fn, *at, chosen, full, num_caller_args, out->grid, out->stream);
       }
       continue;

@@ -326,7 +326,8 @@ void LibEntryRuntime::run(FunctionState& fn, const DecoratedCall& call, ArgValue
   if (frozen != nullptr) {
     apply(*frozen, full, out);
     apply_grid_fn(*signature_, user, full, out);
-    if (!frozen->pre_hooks.empty() && mode == CallMode::Launch) {
+    if (!frozen->pre_hooks.empty() &&
+        (mode == CallMode::Launch || has_descriptor_args(full, fn.signature.params.size()))) {
       run_pre_hooks(fn, call, *frozen, full, num_caller_args, *out);
     }
     return;
@@ -404,7 +405,7 @@ void LibEntryRuntime::load_stored(FunctionState& fn, int device) const {
 }
 
 void LibEntryRuntime::run_pre_hooks(FunctionState& fn, const DecoratedCall& call, const FrozenChoice& frozen,
-                                    const ArgValue* full, size_t num_caller_args, const LaunchConfig& out) const {
+                                    ArgValue* full, size_t num_caller_args, const LaunchConfig& out) const {
   for (const auto& [layer, config] : frozen.pre_hooks) {
     const AutotuneRuntime* tuner = call.autotuner(layer);
     const AutotuneConfigInfo& c = tuner->info().configs[config];

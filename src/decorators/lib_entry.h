@@ -74,7 +74,7 @@ class LibEntryRuntime {
   void load_stored(FunctionState& fn, int device) const;
   void apply(const FrozenChoice& frozen, ArgValue* full, LaunchConfig* out) const noexcept;
   [[gnu::cold, gnu::noinline]] void run_pre_hooks(FunctionState& fn, const DecoratedCall& call,
-                                                  const FrozenChoice& frozen, const ArgValue* full,
+                                                  const FrozenChoice& frozen, ArgValue* full,
                                                   size_t num_caller_args, const LaunchConfig& out) const;
 
   const StaticSignature* signature_;

@@ -272,6 +272,12 @@ std::vector<Candidate> candidates_of(FunctionState& fn, const DecoratedCall& cal
     }
     copy_launch_options(out, &cand.config);
     apply_config(config, cand.args.data(), &cand.config);
+    // A config pre_hook may set the block shape of the call's tensor descriptors (FlagGems'
+    // host-TMA mm), which decides the config's key: it runs before the kernel is compiled and timed.
+    if (config.has_pre_hook && has_descriptor_args(cand.args.data(), n)) {
+      run_config_pre_hook(fn, tuner, static_cast<uint32_t>(c), cand.args.data(), num_caller_args, cand.config.grid,
+                          cand.config.stream);
+    }
     call.apply_layers(fn, tuner.layer() + 1, cand.args.data(), num_caller_args, &cand.config, user,
                       mode == CallMode::Launch ? CallMode::Prepare : mode);
     apply_grid_fn(fn.signature, user, cand.args.data(), &cand.config);

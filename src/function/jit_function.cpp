@@ -2,6 +2,7 @@
 // function's table without a lock, packs and launches; everything else is the resolver's.
 #include "triton_jit/jit_function.h"
 
+#include "decorators/autotune_hooks.h"
 #include "decorators/decorated_call.h"
 #include "decorators/python_wrapper.h"
 #include "function/call.h"
@@ -39,6 +40,7 @@ const ArgValue* complete_call(detail::FunctionState& m, const LaunchConfig& conf
 // A call as the @triton.jit function takes it, for specialize() and compile(): the caller's own
 // when the function is plain and has no grid function, else completed into `storage`.
 struct DescribedCall {
+  detail::HookedDescriptorScope hooked;  // descriptors a config pre_hook set, until the call is described
   ArgStorage storage;
   LaunchConfig completed_config;
   const LaunchConfig* config = nullptr;
@@ -53,6 +55,7 @@ struct DescribedCall {
 };
 
 [[gnu::noinline]] void launch_completed(detail::FunctionState& m, const LaunchConfig& config, ArgSpan args) {
+  const detail::HookedDescriptorScope hooked;  // descriptors a config pre_hook set, until the launch is done
   ArgStorage storage;
   LaunchConfig effective;
   if (m.decorated != nullptr) {

@@ -6,6 +6,7 @@
 #include <deque>
 
 #include "bridge/compile_pool.h"
+#include "decorators/autotune_hooks.h"
 #include "decorators/decorated_call.h"
 #include "resolve/resolver.h"
 #include "triton_jit/settings.h"
@@ -58,6 +59,7 @@ bool Resolver::complete_request(const TritonJitFunction& function, const LaunchC
                                 CallMode mode, KernelRequest* out) {
   FunctionState& fn = state(function);
   const uint64_t tunings_before = fn.tunings.load(std::memory_order_relaxed);
+  const HookedDescriptorScope hooked;  // descriptors a config pre_hook set, until the request is described
   ArgStorage storage;
   LaunchConfig completed;
   const LaunchConfig* effective = &config;

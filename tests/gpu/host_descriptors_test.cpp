@@ -158,3 +158,69 @@ TEST_F(GpuHostDescriptors, TensorTheHardwareRejectsIsAnArgumentError) {
 }
 
 }  // namespace
+
+// FlagGems' host-TMA mm as FlagGems calls it (tests/kernels/host_tma_mm.py: descriptors with a
+// dummy [1, 1] block, each autotune config's pre_hook setting their block_shape from its tile
+// sizes): per config, and tuned over the three, the runtime's launch from C++ gives the bits of
+// Triton's own launch of the same config (the one the runtime chose, for the tuned one).
+TEST_F(GpuHostDescriptors, PreHookSettingBlockShapeIsBitIdenticalToTritonsLaunch) {
+  constexpr int M = 384, N = 256, K = 320;
+  const std::string kernels = TRITON_JIT_TEST_KERNELS_DIR "/host_tma_mm.py";
+  run_python("_spec = importlib.util.spec_from_file_location('host_tma_mm_ref', '" + kernels +
+             "')\n"
+             "hm = importlib.util.module_from_spec(_spec)\n"
+             "_spec.loader.exec_module(hm)\n"
+             "def hm_call(name, c):\n"
+             "    a, b = keep['a'], keep['b']\n"
+             "    d = [TensorDescriptor(t, t.shape, t.stride(), [1, 1]) for t in (a, b, c)]\n"
+             "    getattr(hm, name)[hm.grid(a.shape[0], b.shape[1])](*d, a.shape[0], b.shape[1], a.shape[1],\n"
+             "        GROUP_M=8, A_ROW_MAJOR=True, B_ROW_MAJOR=True)\n"
+             "    torch.cuda.synchronize()\n");
+  const std::vector<uintptr_t> p = addresses(
+      run_python("g = torch.Generator(device='cuda').manual_seed(0)\n"
+                 "a = torch.randn(" +
+                 std::to_string(M) + ", " + std::to_string(K) +
+                 ", device='cuda', dtype=torch.float16, generator=g)\n"
+                 "b = torch.randn(" +
+                 std::to_string(K) + ", " + std::to_string(N) +
+                 ", device='cuda', dtype=torch.float16, generator=g)\n"
+                 "c_ours = torch.full((a.shape[0], b.shape[1]), float('nan'), device='cuda', dtype=torch.float16)\n"
+                 "keep.update(a=a, b=b, c_ours=c_ours)\n"
+                 "result = f'{a.data_ptr()} {b.data_ptr()} {c_ours.data_ptr()}'\n"));
+  ASSERT_EQ(p.size(), 3u);
+  const auto desc = [](uintptr_t address, int64_t rows, int64_t cols) {
+    return TensorDescriptor::make(TypedPtr{reinterpret_cast<void*>(address), DType::fp16}, {rows, cols}, {cols, 1},
+                                  {1, 1});
+  };
+  const TensorDescriptor a = desc(p[0], M, K), b = desc(p[1], K, N), c = desc(p[2], M, N);
+  triton_jit::LaunchConfig config;
+  config.grid_fn = [](const triton_jit::GridMeta& meta) {
+    return triton_jit::Grid(triton_jit::cdiv(M, meta["BLOCK_M"]) * triton_jit::cdiv(N, meta["BLOCK_N"]));
+  };
+  const auto same_as_tritons = [&](const std::string& name) {
+    return run_python("c_ref = torch.full_like(keep['c_ours'], float('nan'))\n"
+                      "hm_call('" +
+                      name +
+                      "', c_ref)\n"
+                      "ref = keep['a'].float() @ keep['b'].float()\n"
+                      "err = ((keep['c_ours'].float() - ref).norm() / ref.norm()).item()\n"
+                      "result = f\"{torch.equal(c_ref, keep['c_ours'])} {err < 2e-2}\"\n");
+  };
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "host_tma_mm_c" + std::to_string(i);
+    SCOPED_TRACE(name);
+    run_python("keep['c_ours'].fill_(float('nan'))\n");
+    TritonJitFunction::get(kernels, name)(config, a, b, c, M, N, K, 8, true, true);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_EQ(same_as_tritons(name), "True True");
+  }
+  auto& tuned = TritonJitFunction::get(kernels, "host_tma_mm");
+  run_python("keep['c_ours'].fill_(float('nan'))\n");
+  tuned(config, a, b, c, M, N, K, 8, true, true);
+  tuned(config, a, b, c, M, N, K, 8, true, true);  // the cached launch runs the chosen hook again
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const auto tuning = tuned.last_tuning();
+  ASSERT_EQ(tuning.size(), 1u);
+  for (const auto& row : tuning[0].rows) EXPECT_TRUE(row.failure.empty()) << row.config << ": " << row.failure;
+  EXPECT_EQ(same_as_tritons("host_tma_mm_c" + std::to_string(tuning[0].chosen)), "True True");
+}

@@ -18,6 +18,7 @@ LibTuner described; its custom policy run).
 
 from .autotune import autotune_cache_lookup, autotune_cache_store, prune_autotune_configs
 from .autotune_hooks import autotune_hook_args, call_autotune_hook, hook_tensor
+from .hook_descriptors import hook_descriptor, read_hook_descriptors
 from .compiler import compile
 from .errors import describe_exception
 from .heuristic_translation import translate_heuristic

@@ -120,3 +120,29 @@ def hip_buffer_ops():
     from triton import knobs
     amd = getattr(knobs, "amd", None)
     return bool(getattr(amd, "use_buffer_ops", False)) if amd is not None else False
+
+
+def descriptor_fields(desc):
+    """The fields of a host TensorDescriptor that decide its launch, as this Triton's class has them:
+    (base, shape, strides, block_shape, padding). Triton 3.4's class has no padding (loads pad with
+    zeros); 3.7 added round_f32_to_tf32, which the runtime's descriptors do not carry, so a
+    descriptor asking for it is refused rather than launched differently."""
+    if getattr(desc, "round_f32_to_tf32", False):
+        raise ValueError("a TensorDescriptor with round_f32_to_tf32=True, which the runtime does not support; "
+                         "round the tensor before the call or pass round_f32_to_tf32=False")
+    return desc.base, desc.shape, desc.strides, desc.block_shape, getattr(desc, "padding", "zero")
+
+
+def new_host_descriptor(base, shape, strides, block_shape, padding):
+    """Triton's own host TensorDescriptor over `base` (the class config pre_hooks expect: FlagGems
+    sets `.block_shape` on it), made without __post_init__'s checks, which the runtime already ran on
+    the descriptor and which need a real tensor `base` may not be. Only the fields this Triton's
+    class has are set (no padding on 3.4)."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    d = object.__new__(TensorDescriptor)
+    d.base, d.shape, d.strides, d.block_shape = base, list(shape), list(strides), list(block_shape)
+    if "padding" in getattr(TensorDescriptor, "__dataclass_fields__", {}):
+        d.padding = padding
+    if "round_f32_to_tf32" in getattr(TensorDescriptor, "__dataclass_fields__", {}):
+        d.round_f32_to_tf32 = False
+    return d
