@@ -394,6 +394,7 @@ DecoratedCall::DecoratedCall(const StaticSignature& signature, const Binder& bin
       for (size_t p = 0; p < n; ++p) outer[p] = set_by_layer[p] >= 0 && static_cast<size_t>(set_by_layer[p]) < l;
       autotuners_.back() = std::make_unique<AutotuneRuntime>(layer.autotune, l, std::move(outer));
       autotuners_.back()->set_caller_params(caller);
+      runs_hooks_ = runs_hooks_ || has_hooks(layer.autotune);
       // fla's CachedAutotuner is Triton's Autotuner only while FLA_CACHE_MODE is off.
       if (layer.autotune.fla_cache_gate && fla_cache_mode_on() && python_layer_ < 0) python_layer_ = static_cast<int>(l);
       if (layer.kind == DecoratorLayer::Kind::LibTuner) {

@@ -173,6 +173,11 @@ class DecoratedCall {
   // then runs through that chain's own run in Python (decorators/python_wrapper.h).
   int python_layer() const noexcept { return python_layer_; }
 
+  // Whether an autotune layer has hooks (pre_hook, post_hook, a Config's pre_hook), whose
+  // descriptor write-backs must live until the launch is done (HookedDescriptorScope): a call of
+  // any other function opens no scope, so its launch reads no thread-local state.
+  bool runs_hooks() const noexcept { return runs_hooks_; }
+
  private:
   void apply_heuristics(FunctionState& fn, size_t layer, ArgValue* full, LaunchConfig* out) const;
   void plan_memo(size_t layer);
@@ -184,6 +189,7 @@ class DecoratedCall {
   std::vector<std::unique_ptr<AutotuneRuntime>> autotuners_;                // per layer (null if heuristics)
   std::vector<std::shared_ptr<const LibTunerRuntime>> libtuners_;           // per layer (FlagGems' LibTuner)
   int python_layer_ = -1;
+  bool runs_hooks_ = false;
   std::unique_ptr<LibEntryRuntime> lib_entry_;  // FlagGems' LibEntry, when it is the outermost layer
 };
 

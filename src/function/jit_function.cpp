@@ -2,6 +2,8 @@
 // function's table without a lock, packs and launches; everything else is the resolver's.
 #include "triton_jit/jit_function.h"
 
+#include <optional>
+
 #include "decorators/autotune_hooks.h"
 #include "decorators/decorated_call.h"
 #include "decorators/python_wrapper.h"
@@ -55,7 +57,10 @@ struct DescribedCall {
 };
 
 [[gnu::noinline]] void launch_completed(detail::FunctionState& m, const LaunchConfig& config, ArgSpan args) {
-  const detail::HookedDescriptorScope hooked;  // descriptors a config pre_hook set, until the launch is done
+  // Descriptors a config pre_hook set live until the launch is done; only functions with hooks
+  // open the scope (two thread-local accesses the others do not pay).
+  std::optional<detail::HookedDescriptorScope> hooked;
+  if (m.decorated != nullptr && m.decorated->runs_hooks()) hooked.emplace();
   ArgStorage storage;
   LaunchConfig effective;
   if (m.decorated != nullptr) {
