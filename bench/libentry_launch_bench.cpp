@@ -25,8 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "../tests/support/launch_metadata.h"
-#include "gpu_launch_common.h"
+#include "decorated_bench_common.h"
 #include "triton_jit/triton_jit.h"
 
 namespace {
@@ -47,84 +46,15 @@ using triton_jit_bench::g_cu;
 using triton_jit_bench::json_escape;
 using triton_jit_bench::median;
 using triton_jit_bench::Packed;
+using triton_jit_bench::measure;
+using triton_jit_bench::one_program;
+using triton_jit_bench::path_of;
+using triton_jit_bench::Path;
+using triton_jit_bench::RawKernel;
 using triton_jit_bench::time_batch;
 
 constexpr int kN = 200;  // one program (BLOCK 256); neither 1 nor a multiple of 16
 constexpr float kAlpha = 0.5f;
-
-LaunchConfig one_program() {
-  LaunchConfig c;
-  c.grid = Grid(1);
-  return c;
-}
-
-// The cubin LibEntry froze for these arguments, loaded with the driver, parameters packed once.
-struct RawKernel {
-  CUfunction function = nullptr;
-  unsigned block_x = 0, shared = 0;
-  Packed packed;
-  std::string hash, chosen;
-
-  RawKernel(const TritonJitFunction& fn, const std::vector<ArgValue>& args) {
-    const LaunchConfig config = one_program();
-    const ArgSpan span{args.data(), args.size()};
-    const KernelInfo& info = fn.compile(config, span);
-    const triton_jit::Specialization spec = fn.specialize(config, span);
-    for (size_t i = 0; i < spec.params.size(); ++i) {
-      if (spec.params[i].type == "constexpr") {
-        if (i >= args.size()) chosen += fn.signature().params[i].name + "=" + spec.params[i].value_repr + ", ";
-        continue;
-      }
-      if (i >= args.size()) fail(fn.name() + ": runtime parameter " + std::to_string(i) + " set by a decorator");
-      packed.push(args[i], spec.params[i].type);
-    }
-    chosen += "num_warps=" + std::to_string(spec.num_warps) + ", num_stages=" + std::to_string(spec.num_stages);
-    const auto& meta = triton_jit::test::launch_metadata(info);
-    for (size_t s = 0; s < meta.scratch_params.size(); ++s) {
-      const CUdeviceptr null = 0;
-      packed.push(&null, sizeof null);
-    }
-    if (meta.global_scratch_size > 0 || meta.profile_scratch_size > 0) {
-      fail(fn.name() + ": the kernel needs scratch memory; the raw loop would pass null");
-    }
-    CUmodule module = nullptr;
-    check_cu(g_cu.ModuleLoadData(&module, info.cubin.data()), "cuModuleLoadData");
-    check_cu(g_cu.ModuleGetFunction(&function, module, info.name.c_str()), "cuModuleGetFunction");
-    block_x = static_cast<unsigned>(info.num_warps * info.target.warp_size);
-    shared = static_cast<unsigned>(info.shared);
-    if (shared > 49152) fail(fn.name() + ": needs the >48 KiB shared memory opt-in; not handled here");
-    hash = info.hash;
-  }
-  void operator()() {
-    check_cu(g_cu.LaunchKernel(function, 1, 1, 1, block_x, 1, 1, shared, nullptr, packed.params, nullptr),
-             "cuLaunchKernel");
-  }
-};
-
-struct Path {
-  std::function<double(int)> run;
-  std::vector<double> times;
-};
-template <typename F>
-Path path_of(F launch) {
-  return Path{[launch](int batch) mutable { return time_batch(batch, launch); }, {}};
-}
-
-// Warm-up, then rounds of one batch per path, the first path rotating. Each path's median µs.
-std::vector<double> measure(std::vector<Path>& paths, int launches, int batch) {
-  for (int w = 0; w < 2; ++w)
-    for (Path& p : paths) p.run(batch);
-  check_rt(cudaGetLastError(), "kernel launch");
-  const int reps = std::max(1, launches / batch);
-  for (int r = 0; r < reps; ++r)
-    for (size_t j = 0; j < paths.size(); ++j) {
-      Path& p = paths[(r + j) % paths.size()];
-      p.times.push_back(p.run(batch));
-    }
-  std::vector<double> medians;
-  for (const Path& p : paths) medians.push_back(median(p.times));
-  return medians;
-}
 
 void check_result(const float* x, const float* y) {
   std::vector<float> hx(kN), hy(kN);
