@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/python_reference.h"
 #include "bridge/interpreter.h"
 #include "fake_driver.h"
 #include "test_util.h"
@@ -29,26 +30,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-py::module_& reference() {
-  static py::module_* module = [] {
-    triton_jit::bridge::bridge();
-    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
-    return new py::module_(py::module_::import("triton_reference"));
-  }();
-  return *module;
-}
+py::module_& reference() { return triton_jit::test::support_module("triton_reference"); }
 
 // tests/kernels/decorated_hooks.py imported by Python on its own (the runtime has its own copy).
 py::object python_function(const char* function) {
-  static py::object* module = [] {
-    py::module_ util = py::module_::import("importlib.util");
-    py::object spec = util.attr("spec_from_file_location")("hooks_reference",
-                                                           test::canonical(test::kernel("decorated_hooks.py")));
-    py::object m = util.attr("module_from_spec")(spec);
-    spec.attr("loader").attr("exec_module")(m);
-    return new py::object(m);
-  }();
-  return module->attr(function);
+  return triton_jit::test::file_module(test::canonical(test::kernel("decorated_hooks.py")), "hooks_reference")
+      .attr(function);
 }
 
 TritonJitFunction& hooked(const char* function) {

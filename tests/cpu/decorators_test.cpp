@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../support/child_process.h"
+#include "../support/python_reference.h"
 #include "bridge/interpreter.h"
 #include "test_util.h"
 #include "triton_jit/triton_jit.h"
@@ -28,14 +29,7 @@ using triton_jit::TritonJitFunction;
 
 namespace {
 
-py::module_& reference() {
-  static py::module_* module = [] {
-    triton_jit::bridge::bridge();
-    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
-    return new py::module_(py::module_::import("triton_reference"));
-  }();
-  return *module;
-}
+py::module_& reference() { return triton_jit::test::support_module("triton_reference"); }
 
 // tests/kernels/<file> imported by Python on its own (the runtime's copy is a module of its own).
 py::object python_module(const std::string& file) {

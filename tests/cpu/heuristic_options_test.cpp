@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../support/child_process.h"
+#include "../support/python_reference.h"
 #include "bridge/interpreter.h"
 #include "fake_driver.h"
 #include "store/binary_io.h"
@@ -38,29 +39,13 @@ namespace fs = std::filesystem;
 constexpr const char* kFile = "heuristic_options.py";
 constexpr uint64_t kBase = 0x7f0000100000ull;
 
-py::module_& reference() {
-  static py::module_* module = [] {
-    triton_jit::bridge::GilGuard gil;
-    triton_jit::bridge::bridge();
-    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
-    return new py::module_(py::module_::import("heuristic_options_reference"));
-  }();
-  return *module;
-}
+py::module_& reference() { return triton_jit::test::support_module("heuristic_options_reference"); }
 
 // tests/kernels/heuristic_options.py imported by Python on its own (the runtime has its own copy).
 py::object python_kernel(const char* name) {
-  static py::object* module = [] {
-    reference();
-    triton_jit::bridge::GilGuard gil;
-    py::module_ util = py::module_::import("importlib.util");
-    py::object spec = util.attr("spec_from_file_location")("heuristic_options_reference_kernels",
-                                                           test::canonical(test::kernel(kFile)));
-    py::object m = util.attr("module_from_spec")(spec);
-    spec.attr("loader").attr("exec_module")(m);
-    return new py::object(m);
-  }();
-  return module->attr(name);
+  reference();
+  return triton_jit::test::file_module(test::canonical(test::kernel(kFile)), "heuristic_options_reference_kernels")
+      .attr(name);
 }
 
 TritonJitFunction& kernel(const char* name) {
@@ -354,7 +339,8 @@ TEST_F(HeuristicOptionsLaunch, HeuristicUnderAnAutotunerOverridesTheConfigsNumWa
 // Across processes: the values FlagGems' softmax heuristics gave through Python (num_warps among
 // them) are stored in the index; a process that cannot run Python launches with them.
 TEST(HeuristicOptionsStore, MemoizedLaunchOptionIsReadBackWithoutPython) {
-  const fs::path root = fs::temp_directory_path() / ("triton_jit_heuristic_options_store_" + std::to_string(::getpid()));
+  const fs::path root = fs::temp_directory_path() /
+                        ("triton_jit_heuristic_options_store_" + std::to_string(::getpid()));
   fs::remove_all(root);
   fs::create_directories(root);
   test_support::write_unimportable_triton(root / "no_triton");

@@ -3,7 +3,6 @@
 // random argument tuples, against Python's own evaluation of the same lambda
 // (tests/support/heuristics_reference.py); the translator's refusals, the Python fallback
 // (bridge::call_heuristic) and the program parser's errors.
-#include <deque>
 #include <gtest/gtest.h>
 #include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
@@ -12,11 +11,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "../support/python_reference.h"
 #include "arg_gen.h"
 #include "bridge/bridge.h"
 #include "bridge/interpreter.h"
@@ -33,14 +34,7 @@ using K = ArgValue::Kind;
 namespace {
 
 // tests/support/heuristics_reference.py. Call with the GIL.
-py::module_& reference() {
-  static py::module_* module = [] {
-    triton_jit::bridge::bridge();
-    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
-    return new py::module_(py::module_::import("heuristics_reference"));
-  }();
-  return *module;
-}
+py::module_& reference() { return triton_jit::test::support_module("heuristics_reference"); }
 
 // An argument as Python sees it: the bridge's own stand-ins. Call with the GIL.
 py::object to_python(const ArgValue& a) {

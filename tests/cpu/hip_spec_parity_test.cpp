@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/python_reference.h"
 #include "arg_gen.h"
 #include "bridge/interpreter.h"
 #include "test_util.h"
@@ -30,14 +31,7 @@ using triton_jit::TritonJitFunction;
 
 namespace {
 
-py::module_& reference() {
-  static py::module_* module = [] {
-    triton_jit::bridge::bridge();  // starts Python and imports triton
-    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
-    return new py::module_(py::module_::import("triton_reference"));
-  }();
-  return *module;
-}
+py::module_& reference() { return triton_jit::test::support_module("triton_reference"); }
 
 // The explicit target for one test, unset after it.
 struct ScopedTarget {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/python_reference.h"
 #include "bridge/interpreter.h"
 #include "fake_driver.h"
 #include "test_util.h"
@@ -56,26 +57,11 @@ LaunchConfig flaggems_grid() {
   return config;
 }
 
-py::module_& reference() {
-  static py::module_* module = [] {
-    triton_jit::bridge::GilGuard gil;  // starts the interpreter
-    triton_jit::bridge::bridge();
-    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
-    return new py::module_(py::module_::import("host_tma_reference"));
-  }();
-  return *module;
-}
+py::module_& reference() { return triton_jit::test::support_module("host_tma_reference"); }
 
 // tests/kernels/host_tma_mm.py imported by Python on its own.
 py::object python_kernel(const std::string& name) {
-  static py::object* module = [] {
-    py::module_ util = py::module_::import("importlib.util");
-    py::object spec = util.attr("spec_from_file_location")("host_tma_mm_reference", kernels());
-    py::object m = util.attr("module_from_spec")(spec);
-    spec.attr("loader").attr("exec_module")(m);
-    return new py::object(m);
-  }();
-  return module->attr(name.c_str());
+  return triton_jit::test::file_module(kernels(), "host_tma_mm_reference").attr(name.c_str());
 }
 
 // Triton's key for config `config` of autotuner `name`, and the block shapes its hook left.

@@ -15,17 +15,18 @@
 #include <string>
 #include <vector>
 
-#include "../support/child_process.h"
-#include "bridge/interpreter.h"
-#include "decorators/lib_entry.h"
 #include "../../bench/alloc_counter.h"
+#include "../support/child_process.h"
+#include "../support/python_reference.h"
+#include "bridge/interpreter.h"
 #include "cuda/driver_api.h"
+#include "decorators/lib_entry.h"
 #include "fake_driver.h"
 #include "key/arg_identity.h"
 #include "store/binary_io.h"
 #include "store/records.h"
-#include "triton_jit/errors.h"
 #include "test_util.h"
+#include "triton_jit/errors.h"
 #include "triton_jit/triton_jit.h"
 
 namespace py = pybind11;
@@ -42,29 +43,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // FlagGems' LibEntry (and Triton's binder) in this process's interpreter.
-py::module_& flaggems() {
-  static py::module_* module = [] {
-    triton_jit::bridge::GilGuard gil;
-    triton_jit::bridge::bridge();
-    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
-    return new py::module_(py::module_::import("flaggems_libentry"));
-  }();
-  return *module;
-}
+py::module_& flaggems() { return triton_jit::test::support_module("flaggems_libentry"); }
 
 // tests/kernels/libentry_kernels.py imported by Python on its own (the runtime has its own copy).
 py::object python_kernel(const char* name) {
-  static py::object* module = [] {
-    flaggems();
-    triton_jit::bridge::GilGuard gil;
-    py::module_ util = py::module_::import("importlib.util");
-    py::object spec = util.attr("spec_from_file_location")("libentry_reference_kernels",
-                                                           test::canonical(test::kernel("libentry_kernels.py")));
-    py::object m = util.attr("module_from_spec")(spec);
-    spec.attr("loader").attr("exec_module")(m);
-    return new py::object(m);
-  }();
-  return module->attr(name);
+  flaggems();  // the kernel module imports flaggems_libentry from tests/support
+  return triton_jit::test::file_module(test::canonical(test::kernel("libentry_kernels.py")),
+                                       "libentry_reference_kernels")
+      .attr(name);
 }
 
 TritonJitFunction& runtime_kernel(const char* name) {
@@ -106,9 +92,9 @@ std::string describe(const RowsCall& c) {
   std::string out;
   for (const ArgValue& a : c.args) {
     out += out.empty() ? "" : ", ";
-    out += a.kind() == ArgValue::Kind::Pointer ? std::to_string(a.address() % 16) + ":" + reference_dtype(a.dtype())
-                                               : triton_jit::detail::identity_repr(a) + "/" +
-                                                     std::to_string(static_cast<int>(a.kind()));
+    out += a.kind() == ArgValue::Kind::Pointer
+               ? std::to_string(a.address() % 16) + ":" + reference_dtype(a.dtype())
+               : triton_jit::detail::identity_repr(a) + "/" + std::to_string(static_cast<int>(a.kind()));
   }
   return out;
 }
@@ -185,9 +171,11 @@ TEST(LibEntry, RecordsRoundTrip) {
   EXPECT_FALSE(read->options.empty());
   EXPECT_EQ(read->pre_hooks, frozen.pre_hooks);
   EXPECT_EQ(triton_jit::detail::write_frozen_choice(*read), bytes);
-  EXPECT_THROW(triton_jit::detail::read_frozen_choice(bytes, 8), triton_jit::detail::FormatError);  // a parameter past the end
+  EXPECT_THROW(triton_jit::detail::read_frozen_choice(bytes, 8),
+               triton_jit::detail::FormatError);  // a parameter past the end
   for (size_t cut = 0; cut < bytes.size(); ++cut) {
-    EXPECT_THROW(triton_jit::detail::read_frozen_choice(bytes.substr(0, cut), 10), triton_jit::detail::FormatError) << cut;
+    EXPECT_THROW(triton_jit::detail::read_frozen_choice(bytes.substr(0, cut), 10), triton_jit::detail::FormatError)
+        << cut;
   }
 }
 
@@ -212,18 +200,23 @@ TEST(LibEntry, EntryKeyIsFlagGemsKey) {
   const triton_jit::detail::LibEntryRuntime runtime(s, s.decorators[0].lib_entry, caller);
   std::mt19937_64 rng(2205);
   const DType dtypes[] = {DType::fp32, DType::fp16};
-  const ArgValue sizes[] = {ArgValue::integer(1),          ArgValue::integer(16),         ArgValue::integer(17),
-                            ArgValue::boolean(true),       ArgValue::integer(1ll << 31),  ArgValue::integer(-5),
-                            ArgValue::integer(1ll << 40),  ArgValue::unsigned_integer(7), ArgValue::unsigned_integer(1ull << 63),
-                            ArgValue::integer(-(1ll << 40))};
+  const ArgValue sizes[] = {
+      ArgValue::integer(1),           ArgValue::integer(16),         ArgValue::integer(17),
+      ArgValue::boolean(true),        ArgValue::integer(1ll << 31),  ArgValue::integer(-5),
+      ArgValue::integer(1ll << 40),   ArgValue::unsigned_integer(7), ArgValue::unsigned_integer(1ull << 63),
+      ArgValue::integer(-(1ll << 40))};
   const ArgValue alphas[] = {ArgValue::floating(1.5), ArgValue::floating(1.0), ArgValue::integer(1),
                              ArgValue::floating(-0.0), ArgValue::floating(0.0)};
   const ArgValue acts[] = {ArgValue::string("relu"), ArgValue::string("none")};
   std::vector<RowsCall> calls;
   for (int c = 0; c < 400; ++c) {
     RowsCall call;
-    call.args = {tensor(rng, dtypes[rng() % 2], true), tensor(rng, DType::fp32, true), sizes[rng() % 10],
-                 sizes[rng() % 10],  sizes[rng() % 3],                                 alphas[rng() % 5]};
+    call.args = {tensor(rng, dtypes[rng() % 2], true),
+                 tensor(rng, DType::fp32, true),
+                 sizes[rng() % 10],
+                 sizes[rng() % 10],
+                 sizes[rng() % 3],
+                 alphas[rng() % 5]};
     if (rng() % 2) call.args.push_back(acts[rng() % 2]);
     calls.push_back(call);
   }
@@ -249,7 +242,8 @@ TEST(LibEntry, EntryKeyIsFlagGemsKey) {
   for (size_t c = 0; c < ours.size(); ++c) {
     distinct += ours[c] == static_cast<int>(c);
     EXPECT_EQ(ours[c], theirs[c]) << "call " << c << " (" << describe(calls[c]) << "): the runtime keys it with call "
-                                  << ours[c] << " (" << describe(calls[ours[c]]) << "), FlagGems with call " << theirs[c];
+                                  << ours[c] << " (" << describe(calls[ours[c]]) << "), FlagGems with call "
+                                  << theirs[c];
   }
   EXPECT_GT(distinct, 20u) << "the random calls should make many keys";
   EXPECT_LT(distinct, ours.size()) << "and repeat some";
@@ -314,15 +308,19 @@ TEST_F(LibEntryLaunch, FreezesWhatTheFirstCallChoseAsFlagGemsDoes) {
   const int64_t ns[] = {100, 5000, 256, 1ll << 40};
   std::vector<RowsCall> calls;
   // The first two share a key: N=5000 must launch with the BLOCK_N that N=100 froze (128).
-  calls.push_back({{ArgValue::pointer_address(kBase, DType::fp32), ArgValue::pointer_address(kBase + 0x10000, DType::fp32),
-                    ArgValue::integer(8), ArgValue::integer(100), ArgValue::integer(128), ArgValue::floating(1.5)}});
+  calls.push_back(
+      {{ArgValue::pointer_address(kBase, DType::fp32), ArgValue::pointer_address(kBase + 0x10000, DType::fp32),
+        ArgValue::integer(8), ArgValue::integer(100), ArgValue::integer(128), ArgValue::floating(1.5)}});
   calls.push_back(calls[0]);
   calls[1].args[3] = ArgValue::integer(5000);
   for (int c = 0; c < 10; ++c) {
     RowsCall call;
     call.args = {ArgValue::pointer_address(kBase + (rng() % 2) * 4, rng() % 4 ? DType::fp32 : DType::fp16),
-                 ArgValue::pointer_address(kBase + 0x10000, DType::fp32), ArgValue::integer(ms[rng() % 2]),
-                 ArgValue::integer(ns[rng() % 4]), ArgValue::integer(128), ArgValue::floating(1.5)};
+                 ArgValue::pointer_address(kBase + 0x10000, DType::fp32),
+                 ArgValue::integer(ms[rng() % 2]),
+                 ArgValue::integer(ns[rng() % 4]),
+                 ArgValue::integer(128),
+                 ArgValue::floating(1.5)};
     if (rng() % 4 == 0) call.args.push_back(ArgValue::string("relu"));
     calls.push_back(call);
   }
@@ -353,8 +351,9 @@ TEST_F(LibEntryLaunch, FreezesWhatTheFirstCallChoseAsFlagGemsDoes) {
       py::tuple t = python_call(c);
       py_calls.append(py::make_tuple(t[0], t[1], 0));
     }
-    py::object grid = py::module_::import("builtins").attr("eval")(
-        "lambda meta: ((meta['M'] + meta['TILE_M'] - 1) // meta['TILE_M'],)", py::dict());
+    py::object grid = py::module_::import("builtins")
+                          .attr("eval")("lambda meta: ((meta['M'] + meta['TILE_M'] - 1) // meta['TILE_M'],)",
+                                        py::dict());
     theirs = flaggems()
                  .attr("libentry_launches")(python_kernel("scaled_rows_kernel"), py_calls, grid)
                  .cast<std::vector<std::tuple<std::string, int, int, std::vector<int>, std::string>>>();
@@ -382,8 +381,11 @@ TEST_F(LibEntryLaunch, FreezesWhatTheFirstCallChoseAsFlagGemsDoes) {
 TEST_F(LibEntryLaunch, FrozenHitAllocatesNothing) {
   auto& fn = runtime_kernel("scaled_rows_kernel");
   std::vector<ArgValue> args = {ArgValue::pointer_address(kBase, DType::fp32),
-                                ArgValue::pointer_address(kBase + 0x10000, DType::fp32), ArgValue::integer(32),
-                                ArgValue::integer(100), ArgValue::integer(128), ArgValue::floating(1.5)};
+                                ArgValue::pointer_address(kBase + 0x10000, DType::fp32),
+                                ArgValue::integer(32),
+                                ArgValue::integer(100),
+                                ArgValue::integer(128),
+                                ArgValue::floating(1.5)};
   const LaunchConfig config{Grid(8)};
   fn.launch(config, ArgSpan{args.data(), args.size()});  // the key's first call: tunes, compiles, freezes
   const triton_jit::Stats frozen = fn.stats();
@@ -464,11 +466,10 @@ TEST_F(LibEntryLaunch, PackCarriesFrozenChoices) {
   triton_jit::PrepareOptions quiet;
   quiet.progress = triton_jit::Progress::Never;
   triton_jit::build_pack(manifest, pack, quiet);
-  const auto r = test_support::run_child("env TRITON_JIT_INDEX_DIR='" + (root_ / "empty").string() +
-                                         "' TRITON_JIT_PACKS='" + pack + "' " + without_python() + " '" +
-                                         DECORATED_PROBE_PATH "' '" +
-                                         test::canonical(test::kernel("libentry_kernels.py")) +
-                                         "' scaled_rows_kernel --launch p:fp32 p:fp32 i:8 i:7000 i:128 f:1.5");
+  const auto r = test_support::run_child(
+      "env TRITON_JIT_INDEX_DIR='" + (root_ / "empty").string() + "' TRITON_JIT_PACKS='" + pack + "' " +
+      without_python() + " '" + DECORATED_PROBE_PATH "' '" + test::canonical(test::kernel("libentry_kernels.py")) +
+      "' scaled_rows_kernel --launch p:fp32 p:fp32 i:8 i:7000 i:128 f:1.5");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r["spec"], first["spec"]);
   EXPECT_EQ(r["python_used"], "0");
@@ -497,17 +498,17 @@ TEST_F(LibEntryLaunch, FrozenKeyReplaysTheNumWarpsAHeuristicChose) {
   };
   // (8, 100) freezes TILE_N=128 and 4 warps for (8, 3000); (16, 3000) freezes 4096 and 16 warps
   // for (16, 100); N beyond 32 bits is another class of N, so another key.
-  const std::vector<Call> calls = {{8, 100},   {8, 3000},  {16, 3000},       {16, 100},
-                                   {8, 5000},  {16, 2048}, {8, 1ll << 40},   {8, 64},
-                                   {32, 1500}, {32, 9000}, {16, 1ll << 33}, {16, 7}};
+  const std::vector<Call> calls = {{8, 100},       {8, 3000}, {16, 3000}, {16, 100},  {8, 5000},       {16, 2048},
+                                   {8, 1ll << 40}, {8, 64},   {32, 1500}, {32, 9000}, {16, 1ll << 33}, {16, 7}};
   LaunchConfig config;
   config.grid_fn = [](const GridMeta& meta) { return Grid(static_cast<unsigned>(meta["M"])); };
   std::vector<std::string> ours_spec;
   std::vector<int> ours_warps;
   std::vector<std::vector<ArgValue>> all_args;
   for (const Call& c : calls) {
-    all_args.push_back({ArgValue::pointer_address(kBase, DType::fp32), ArgValue::pointer_address(kBase + 0x10000, DType::fp32),
-                        ArgValue::integer(c.m), ArgValue::integer(c.n)});
+    all_args.push_back({ArgValue::pointer_address(kBase, DType::fp32),
+                        ArgValue::pointer_address(kBase + 0x10000, DType::fp32), ArgValue::integer(c.m),
+                        ArgValue::integer(c.n)});
     const ArgSpan span{all_args.back().data(), all_args.back().size()};
     const size_t before = fake::state().launches.size();
     fn.launch(config, span);

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/python_reference.h"
 #include "arg_gen.h"
 #include "bridge/interpreter.h"
 #include "test_util.h"
@@ -25,14 +26,7 @@ using triton_jit::TritonJitFunction;
 namespace {
 
 // tests/support/triton_reference.py, imported into the runtime's interpreter. Call with the GIL.
-py::module_& reference() {
-  static py::module_* module = [] {
-    triton_jit::bridge::bridge();  // starts Python and imports triton
-    py::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
-    return new py::module_(py::module_::import("triton_reference"));
-  }();
-  return *module;
-}
+py::module_& reference() { return triton_jit::test::support_module("triton_reference"); }
 
 // Whether torch imports: torch-spelled dtypes take part only then (requirements.txt has no torch).
 bool torch_available() {
