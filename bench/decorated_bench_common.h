@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,6 +13,13 @@
 #include "triton_jit/triton_jit.h"
 
 namespace triton_jit_bench {
+
+// A table cell: up to three numbers through a printf format.
+inline std::string fmt(const char* format, double a, double b = 0, double c = 0) {
+  char line[256];
+  std::snprintf(line, sizeof line, format, a, b, c);
+  return line;
+}
 
 inline triton_jit::LaunchConfig one_program() {
   triton_jit::LaunchConfig c;

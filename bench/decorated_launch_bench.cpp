@@ -48,6 +48,7 @@ using triton_jit::TypedPtr;
 using triton_jit_bench::check_cu;
 using triton_jit_bench::check_rt;
 using triton_jit_bench::fail;
+using triton_jit_bench::fmt;
 using triton_jit_bench::g_cu;
 using triton_jit_bench::json_escape;
 using triton_jit_bench::median;
@@ -146,12 +147,6 @@ Tuning measure_tuning(const std::string& file) {
   t.chosen += "num_warps=" + std::to_string(spec.num_warps) + ", num_stages=" + std::to_string(spec.num_stages);
   for (void* b : buf) cudaFree(b);
   return t;
-}
-
-std::string fmt(const char* format, double a, double b = 0, double c = 0) {
-  char line[256];
-  std::snprintf(line, sizeof line, format, a, b, c);
-  return line;
 }
 
 }  // namespace

@@ -42,6 +42,7 @@ using triton_jit::TritonJitFunction;
 using triton_jit_bench::check_cu;
 using triton_jit_bench::check_rt;
 using triton_jit_bench::fail;
+using triton_jit_bench::fmt;
 using triton_jit_bench::g_cu;
 using triton_jit_bench::json_escape;
 using triton_jit_bench::median;
@@ -63,12 +64,6 @@ void check_result(const float* x, const float* y) {
   for (int i = 0; i < kN; ++i) {
     if (hy[i] != hx[i] * kAlpha) fail("libentry_scale_kernel computed a wrong result at " + std::to_string(i));
   }
-}
-
-std::string fmt(const char* format, double a, double b = 0, double c = 0) {
-  char line[256];
-  std::snprintf(line, sizeof line, format, a, b, c);
-  return line;
 }
 
 }  // namespace
