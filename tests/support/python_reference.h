@@ -16,10 +16,11 @@ namespace triton_jit::test {
 
 // tests/support/NAME.py, imported after the bridge (so Python runs and triton is imported).
 inline pybind11::module_& support_module(const std::string& name) {
-  static std::map<std::string, pybind11::module_*> modules;  // read and written under the GIL
+  // Never destroyed, as the modules: reachable to the end (LeakSanitizer), read and written under the GIL.
+  static auto* modules = new std::map<std::string, pybind11::module_*>();
   triton_jit::bridge::GilGuard gil;
   triton_jit::bridge::bridge();
-  pybind11::module_*& module = modules[name];
+  pybind11::module_*& module = (*modules)[name];
   if (module == nullptr) {
     pybind11::module_::import("sys").attr("path").attr("insert")(0, TRITON_JIT_TEST_SUPPORT_DIR);
     module = new pybind11::module_(pybind11::module_::import(name.c_str()));
@@ -29,10 +30,10 @@ inline pybind11::module_& support_module(const std::string& name) {
 
 // The file at `path` executed as a module named `as` that sys.modules does not hold.
 inline pybind11::object& file_module(const std::string& path, const std::string& as) {
-  static std::map<std::string, pybind11::object*> modules;  // read and written under the GIL
+  static auto* modules = new std::map<std::string, pybind11::object*>();  // as above
   triton_jit::bridge::GilGuard gil;
   triton_jit::bridge::bridge();
-  pybind11::object*& module = modules[as];
+  pybind11::object*& module = (*modules)[as];
   if (module == nullptr) {
     pybind11::module_ util = pybind11::module_::import("importlib.util");
     pybind11::object spec = util.attr("spec_from_file_location")(as, path);
