@@ -94,3 +94,19 @@ def has_gpu():
 
 
 requires_gpu = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU (torch.cuda.is_available() is False)")
+
+
+def flag_gems_or_skip():
+    """The installed flag_gems, or a visible skip: where it cannot be imported (ImportError, or its
+    device runtime failing to start) or is another release than the one emulated
+    (flaggems_stub.FLAGGEMS_VERSION, the tests' one copy of the bridge's constant)."""
+    from flaggems_stub import FLAGGEMS_VERSION
+    try:
+        import flag_gems
+    except Exception as e:
+        pytest.skip(f"flag_gems {FLAGGEMS_VERSION} cannot be imported ({type(e).__name__}: {e}); put FlagGems "
+                    "on PYTHONPATH (gpu-check.sh installs .carry/wheels) to run FlagGems' kernels through the runtime")
+    version = getattr(flag_gems, "__version__", None)
+    if version is not None and version != FLAGGEMS_VERSION:
+        pytest.skip(f"flag_gems {version} is installed; this test emulates {FLAGGEMS_VERSION}")
+    return flag_gems

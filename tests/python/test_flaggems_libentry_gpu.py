@@ -7,23 +7,10 @@ import ast
 
 import pytest
 
-from conftest import has_gpu
+from conftest import flag_gems_or_skip, has_gpu
 
-FLAGGEMS_VERSION = "5.0.2"
 
 pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU (torch.cuda.is_available() is False)")
-
-
-def _flag_gems():
-    try:
-        import flag_gems
-    except Exception as e:  # ImportError, or its device runtime failing to start
-        pytest.skip(f"flag_gems {FLAGGEMS_VERSION} cannot be imported ({type(e).__name__}: {e}); put FlagGems "
-                    "on PYTHONPATH to run FlagGems' kernels through the runtime")
-    version = getattr(flag_gems, "__version__", None)
-    if version is not None and version != FLAGGEMS_VERSION:
-        pytest.skip(f"flag_gems {version} is installed; this test emulates {FLAGGEMS_VERSION}")
-    return flag_gems
 
 
 def _libentries():
@@ -99,7 +86,7 @@ def _operators(torch):
 
 
 def test_flaggems_kernels_give_flaggems_bits_and_choices():
-    flag_gems = _flag_gems()
+    flag_gems = flag_gems_or_skip()
     import torch
 
     import triton_jit

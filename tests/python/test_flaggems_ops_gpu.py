@@ -21,9 +21,8 @@ import tempfile
 
 import pytest
 
-from conftest import has_gpu
+from conftest import flag_gems_or_skip, has_gpu
 
-FLAGGEMS_VERSION = "5.0.2"
 
 pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU (torch.cuda.is_available() is False)")
 
@@ -36,18 +35,6 @@ pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU (torch.c
 if has_gpu() and "triton_jit" not in sys.modules:
     os.environ["TRITON_JIT_INDEX_DIR"] = tempfile.mkdtemp(prefix="triton_jit_flaggems_ops_index_")
     atexit.register(shutil.rmtree, os.environ["TRITON_JIT_INDEX_DIR"], True)
-
-
-def _flag_gems():
-    try:
-        import flag_gems
-    except Exception as e:  # ImportError, or its device runtime failing to start
-        pytest.skip(f"flag_gems {FLAGGEMS_VERSION} cannot be imported ({type(e).__name__}: {e}); put FlagGems "
-                    "on PYTHONPATH (gpu-check.sh installs .carry/wheels) to run FlagGems' kernels through the runtime")
-    version = getattr(flag_gems, "__version__", None)
-    if version is not None and version != FLAGGEMS_VERSION:
-        pytest.skip(f"flag_gems {version} is installed; this test emulates {FLAGGEMS_VERSION}")
-    return flag_gems
 
 
 def _libentry_class():
@@ -289,7 +276,7 @@ def test_flaggems_mm_gives_flaggems_bits_and_choices():
     TensorDescriptors with a dummy [1, 1] block that the config's pre_hook sets; other shapes
     through mm_kernel_general (device-side descriptors, global scratch); N = 1 through
     gemv_kernel. On other GPUs the generic mm_kernel_general."""
-    flag_gems = _flag_gems()
+    flag_gems = flag_gems_or_skip()
     import torch
     torch.manual_seed(0)
     a16 = torch.randn(128, 64, device="cuda", dtype=torch.float16)
@@ -339,7 +326,7 @@ def test_flaggems_pointwise_dynamic_kernels_give_flaggems_bits_and_choices():
     ranks 1 to 3, a non-contiguous operand, each called twice (the second a LibEntry hit). The tile
     sizes and num_warps are computed by the generated Python wrapper and passed to the kernel;
     the replay passes what FlagGems passed."""
-    flag_gems = _flag_gems()
+    flag_gems = flag_gems_or_skip()
     import torch
     torch.manual_seed(0)
     x = torch.randn(33, 517, device="cuda", dtype=torch.float32)
@@ -380,7 +367,7 @@ def test_flaggems_exponential_freezes_as_flaggems_froze():
     tuned again on the second call (instead of launching the frozen kernel) would read BLOCK 64
     and give other bits. Then a process without Python for the runtime (offline) launches that
     hit from the index the replay filled."""
-    flag_gems = _flag_gems()
+    flag_gems = flag_gems_or_skip()
     import torch
     # (flag_gems.ops.exponential_ is the function there: the package imports it over its module.)
     entry = importlib.import_module("flag_gems.ops.exponential_").fused_exponential_kernel_f32_unroll8

@@ -21,7 +21,6 @@ import os
 import sys
 from pathlib import Path
 
-FLAGGEMS_VERSION = "5.0.2"
 # The wheel's RECORD hash of flag_gems/utils/libentry.py (urlsafe base64 of its sha256).
 LIBENTRY_RECORD_SHA256 = "ki3sV3boh__pIFr5wYD1MM9nnUvRQLQZcZs4P1n4HuA"
 
@@ -33,6 +32,7 @@ try:
     import flaggems_stub
 finally:
     sys.path.pop(0)
+FLAGGEMS_VERSION = flaggems_stub.FLAGGEMS_VERSION
 
 # Found before this module puts its stand-in flag_gems package into sys.modules.
 _INSTALLED_ROOT = flaggems_stub.installed_root()
