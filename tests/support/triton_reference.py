@@ -190,10 +190,11 @@ def make_tensor(address, dtype_name):
         return _Tensor(address, make_pointer(address, dtype_name).dtype)
 
 
-def decorated_call(obj, args, pick=0):
+def wrappers_call(obj, args, pick=0):
     """What Triton's own wrappers (Heuristics.run, Autotuner.run) hand to JITFunction.run for
-    obj.run(*args): returns (Triton's specialization repr, num_warps, num_stages, the autotuners'
-    tuning keys as str). Timing is replaced by a fixed choice: config `pick` of each autotuner."""
+    obj.run(*args), JITFunction.run replaced by a recorder and timing by a fixed choice (config
+    `pick` of each autotuner): (the JITFunction, its autotuners outermost first, the positional
+    arguments, the keywords but grid and warmup). Raises what Triton's call raises."""
     from triton.runtime.autotuner import Autotuner
     from triton.runtime.jit import JITFunction
     inner, tuners = obj, []
@@ -209,11 +210,18 @@ def decorated_call(obj, args, pick=0):
     try:
         obj.run(*args, grid=(1, ), warmup=False)
     finally:
-        del inner.run
+        vars(inner).pop("run", None)
         for t in tuners:
-            del t._bench
+            vars(t).pop("_bench", None)
     run_args, run_kwargs = captured[-1]
-    kwargs = {k: v for k, v in run_kwargs.items() if k not in ("grid", "warmup")}
+    return inner, tuners, run_args, {k: v for k, v in run_kwargs.items() if k not in ("grid", "warmup")}
+
+
+def decorated_call(obj, args, pick=0):
+    """What Triton's own wrappers hand to JITFunction.run for obj.run(*args) (wrappers_call):
+    returns (Triton's specialization repr, num_warps, num_stages, the autotuners' tuning keys as
+    str)."""
+    inner, tuners, run_args, kwargs = wrappers_call(obj, args, pick)
     _, specialization, options = binder(inner)(*run_args, **kwargs)
     keys = [str(key) for t in tuners for key in t.cache]
     return repr(specialization), kwargs.get("num_warps", 4), kwargs.get("num_stages", 3), keys
