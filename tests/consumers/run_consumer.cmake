@@ -11,7 +11,6 @@
 #   TORCH_DIR       libtorch's CMake package (for the torch component), when not empty
 #   CONFIGURE_FAILS_WITH  when set, configuring must fail with this text (nothing is built)
 #   Python3_EXECUTABLE, pybind11_DIR, GENERATOR, CXX_COMPILER, BUILD_TYPE
-#   BUILD_FLAGS     when not empty, the compiler flags of BUILD_TYPE (CMAKE_CXX_FLAGS_<TYPE>)
 
 function(step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -44,17 +43,12 @@ set(configure_args
   "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
   "-DPython3_EXECUTABLE=${Python3_EXECUTABLE}"
   "-Dpybind11_DIR=${pybind11_DIR}")
-# ccache, where installed: the subdirectory build compiles the library with the flags of
-# python.pip_install's wheel build (Debug, -O0), so whichever of the two runs second (they share
-# a RESOURCE_LOCK) takes most objects from the first. The tests set CCACHE_BASEDIR empty: both
-# builds name the same absolute source paths, from build folders of different depths.
+# ccache, where installed: the subdirectory build compiles the library with this build's flags
+# from a folder at the same depth, with its ccache base folder (tests/consumers/CMakeLists.txt),
+# and so takes the library's objects from this build's.
 find_program(CCACHE ccache)
 if(CCACHE AND NOT "$ENV{TRITON_JIT_CCACHE}" STREQUAL "0")
   list(APPEND configure_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${CCACHE}")
-endif()
-if(BUILD_FLAGS)
-  string(TOUPPER "${BUILD_TYPE}" build_type_upper)
-  list(APPEND configure_args "-DCMAKE_CXX_FLAGS_${build_type_upper}=${BUILD_FLAGS}")
 endif()
 # What every package holds: the library, its headers, the CMake package and the tool.
 set(installed_files lib/libtriton_jit.so include/triton_jit/triton_jit.h lib/cmake/TritonJit/TritonJitConfig.cmake

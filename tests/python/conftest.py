@@ -2,6 +2,7 @@
 (tests/support/triton_reference.py) on sys.path, and stand-ins for GPU arrays that exist without a
 GPU (objects with __cuda_array_interface__, and DLPack capsules that say "CUDA")."""
 import ctypes
+import functools
 import os
 import sys
 
@@ -14,6 +15,8 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "kernels"))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "support"))
+
+import needs_gpu  # noqa: E402  (tests/support)
 
 TYPESTR = {"fp16": "<f2", "fp32": "<f4", "fp64": "<f8", "i8": "|i1", "i16": "<i2", "i32": "<i4", "i64": "<i8",
            "u8": "|u1", "u16": "<u2", "u32": "<u4", "u64": "<u8", "u1": "|b1"}
@@ -85,7 +88,13 @@ class DLPackArray:
         return _PyCapsule_New(ctypes.addressof(managed), b"dltensor", None)
 
 
+@functools.lru_cache(maxsize=None)
 def has_gpu():
+    """torch.cuda.is_available(), asked only where the driver sees a GPU (tests/support/needs_gpu.py,
+    through ctypes): every test file's process asks, at import, and importing torch alone takes 2
+    to 4 s of a 2-core machine that most files without a GPU never need."""
+    if needs_gpu.why_no_gpu() is not None:
+        return False
     try:
         import torch
         return torch.cuda.is_available()

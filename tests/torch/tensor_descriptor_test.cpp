@@ -1,9 +1,10 @@
 // triton_jit::torch::from_tensor: host tensor descriptors over tensors, as Triton's
 // TensorDescriptor.from_tensor makes them; launched with a kernel that loads and stores through
 // them (on a GPU).
+#include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/cuda.h>
 
 #include "triton_jit/torch/tensor_args.h"
 #include "triton_jit/torch/tensor_descriptor.h"
@@ -15,7 +16,7 @@ namespace {
 
 TEST(TorchDescriptors, ShapeStridesAndElementTypeComeFromTheTensor) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU: from_tensor takes CUDA tensors";
-  const at::Tensor t = torch::empty({30, 48}, torch::dtype(torch::kBFloat16).device(torch::kCUDA));
+  const at::Tensor t = at::empty({30, 48}, at::dtype(at::kBFloat16).device(at::kCUDA));
   const triton_jit::TensorDescriptor d = from_tensor(t.narrow(1, 0, 40), {16, 32}, Padding::Nan);
   EXPECT_EQ(d.rank, 2);
   EXPECT_EQ(d.base.ptr, t.data_ptr());
@@ -31,26 +32,26 @@ TEST(TorchDescriptors, ShapeStridesAndElementTypeComeFromTheTensor) {
 
 TEST(TorchDescriptors, TensorsADescriptorCannotCoverAreRefused) {
   EXPECT_THROW(from_tensor(at::Tensor(), {16}), c10::Error);
-  EXPECT_THROW(from_tensor(torch::zeros({32, 32}), {16, 16}), c10::Error);  // on the CPU
+  EXPECT_THROW(from_tensor(at::zeros({32, 32}), {16, 16}), c10::Error);  // on the CPU
   if (!torch::cuda::is_available()) return;
-  const auto cuda = torch::dtype(torch::kFloat16).device(torch::kCUDA);
-  EXPECT_THROW(from_tensor(torch::zeros({32, 32}, cuda), {16}), c10::Error);                         // block rank
-  EXPECT_THROW(from_tensor(torch::zeros({32, 32}, cuda).t(), {16, 16}), triton_jit::ArgumentError);  // not contiguous
-  EXPECT_THROW(from_tensor(torch::zeros({32, 33}, cuda).narrow(1, 0, 32), {16, 16}), triton_jit::ArgumentError);
-  EXPECT_THROW(from_tensor(torch::zeros({32, 32}, cuda), {16, 12}), triton_jit::ArgumentError);  // not a power of 2
+  const auto cuda = at::dtype(at::kHalf).device(at::kCUDA);
+  EXPECT_THROW(from_tensor(at::zeros({32, 32}, cuda), {16}), c10::Error);                         // block rank
+  EXPECT_THROW(from_tensor(at::zeros({32, 32}, cuda).t(), {16, 16}), triton_jit::ArgumentError);  // not contiguous
+  EXPECT_THROW(from_tensor(at::zeros({32, 33}, cuda).narrow(1, 0, 32), {16, 16}), triton_jit::ArgumentError);
+  EXPECT_THROW(from_tensor(at::zeros({32, 32}, cuda), {16, 12}), triton_jit::ArgumentError);  // not a power of 2
 }
 
 TEST(TorchDescriptors, CopyThroughDescriptorsMatchesTorch) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA GPU";
   if (at::cuda::getCurrentDeviceProperties()->major < 9) GTEST_SKIP() << "TMA needs sm_90 or newer";
   auto& copy = triton_jit::TritonJitFunction::get(TRITON_JIT_TEST_KERNELS_DIR "/descriptors.py", "copy2d_kernel");
-  const at::Tensor x = torch::randn({300, 200}, torch::dtype(torch::kFloat16).device(torch::kCUDA));
-  const at::Tensor y = torch::full_like(x, NAN);
+  const at::Tensor x = at::randn({300, 200}, at::dtype(at::kHalf).device(at::kCUDA));
+  const at::Tensor y = at::full_like(x, NAN);
   triton_jit::LaunchConfig config;
   config.grid = {5, 4};
   config.stream = at::cuda::getCurrentCUDAStream().stream();
   copy(config, from_tensor(x, {64, 64}), from_tensor(y, {64, 64}), 1.5f, 64, 64);
-  EXPECT_TRUE(torch::equal(y, (x * 1.5).to(torch::kFloat16)));
+  EXPECT_TRUE(at::equal(y, (x * 1.5).to(at::kHalf)));
 }
 
 }  // namespace

@@ -1,0 +1,46 @@
+"""Runs a test command that needs a CUDA GPU, or reports it skipped without starting it.
+
+    needs_gpu.py COMMAND [ARGS...]
+
+Test files whose every test needs a GPU (tests/python/*_gpu.py, tests/torch/python/test_cuda_*.py)
+each skip on their own without one, but only after starting Python, pytest, torch and Triton:
+4 to 5 s of a 2-core machine per file for nothing. This looks for a GPU first, as the driver
+sees it (libcuda.so.1, cuInit, cuDeviceGetCount, honouring CUDA_VISIBLE_DEVICES), and without
+one prints the line that CTest's SKIP_REGULAR_EXPRESSION reports as skipped (tests/CMakeLists.txt,
+TRITON_JIT_NEEDS_GPU_SKIP). With one, the command runs as given and its status is the test's.
+"""
+import ctypes
+import os
+import sys
+
+SKIP_MARK = "SKIPPED (needs a CUDA GPU):"
+
+
+def why_no_gpu():
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError as e:
+        return f"no CUDA driver ({e})"
+    result = cuda.cuInit(0)
+    if result != 0:
+        return f"cuInit failed with CUresult {result}: no usable CUDA GPU"
+    count = ctypes.c_int(0)
+    result = cuda.cuDeviceGetCount(ctypes.byref(count))
+    if result != 0 or count.value == 0:
+        return "the CUDA driver reports no GPU"
+    return None
+
+
+def main(argv):
+    if not argv:
+        sys.exit("usage: needs_gpu.py COMMAND [ARGS...]")
+    reason = why_no_gpu()
+    if reason is not None:
+        print(f"{SKIP_MARK} {reason}; every test of {' '.join(argv[-1:])} needs one")
+        return 0
+    sys.stdout.flush()
+    os.execvp(argv[0], argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
