@@ -1,0 +1,172 @@
+"""triton_jit.install(): every launch of the process (`kernel[grid](...)`, the Autotuner's and
+Heuristics' `fn.run`, a LibEntry miss) through the runtime's C++ launcher, by replacing
+triton.runtime.jit.JITFunction.run.
+
+The installed run hands a call to the runtime's Kernel of the JITFunction (made once, kept on the
+JITFunction), which builds the key Triton's binder builds and launches Triton's compiled kernel on
+the framework's current stream. Whatever the runtime cannot do exactly goes to Triton's own run for
+that call (a fallback, counted per reason in install_stats()): warmup, pre-run hooks, compile hooks,
+async compiles, TRITON_DEBUG, the deprecated stream/device options, arguments the runtime does not
+convert, a kernel the runtime refuses, a Triton version outside the tested range."""
+import logging
+import threading
+
+from . import _C
+from .errors import ArgumentError, CompileError, KernelLookupError, LaunchConfigError, PythonError
+
+_log = logging.getLogger("triton_jit")
+
+_patch_lock = threading.Lock()
+_stats_lock = threading.Lock()
+_triton_run = None  # Triton's own JITFunction.run while installed
+_stats = {}
+_ENTRY = "_triton_jit_install_entry"
+# Set at install(): this Triton's version is in the tested range; its async-compile check.
+_version_ok = True
+_async_active = None
+_knobs = None  # triton.knobs.runtime
+
+
+class _Entry:
+    """What the installed run keeps on one JITFunction: the runtime's Kernel (None when the runtime
+    refuses the function, with the reason) and the fallback reasons already logged."""
+    __slots__ = ("kernel", "launch", "refused", "launched", "logged")
+
+    def __init__(self, kernel, refused):
+        self.kernel, self.refused = kernel, refused
+        self.launch = kernel.__getitem__ if kernel is not None else None
+        self.launched = False
+        self.logged = set()
+
+
+class _LaunchedKernel:
+    """What the installed run returns for a launch: Triton's run returns the CompiledKernel it
+    launched, which wrappers keep (FlagGems' LibEntry launches it itself on later calls). Made on
+    first use, by Triton's own run with warmup=True for the same call (the same key: the same
+    compiled kernel, from Triton's table or its disk cache); a caller that ignores the return
+    value pays only for this object."""
+    __slots__ = ("_fn", "_args", "_kwargs", "_compiled")
+
+    def __init__(self, fn, args, kwargs):
+        self._fn, self._args, self._kwargs, self._compiled = fn, args, kwargs, None
+
+    def _resolve(self):
+        if self._compiled is None:
+            self._compiled = _triton_run(self._fn, *self._args, grid=None, warmup=True, **self._kwargs)
+            self._args = self._kwargs = None
+        return self._compiled
+
+    def __getattr__(self, name):
+        return getattr(self._resolve(), name)
+
+    def __repr__(self):
+        return repr(self._resolve())
+
+
+def _entry_for(fn):
+    """The _Entry of JITFunction `fn`, made at its first installed launch."""
+    from ._jit import _where
+    try:
+        entry = _Entry(_C.get(*_where(fn)), None)
+    except KernelLookupError as e:
+        entry = _Entry(None, "refused")
+        _log.debug("triton_jit.install: %s goes to Triton's own run: %s", _name(fn), e)
+    vars(fn)[_ENTRY] = entry
+    return entry
+
+
+def _name(fn):
+    inner = getattr(fn, "fn", None)
+    return getattr(inner, "__qualname__", None) or repr(fn)
+
+
+def _fallback(fn, entry, reason, args, grid, warmup, kwargs):
+    with _stats_lock:
+        _stats[reason] = _stats.get(reason, 0) + 1
+        first = entry is not None and reason not in entry.logged
+        if first:
+            entry.logged.add(reason)
+    if first:
+        _log.debug("triton_jit.install: %s: a call goes to Triton's own run (%s)", _name(fn), reason)
+    return _triton_run(fn, *args, grid=grid, warmup=warmup, **kwargs)
+
+
+def _installed_run(self, *args, grid, warmup, **kwargs):
+    """JITFunction.run while triton_jit.install() is in effect."""
+    entry = self.__dict__.get(_ENTRY)
+    if entry is None:
+        entry = _entry_for(self)
+    if warmup:
+        reason = "warmup"  # Triton's CompiledKernel is what warmup returns: Triton's run makes it
+    elif entry.kernel is None:
+        reason = entry.refused
+    elif not _version_ok:
+        reason = "triton_version"
+    elif self.pre_run_hooks:
+        reason = "pre_run_hooks"
+    elif _knobs.jit_cache_hook is not None or _knobs.jit_post_compile_hook is not None:
+        reason = "compile_hooks"
+    elif "stream" in kwargs or "device" in kwargs or "device_type" in kwargs:
+        reason = "deprecated_option"  # Triton refuses them (an AssertionError at compile): its error
+    elif _async_active():
+        reason = "async_compile"
+    elif _knobs.debug:
+        reason = "debug"
+    else:
+        try:
+            entry.launch(grid)(*args, **kwargs)
+        except (ArgumentError, LaunchConfigError):
+            # Raised before anything launched: an argument the runtime does not convert, or a call
+            # Triton refuses too; Triton's run launches it, or raises its own error.
+            return _fallback(self, entry, "argument", args, grid, warmup, kwargs)
+        except (KernelLookupError, CompileError, PythonError) as e:
+            if entry.launched:
+                raise
+            # The runtime refuses the function at its first launch: Triton's run from now on.
+            entry.kernel = entry.launch = None
+            entry.refused = "refused"
+            _log.debug("triton_jit.install: %s goes to Triton's own run: %s", _name(self), e)
+            return _fallback(self, entry, "refused", args, grid, warmup, kwargs)
+        entry.launched = True
+        return _LaunchedKernel(self, args, kwargs)
+    return _fallback(self, entry, reason, args, grid, warmup, kwargs)
+
+
+def install():
+    """Routes every JITFunction.run of this process through the runtime's C++ launcher (see the
+    module's doc). Idempotent; thread-safe."""
+    global _triton_run, _version_ok, _async_active, _knobs
+    with _patch_lock:
+        from triton.runtime.jit import JITFunction
+        if JITFunction.run is _installed_run:
+            return
+        from triton import knobs
+        import importlib
+        from ._bridge import runtime_bridge
+        runtime_bridge()  # loaded first: it also watches Triton's launch hooks for the runtime's launches
+        versions = importlib.import_module("triton_jit_bridge.versions")
+        _version_ok = versions.install_supported()
+        _async_active = versions.async_compile_checker()
+        _knobs = knobs.runtime
+        _triton_run = JITFunction.run
+        JITFunction.run = _installed_run
+
+
+def uninstall():
+    """Restores Triton's own JITFunction.run. Idempotent; thread-safe."""
+    with _patch_lock:
+        from triton.runtime.jit import JITFunction
+        if JITFunction.run is _installed_run:
+            JITFunction.run = _triton_run
+
+
+def installed():
+    """Whether install() is in effect."""
+    from triton.runtime.jit import JITFunction
+    return JITFunction.run is _installed_run
+
+
+def install_stats():
+    """Calls the installed run handed to Triton's own run, per reason (a new dict)."""
+    with _stats_lock:
+        return dict(_stats)

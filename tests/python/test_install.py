@@ -1,0 +1,295 @@
+"""triton_jit.install() without a GPU: JITFunction.run replaced and restored; every call the
+runtime cannot take exactly handed to Triton's own run, counted per reason; the key the installed
+path launches with equal to the one Triton's binder builds (tests/support/triton_reference.py)
+over random calls, also for the calls Triton's Autotuner and Heuristics and a LibEntry-like wrapper
+make; and the runner, python -m triton_jit.install script.py ARGS.
+
+Without a GPU nothing launches: the runtime's launcher of each kernel (kept on its JITFunction)
+is replaced by a recorder that asks the same Kernel for the call's specialization (Kernel.specialize,
+what a launch looks up), and Triton's own run by a recorder of the calls handed to it."""
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the random calls use torch's dtypes (test_parity's pairs)")
+import triton
+from triton import knobs
+from triton.runtime.jit import JITFunction
+
+import triton_jit
+import triton_reference
+import install_kernels
+import py_kernels
+from triton_jit import _install
+from test_parity import CONSTEXPRS, runtime_pair
+
+TRITON_RUN = JITFunction.run
+
+
+class Recorder:
+    """Stands for the runtime's launches and Triton's run while installed."""
+
+    def __init__(self):
+        self.launches = []  # (JITFunction, Triton's repr of the runtime's specialization, kwargs)
+        self.triton = []  # (JITFunction, args, kwargs with grid and warmup)
+
+    def triton_run(self, fn, *args, **kwargs):
+        self.triton.append((fn, args, kwargs))
+        return ("compiled by Triton", fn)
+
+    def hook(self, fn):
+        """Replaces the launcher the installed run keeps for `fn` with a recorder."""
+        entry = vars(fn).get(_install._ENTRY) or _install._entry_for(fn)
+        if entry.kernel is None:
+            return entry
+        kernel = entry.kernel
+
+        def launch(grid):
+            def call(*args, **kwargs):
+                self.launches.append((fn, kernel.specialize(*args, **kwargs).triton_repr(), kwargs))
+            return call
+        entry.launch = launch
+        return entry
+
+
+@pytest.fixture
+def recorder():
+    triton_jit.install()
+    real = _install._triton_run
+    rec = Recorder()
+    _install._triton_run = rec.triton_run
+    try:
+        yield rec
+    finally:
+        _install._triton_run = real
+        triton_jit.uninstall()
+        for module in (install_kernels, py_kernels):
+            for value in vars(module).values():
+                while value is not None and not isinstance(value, JITFunction):
+                    value = getattr(value, "fn", None)
+                if value is not None:
+                    vars(value).pop(_install._ENTRY, None)
+
+
+def pointer(address=4096, dtype="fp32"):
+    return triton_reference.make_pointer(address, dtype)
+
+
+def test_install_and_uninstall_round_trip():
+    assert JITFunction.run is TRITON_RUN and not triton_jit.installed()
+    triton_jit.install()
+    triton_jit.install()  # idempotent: Triton's own run is still what uninstall restores
+    assert JITFunction.run is _install._installed_run and triton_jit.installed()
+    triton_jit.uninstall()
+    assert JITFunction.run is TRITON_RUN and not triton_jit.installed()
+    triton_jit.uninstall()
+    assert JITFunction.run is TRITON_RUN
+
+
+def test_install_from_many_threads_patches_once():
+    barrier = threading.Barrier(8)
+
+    def work():
+        barrier.wait()
+        triton_jit.install()
+        triton_jit.uninstall()
+        triton_jit.install()
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert JITFunction.run is _install._installed_run
+    triton_jit.uninstall()
+    assert JITFunction.run is TRITON_RUN
+
+
+def test_a_launch_goes_through_the_runtime_with_tritons_key(recorder):
+    fn = install_kernels.plain_add
+    recorder.hook(fn)
+    x = pointer()
+    result = fn[(4, )](x, x, x, 1000, BLOCK=128, num_warps=2)
+    assert not recorder.triton
+    (_, ours, kwargs), = recorder.launches
+    assert kwargs == {"BLOCK": 128, "num_warps": 2}
+    want = triton_reference.triton_specialization(fn, [([x, x, x, 1000], {"BLOCK": 128})])[0]
+    assert ours == want
+    # What Triton's run returns (its CompiledKernel), made by Triton's run with warmup=True when used.
+    assert result._resolve() == ("compiled by Triton", fn)
+    (_, args, run_kwargs), = recorder.triton
+    assert args == (x, x, x, 1000) and run_kwargs == {"grid": None, "warmup": True, "BLOCK": 128, "num_warps": 2}
+
+
+def test_random_calls_launch_with_tritons_key(recorder):
+    rng = random.Random(5)
+    fn = py_kernels.generic_kernel
+    recorder.hook(fn)
+    calls, ours = [], []
+    for _ in range(300):
+        pairs = [runtime_pair(rng) for _ in range(8)]
+        consts = [rng.choice(CONSTEXPRS) for _ in range(3)]
+        ref_args, our_args = [p[0] for p in pairs] + consts, [p[1] for p in pairs] + consts
+        if rng.random() < 0.1:
+            # A value neither takes for a runtime parameter (a dtype): Triton's error, from its run.
+            i = rng.randrange(8)
+            ref_args[i] = our_args[i] = rng.choice([triton.language.float16, torch.int8])
+        calls.append((ref_args, {}))
+        before = len(recorder.triton)
+        fn[(1, )](*our_args)
+        if len(recorder.triton) > before:
+            ours.append("error: TypeError")  # handed to Triton's run, which raises its own error
+        else:
+            ours.append(recorder.launches[-1][1])
+    want = triton_reference.triton_specialization(fn, calls)
+    mismatches = [(calls[i], ours[i], want[i]) for i in range(len(calls)) if ours[i] != want[i]]
+    assert not mismatches, mismatches[:5]
+    assert "error: TypeError" in ours and _install.install_stats().get("argument", 0) > 0
+
+
+def test_autotune_and_heuristics_call_the_installed_run(recorder):
+    wrapper = install_kernels.tuned_even_add
+    inner = wrapper.fn.fn
+    recorder.hook(inner)
+    x = pointer()
+    for pick in (0, 1):
+        # What Triton's own wrappers hand to JITFunction.run, with a fixed choice of config.
+        want_inner, _, run_args, run_kwargs = triton_reference.wrappers_call(wrapper, [x, x, x, 1024], pick)
+        assert want_inner is inner
+        wrapper.cache.clear()
+        wrapper._bench = lambda *a, config, _p=pick, **meta: [0.0 if wrapper.configs.index(config) == _p else 1.0] * 3
+        try:
+            wrapper[(1, )](x, x, x, 1024)
+        finally:
+            vars(wrapper).pop("_bench", None)
+        _, ours, kwargs = recorder.launches[-1]
+        _, specialization, _ = triton_reference.binder(inner)(*run_args, **run_kwargs)
+        assert ours == repr(specialization)
+        assert kwargs == run_kwargs
+    assert not recorder.triton
+
+
+def test_a_libentry_like_wrapper_keeps_what_the_installed_run_returns(recorder):
+    recorder.hook(install_kernels._entry_add)
+    x = pointer()
+    kept = install_kernels.entry_add[(1, )](x, x, 100, BLOCK=64)
+    assert len(recorder.launches) == 1 and not recorder.triton
+    assert kept._resolve() == ("compiled by Triton", install_kernels._entry_add)
+
+
+def test_each_fallback_reason_is_counted(recorder, monkeypatch):
+    fn = install_kernels.plain_add
+    recorder.hook(fn)
+    x = pointer()
+    args = (x, x, x, 1000)
+
+    def reasons_of(call):
+        before = _install.install_stats()
+        launches, handed = len(recorder.launches), len(recorder.triton)
+        call()
+        after = _install.install_stats()
+        assert len(recorder.launches) == launches and len(recorder.triton) == handed + 1
+        return {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+
+    assert reasons_of(lambda: fn.warmup(*args, grid=(1, ))) == {"warmup": 1}
+    assert recorder.triton[-1][2]["warmup"] is True
+    assert reasons_of(lambda: fn[(1, )](*args, stream=0)) == {"deprecated_option": 1}
+    assert reasons_of(lambda: fn[(1, )](object(), x, x, 1000)) == {"argument": 1}
+
+    fn.add_pre_run_hook(lambda *a, **k: None)
+    try:
+        assert reasons_of(lambda: fn[(1, )](*args)) == {"pre_run_hooks": 1}
+    finally:
+        fn.pre_run_hooks.clear()
+    with monkeypatch.context() as m:
+        m.setattr(knobs.runtime, "jit_cache_hook", lambda *a, **k: None)
+        assert reasons_of(lambda: fn[(1, )](*args)) == {"compile_hooks": 1}
+    with monkeypatch.context() as m:
+        m.setattr(knobs.runtime, "jit_post_compile_hook", lambda *a, **k: None)
+        assert reasons_of(lambda: fn[(1, )](*args)) == {"compile_hooks": 1}
+    with monkeypatch.context() as m:
+        m.setattr(_install, "_async_active", lambda: True)
+        assert reasons_of(lambda: fn[(1, )](*args)) == {"async_compile": 1}
+    with monkeypatch.context() as m:
+        m.setattr(knobs.runtime, "debug", True)  # Triton reads TRITON_DEBUG once, into this knob
+        assert reasons_of(lambda: fn[(1, )](*args)) == {"debug": 1}
+    with monkeypatch.context() as m:
+        m.setattr(_install, "_version_ok", False)
+        assert reasons_of(lambda: fn[(1, )](*args)) == {"triton_version": 1}
+    fn[(1, )](*args)  # and back through the runtime
+    assert len(recorder.launches) == 1
+
+
+def test_a_kernel_the_runtime_cannot_find_goes_to_triton_for_good(recorder):
+    @triton.jit
+    def local_kernel(x_ptr):  # held by no module-level name: the runtime cannot load it
+        pass
+    x = pointer()
+    before = _install.install_stats().get("refused", 0)
+    local_kernel[(1, )](x)
+    local_kernel[(1, )](x)
+    assert _install.install_stats()["refused"] == before + 2
+    assert [c[0] for c in recorder.triton] == [local_kernel, local_kernel]
+
+
+def test_a_kernel_the_runtime_refuses_at_its_first_launch_goes_to_triton_for_good(recorder):
+    fn = install_kernels.plain_add
+    entry = recorder.hook(fn)
+
+    def refuse(grid):
+        def call(*args, **kwargs):
+            raise triton_jit.CompileError("refused by the test")
+        return call
+    entry.launch = refuse
+    x = pointer()
+    before = _install.install_stats().get("refused", 0)
+    fn[(1, )](x, x, x, 10)
+    fn[(1, )](x, x, x, 10)
+    assert _install.install_stats()["refused"] == before + 2 and len(recorder.triton) == 2
+    assert entry.kernel is None
+
+
+def test_the_fallbacks_are_logged_once_per_kernel_and_reason(recorder, caplog):
+    fn = install_kernels.plain_add
+    recorder.hook(fn)
+    x = pointer()
+    with caplog.at_level("DEBUG", logger="triton_jit"):
+        for _ in range(3):
+            fn[(1, )](x, x, x, 10, stream=0)
+    messages = [r.getMessage() for r in caplog.records if "deprecated_option" in r.getMessage()]
+    assert len(messages) == 1 and "plain_add" in messages[0]
+
+
+SCRIPT = """
+import json, sys
+import triton_jit
+print(json.dumps({"argv": sys.argv, "name": __name__, "installed": triton_jit.installed(), "path0": sys.path[0]}))
+sys.exit(int(sys.argv[-1]))
+"""
+
+
+def test_the_runner_installs_then_runs_the_script_as_python_would(tmp_path):
+    script = tmp_path / "program.py"
+    script.write_text(SCRIPT)
+    r = subprocess.run([sys.executable, "-m", "triton_jit.install", str(script), "--flag", "a b", "3"],
+                       capture_output=True, text=True, cwd=str(tmp_path), timeout=300)
+    assert r.returncode == 3, r.stderr
+    seen = json.loads(r.stdout.strip().splitlines()[-1])
+    assert seen == {"argv": [str(script), "--flag", "a b", "3"], "name": "__main__", "installed": True,
+                    "path0": str(tmp_path)}
+    usage = subprocess.run([sys.executable, "-m", "triton_jit.install"], capture_output=True, text=True, timeout=300)
+    assert usage.returncode == 2 and "usage" in usage.stderr
+
+
+def test_the_runner_runs_a_module_with_dash_m(tmp_path):
+    (tmp_path / "program_module.py").write_text(SCRIPT)
+    r = subprocess.run([sys.executable, "-m", "triton_jit.install", "-m", "program_module", "x", "0"],
+                       capture_output=True, text=True, cwd=str(tmp_path), timeout=300,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join([os.environ.get("PYTHONPATH", "")])})
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout.strip().splitlines()[-1])
+    assert seen["name"] == "__main__" and seen["installed"] and seen["argv"][1:] == ["x", "0"]
