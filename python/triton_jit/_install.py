@@ -6,7 +6,7 @@ The installed run hands a call to the runtime's Kernel of the JITFunction (made 
 JITFunction), which builds the key Triton's binder builds and launches Triton's compiled kernel on
 the framework's current stream. Whatever the runtime cannot do exactly goes to Triton's own run for
 that call (a fallback, counted per reason in install_stats()): warmup, pre-run hooks, compile hooks,
-async compiles, TRITON_DEBUG, the deprecated stream/device options, arguments the runtime does not
+async compiles, TRITON_DEBUG, an instrumentation mode, the deprecated stream/device options, arguments the runtime does not
 convert, a kernel the runtime refuses, a Triton version outside the tested range."""
 import logging
 import threading
@@ -25,6 +25,7 @@ _ENTRY = "_triton_jit_install_entry"
 _version_ok = True
 _async_active = None
 _knobs = None  # triton.knobs.runtime
+_instrumentation = None  # triton.knobs.compilation, where it has instrumentation_mode
 
 
 class _Entry:
@@ -112,6 +113,8 @@ def _installed_run(self, *args, grid, warmup, **kwargs):
         reason = "async_compile"
     elif _knobs.debug:
         reason = "debug"
+    elif _instrumentation.instrumentation_mode:
+        reason = "instrumentation"  # Triton keys each call by the knob's current value
     else:
         try:
             entry.launch(grid)(*args, **kwargs)
@@ -135,7 +138,7 @@ def _installed_run(self, *args, grid, warmup, **kwargs):
 def install():
     """Routes every JITFunction.run of this process through the runtime's C++ launcher (see the
     module's doc). Idempotent; thread-safe."""
-    global _triton_run, _version_ok, _async_active, _knobs
+    global _triton_run, _version_ok, _async_active, _knobs, _instrumentation
     with _patch_lock:
         from triton.runtime.jit import JITFunction
         if JITFunction.run is _installed_run:
@@ -148,6 +151,7 @@ def install():
         _version_ok = versions.install_supported()
         _async_active = versions.async_compile_checker()
         _knobs = knobs.runtime
+        _instrumentation = versions.instrumentation_knobs()
         _triton_run = JITFunction.run
         JITFunction.run = _installed_run
 

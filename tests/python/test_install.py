@@ -125,6 +125,19 @@ def test_a_launch_goes_through_the_runtime_with_tritons_key(recorder):
     assert args == (x, x, x, 1000) and run_kwargs == {"grid": None, "warmup": True, "BLOCK": 128, "num_warps": 2}
 
 
+def test_launch_options_go_to_the_runtime_as_triton_gets_them(recorder):
+    fn = install_kernels.plain_add
+    recorder.hook(fn)
+    x = pointer()
+    options = {"num_warps": 8, "num_stages": 2, "num_ctas": 1, "maxnreg": 128, "launch_pdl": True,
+               "launch_cooperative_grid": True, "enable_fp_fusion": False}
+    fn[lambda meta: (meta["n"] // meta["BLOCK"], )](x, x, x, 4096, BLOCK=64, **options)
+    assert not recorder.triton
+    (_, ours, kwargs), = recorder.launches
+    assert kwargs == {"BLOCK": 64, **options}
+    assert ours == triton_reference.triton_specialization(fn, [([x, x, x, 4096], {"BLOCK": 64, **options})])[0]
+
+
 def test_random_calls_launch_with_tritons_key(recorder):
     rng = random.Random(5)
     fn = py_kernels.generic_kernel
@@ -217,6 +230,9 @@ def test_each_fallback_reason_is_counted(recorder, monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(knobs.runtime, "debug", True)  # Triton reads TRITON_DEBUG once, into this knob
         assert reasons_of(lambda: fn[(1, )](*args)) == {"debug": 1}
+    with monkeypatch.context() as m:
+        m.setattr(_install, "_instrumentation", type("Knobs", (), {"instrumentation_mode": "fpsan"})())
+        assert reasons_of(lambda: fn[(1, )](*args)) == {"instrumentation": 1}
     with monkeypatch.context() as m:
         m.setattr(_install, "_version_ok", False)
         assert reasons_of(lambda: fn[(1, )](*args)) == {"triton_version": 1}

@@ -168,3 +168,16 @@ def async_compile_checker():
     except ImportError:
         return lambda: False
     return lambda: _async_compile.active_mode.get() is not None
+
+
+def instrumentation_knobs():
+    """An object whose `instrumentation_mode` is Triton's knob (TRITON_INSTRUMENTATION_MODE, which
+    Triton's run adds to every call's options from 3.5 on), or an empty mode where this Triton
+    has no such knob (3.4)."""
+    from types import SimpleNamespace
+
+    from triton import knobs
+    compilation = getattr(knobs, "compilation", None)
+    if compilation is not None and hasattr(compilation, "instrumentation_mode"):
+        return compilation
+    return SimpleNamespace(instrumentation_mode="")
