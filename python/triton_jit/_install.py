@@ -92,6 +92,19 @@ def _fallback(fn, entry, reason, args, grid, warmup, kwargs):
     return _triton_run(fn, *args, grid=grid, warmup=warmup, **kwargs)
 
 
+_NOT_PRESENT = object()
+
+
+def _check_globals(fn):
+    """Triton's run refuses a launch once a global the kernel read at its compile has changed
+    (JITFunction.used_global_vals, filled where Triton computes the function's cache key, which
+    the runtime's compile does too): the same check, the same error."""
+    for (name, _), (val, globals_dict) in fn.used_global_vals.items():
+        if (new_val := globals_dict.get(name, _NOT_PRESENT)) != val:
+            raise RuntimeError(
+                f"Global variable {name} has changed since we compiled this kernel, from {val} to {new_val}")
+
+
 def _installed_run(self, *args, grid, warmup, **kwargs):
     """JITFunction.run while triton_jit.install() is in effect."""
     entry = self.__dict__.get(_ENTRY)
@@ -116,6 +129,8 @@ def _installed_run(self, *args, grid, warmup, **kwargs):
     elif _instrumentation.instrumentation_mode:
         reason = "instrumentation"  # Triton keys each call by the knob's current value
     else:
+        if self.used_global_vals:
+            _check_globals(self)
         try:
             entry.launch(grid)(*args, **kwargs)
         except (ArgumentError, LaunchConfigError):

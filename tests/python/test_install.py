@@ -8,7 +8,6 @@ Without a GPU nothing launches: the runtime's launcher of each kernel (kept on i
 is replaced by a recorder that asks the same Kernel for the call's specialization (Kernel.specialize,
 what a launch looks up), and Triton's own run by a recorder of the calls handed to it."""
 import json
-import os
 import random
 import subprocess
 import sys
@@ -136,6 +135,20 @@ def test_launch_options_go_to_the_runtime_as_triton_gets_them(recorder):
     (_, ours, kwargs), = recorder.launches
     assert kwargs == {"BLOCK": 64, **options}
     assert ours == triton_reference.triton_specialization(fn, [([x, x, x, 4096], {"BLOCK": 64, **options})])[0]
+
+
+def test_a_changed_global_is_refused_as_triton_refuses_it(recorder, monkeypatch):
+    fn = install_kernels.plain_add
+    recorder.hook(fn)
+    x = pointer()
+    scope = {"SCALE": 2}
+    monkeypatch.setattr(fn, "used_global_vals", {("SCALE", id(scope)): (1, scope)})
+    with pytest.raises(RuntimeError, match="Global variable SCALE has changed since we compiled this kernel, "
+                                           "from 1 to 2"):
+        fn[(1, )](x, x, x, 10)
+    scope["SCALE"] = 1
+    fn[(1, )](x, x, x, 10)
+    assert len(recorder.launches) == 1 and not recorder.triton
 
 
 def test_random_calls_launch_with_tritons_key(recorder):
@@ -304,8 +317,7 @@ def test_the_runner_installs_then_runs_the_script_as_python_would(tmp_path):
 def test_the_runner_runs_a_module_with_dash_m(tmp_path):
     (tmp_path / "program_module.py").write_text(SCRIPT)
     r = subprocess.run([sys.executable, "-m", "triton_jit.install", "-m", "program_module", "x", "0"],
-                       capture_output=True, text=True, cwd=str(tmp_path), timeout=300,
-                       env={**os.environ, "PYTHONPATH": os.pathsep.join([os.environ.get("PYTHONPATH", "")])})
+                       capture_output=True, text=True, cwd=str(tmp_path), timeout=300)
     assert r.returncode == 0, r.stderr
     seen = json.loads(r.stdout.strip().splitlines()[-1])
     assert seen["name"] == "__main__" and seen["installed"] and seen["argv"][1:] == ["x", "0"]
