@@ -39,6 +39,11 @@ class _Entry:
         self.launched = False
         self.logged = set()
 
+    def __reduce__(self):
+        # A copy (copy, deepcopy, pickle) of a JITFunction gets none: the runtime's Kernel is made
+        # again for it at its first installed launch.
+        return (type(None), ())
+
 
 class _LaunchedKernel:
     """What the installed run returns for a launch: Triton's run returns the CompiledKernel it

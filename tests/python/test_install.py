@@ -199,6 +199,13 @@ def test_autotune_and_heuristics_call_the_installed_run(recorder):
     assert not recorder.triton
 
 
+def test_a_copied_jitfunction_gets_its_own_entry(recorder):
+    import copy
+    import pickle
+    entry = recorder.hook(install_kernels.plain_add)
+    assert copy.copy(entry) is None and copy.deepcopy(entry) is None and pickle.loads(pickle.dumps(entry)) is None
+
+
 def test_a_libentry_like_wrapper_keeps_what_the_installed_run_returns(recorder):
     recorder.hook(install_kernels._entry_add)
     x = pointer()
