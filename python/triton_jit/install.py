@@ -5,6 +5,7 @@ in effect, for programs one cannot edit. `-m module ARGS...` runs a module inste
 import os
 import runpy
 import sys
+import types
 
 USAGE = "usage: python -m triton_jit.install script.py [ARGS...]  |  python -m triton_jit.install -m module [ARGS...]"
 
@@ -29,5 +30,16 @@ def main(argv):
     return 0
 
 
+class _CallableModule(types.ModuleType):
+    """`import triton_jit.install` makes the package's attribute `install` this module (the import
+    system sets it), in place of the function: calling the module still installs."""
+
+    def __call__(self):
+        from ._install import install
+        return install()
+
+
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+else:
+    sys.modules[__name__].__class__ = _CallableModule

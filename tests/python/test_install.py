@@ -328,3 +328,13 @@ def test_the_runner_runs_a_module_with_dash_m(tmp_path):
     assert r.returncode == 0, r.stderr
     seen = json.loads(r.stdout.strip().splitlines()[-1])
     assert seen["name"] == "__main__" and seen["installed"] and seen["argv"][1:] == ["x", "0"]
+
+
+def test_importing_the_runner_module_leaves_install_callable():
+    code = ("import triton_jit, triton_jit.install\n"
+            "triton_jit.install()\n"
+            "assert triton_jit.installed()\n"
+            "triton_jit.uninstall()\n"
+            "assert not triton_jit.installed()\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
