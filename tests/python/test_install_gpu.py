@@ -11,6 +11,7 @@ pytestmark = pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU (torch.c
 if has_gpu():
     import torch
     import triton
+    from triton import knobs
 
     import triton_jit
     import install_kernels
@@ -121,3 +122,30 @@ def test_an_installed_launch_captures_into_a_cuda_graph(installed):
     graph.replay()
     torch.cuda.synchronize()
     assert torch.equal(out, x + y)
+
+
+def test_launch_hooks_see_what_tritons_run_gives_them():
+    """Triton's launch enter/exit hooks stay on the runtime's path (no fallback) and get what
+    Triton's own run gives them (the comparison of tests/python/test_launch_hooks.py)."""
+    saved = (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook)
+    seen = []
+    knobs.runtime.launch_enter_hook = lambda md: seen.append(("enter", md.get() if md is not None else None))
+    knobs.runtime.launch_exit_hook = lambda md: seen.append(("exit", None))
+    n = 3000
+    x = torch.randn(n, device="cuda")
+    fn = install_kernels.plain_add
+
+    def launch():
+        seen.clear()
+        out = torch.empty_like(x)
+        fn[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]), )](x, x, out, n, BLOCK=256)
+        return out, list(seen)
+    try:
+        (want, tritons), (got, ours), fallbacks = both_ways(launch)
+    finally:
+        knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook = saved
+    assert torch.equal(want, got) and not fallbacks
+    assert [w for w, _ in ours] == [w for w, _ in tritons] == ["enter", "exit"]
+    ours_data, tritons_data = dict(ours[0][1]), dict(tritons[0][1])
+    assert isinstance(ours_data.pop("function"), int) and isinstance(tritons_data.pop("function"), int)
+    assert ours_data == tritons_data
