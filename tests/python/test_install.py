@@ -8,6 +8,7 @@ Without a GPU nothing launches: the runtime's launcher of each kernel (kept on i
 is replaced by a recorder that asks the same Kernel for the call's specialization (Kernel.specialize,
 what a launch looks up), and Triton's own run by a recorder of the calls handed to it."""
 import json
+import os
 import random
 import subprocess
 import sys
@@ -25,7 +26,7 @@ import triton_reference
 import install_kernels
 import py_kernels
 from triton_jit import _install
-from test_parity import CONSTEXPRS, runtime_pair
+from test_parity import CONSTEXPRS, pointer_pair, runtime_pair
 
 TRITON_RUN = JITFunction.run
 
@@ -175,6 +176,58 @@ def test_random_calls_launch_with_tritons_key(recorder):
     mismatches = [(calls[i], ours[i], want[i]) for i in range(len(calls)) if ours[i] != want[i]]
     assert not mismatches, mismatches[:5]
     assert "error: TypeError" in ours and _install.install_stats().get("argument", 0) > 0
+
+
+PARITY_KERNELS = [("generic", "const_kernel"), ("do_not_specialize", "dns_kernel"), ("defaults", "defaults_kernel"),
+                  ("dtype_constexpr", "cast_kernel"), ("dtype_constexpr", "scale_kernel"),
+                  ("dtype_default", "cast_kernel"), ("annotated", "annotated_kernel"), ("scalars", "scalars_kernel"),
+                  ("add", "add_kernel")]
+
+
+@pytest.mark.parametrize("module_name,name", PARITY_KERNELS)
+def test_the_parity_kernels_launch_with_tritons_key(recorder, module_name, name):
+    """The C++ parity kernels (tests/kernels): random calls, trailing parameters with defaults
+    left out at random, through the installed run. A call the runtime launches has the key
+    Triton's binder builds for it, and a call the binder refuses is never launched by the runtime;
+    the runtime is stricter than Triton's binder for annotated parameters (a pointer for
+    `scale: tl.float32`): those calls go to Triton's run, which does what it does with them."""
+    import importlib
+    kernels = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels")
+    if kernels not in sys.path:
+        sys.path.append(kernels)
+    fn = getattr(importlib.import_module(module_name), name)
+    recorder.hook(fn)
+    rng = random.Random(sum(map(ord, name)))
+    calls, ours = [], []
+    for _ in range(200):
+        ref_args, our_args = [], []
+        for p in fn.params:
+            if p.is_constexpr:
+                value = rng.choice(CONSTEXPRS)
+                ref_args.append(value)
+                our_args.append(value)
+            elif p.annotation and rng.random() < 0.7:
+                # A value of the annotated kind (what a caller passes), else a random one.
+                reference, mine = pointer_pair(rng) if "*" in str(p.annotation) or "const" in str(p.annotation) \
+                    else ((v := rng.choice([0, 1, 16, 17, 1024, 2**31 + 16])), v)
+                ref_args.append(reference)
+                our_args.append(mine)
+            else:
+                reference, mine = runtime_pair(rng)
+                ref_args.append(reference)
+                our_args.append(mine)
+        keep = len(ref_args)
+        while keep > 0 and fn.params[keep - 1].has_default and rng.random() < 0.5:
+            keep -= 1
+        calls.append((ref_args[:keep], {}))
+        before = len(recorder.triton)
+        fn[(1, )](*our_args[:keep])
+        ours.append("to Triton's run" if len(recorder.triton) > before else recorder.launches[-1][1])
+    want = triton_reference.triton_specialization(fn, calls)
+    launched = [i for i in range(len(calls)) if ours[i] != "to Triton's run"]
+    mismatches = [(calls[i], ours[i], want[i]) for i in launched if ours[i] != want[i]]
+    assert not mismatches, mismatches[:5]
+    assert len(launched) >= 10, f"only {len(launched)} of the random calls launched: the test would prove little"
 
 
 def test_autotune_and_heuristics_call_the_installed_run(recorder):
