@@ -65,6 +65,11 @@ class _LaunchedKernel:
     def __getattr__(self, name):
         return getattr(self._resolve(), name)
 
+    def __getitem__(self, grid):
+        # compiled[grid](*args): FlagGems' LibEntry launches the kernel it kept this way (a special
+        # method, which __getattr__ does not reach).
+        return self._resolve()[grid]
+
     def __repr__(self):
         return repr(self._resolve())
 

@@ -31,16 +31,28 @@ from test_parity import CONSTEXPRS, pointer_pair, runtime_pair
 TRITON_RUN = JITFunction.run
 
 
+class FakeCompiled:
+    """What the recorder of Triton's run returns in place of a CompiledKernel: compiled[grid](*args)
+    is recorded."""
+
+    def __init__(self, fn, launches):
+        self.fn, self.launches = fn, launches
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.launches.append((self.fn, grid, args, kwargs))
+
+
 class Recorder:
     """Stands for the runtime's launches and Triton's run while installed."""
 
     def __init__(self):
         self.launches = []  # (JITFunction, Triton's repr of the runtime's specialization, kwargs)
         self.triton = []  # (JITFunction, args, kwargs with grid and warmup)
+        self.compiled_launches = []  # (JITFunction, grid, args, kwargs) of compiled[grid](...)
 
     def triton_run(self, fn, *args, **kwargs):
         self.triton.append((fn, args, kwargs))
-        return ("compiled by Triton", fn)
+        return FakeCompiled(fn, self.compiled_launches)
 
     def hook(self, fn):
         """Replaces the launcher the installed run keeps for `fn` with a recorder."""
@@ -120,7 +132,7 @@ def test_a_launch_goes_through_the_runtime_with_tritons_key(recorder):
     want = triton_reference.triton_specialization(fn, [([x, x, x, 1000], {"BLOCK": 128})])[0]
     assert ours == want
     # What Triton's run returns (its CompiledKernel), made by Triton's run with warmup=True when used.
-    assert result._resolve() == ("compiled by Triton", fn)
+    assert result._resolve().fn is fn
     (_, args, run_kwargs), = recorder.triton
     assert args == (x, x, x, 1000) and run_kwargs == {"grid": None, "warmup": True, "BLOCK": 128, "num_warps": 2}
 
@@ -264,7 +276,35 @@ def test_a_libentry_like_wrapper_keeps_what_the_installed_run_returns(recorder):
     x = pointer()
     kept = install_kernels.entry_add[(1, )](x, x, 100, BLOCK=64)
     assert len(recorder.launches) == 1 and not recorder.triton
-    assert kept._resolve() == ("compiled by Triton", install_kernels._entry_add)
+    assert kept._resolve().fn is install_kernels._entry_add
+
+
+def test_flaggems_libentry_misses_through_the_installed_run_and_launches_tritons_kernel_on_hits(recorder):
+    """FlagGems 5.0.2's own LibEntry (tests/support/flaggems_libentry.py, its device runtime
+    stubbed) over @triton.heuristics: a miss calls fn.run (the installed run, with the key Triton's
+    binder builds for what the heuristics hand it) and keeps what it returns; a hit launches that,
+    compiled[grid](*args), which is Triton's CompiledKernel (made by Triton's run, warmup=True)."""
+    kernels = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernels")
+    if kernels not in sys.path:
+        sys.path.append(kernels)
+    import libentry_kernels
+    wrapper = libentry_kernels.softmax_entry_kernel
+    inner = wrapper.fn.fn
+    recorder.hook(inner)
+    y = triton_reference.make_tensor(0x7f0000100000, "float32")
+    x = triton_reference.make_tensor(0x7f0000200000, "float32")
+    wrapper[(4, )](y, x, 4, 1000)
+    (_, ours, kwargs), = recorder.launches
+    _, _, run_args, run_kwargs = triton_reference.wrappers_call(wrapper.fn, [y, x, 4, 1000])
+    assert kwargs == run_kwargs and kwargs["num_warps"] == 4 and kwargs["TILE_N"] == 1024
+    assert ours == repr(triton_reference.binder(inner)(*run_args, **run_kwargs)[1])
+    assert not recorder.compiled_launches
+    wrapper[(4, )](y, x, 4, 1000)  # a hit: LibEntry launches the kernel it kept
+    assert len(recorder.launches) == 1
+    (fn, grid, args, _), = recorder.compiled_launches
+    assert fn is inner and tuple(grid) == (4, 1, 1) and args[:4] == (y, x, 4, 1000)
+    (_, _, warmup_kwargs), = recorder.triton
+    assert warmup_kwargs["warmup"] is True
 
 
 def test_each_fallback_reason_is_counted(recorder, monkeypatch):
