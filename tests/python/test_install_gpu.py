@@ -149,3 +149,20 @@ def test_launch_hooks_see_what_tritons_run_gives_them():
     ours_data, tritons_data = dict(ours[0][1]), dict(tritons[0][1])
     assert isinstance(ours_data.pop("function"), int) and isinstance(tritons_data.pop("function"), int)
     assert ours_data == tritons_data
+
+
+def _add_with_user_kernel(x, y):
+    out = torch.empty_like(x)
+    n = x.numel()
+    install_kernels.plain_add[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]), )](x, y, out, n, BLOCK=256)
+    return out * 2.0
+
+
+def test_torch_compile_of_a_function_calling_a_user_kernel(installed):
+    """torch.compile traces the user kernel's launch (its own wrapper for user Triton kernels);
+    with install() in effect the compiled function still gives the eager result."""
+    x, y = torch.randn(5000, device="cuda"), torch.randn(5000, device="cuda")
+    eager = _add_with_user_kernel(x, y)
+    compiled = torch.compile(_add_with_user_kernel)(x, y)
+    torch.cuda.synchronize()
+    assert torch.equal(eager, compiled)
