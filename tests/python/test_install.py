@@ -264,6 +264,19 @@ def test_autotune_and_heuristics_call_the_installed_run(recorder):
     assert not recorder.triton
 
 
+def test_a_launch_whose_result_is_dropped_keeps_nothing_alive(recorder):
+    import gc
+    import weakref
+    fn = install_kernels.plain_add
+    recorder.hook(fn)
+    x = pointer()
+    watched = weakref.ref(x)
+    fn[(1, )](x, x, x, 10)
+    del x
+    gc.collect()
+    assert watched() is None
+
+
 def test_a_copied_jitfunction_gets_its_own_entry(recorder):
     import copy
     import pickle
