@@ -408,8 +408,22 @@ def test_the_fallbacks_are_logged_once_per_kernel_and_reason(recorder, caplog):
 
 SCRIPT = """
 import json, sys
+import triton
+import triton.language as tl
 import triton_jit
-print(json.dumps({"argv": sys.argv, "name": __name__, "installed": triton_jit.installed(), "path0": sys.path[0]}))
+from triton_jit import _install
+
+
+@triton.jit
+def script_kernel(n, M: tl.constexpr):
+    pass
+
+
+# The runtime finds a kernel the script defines (in __main__, as runpy runs it).
+entry = _install._entry_for(script_kernel)
+key = entry.kernel.specialize(17, 4).triton_repr() if entry.kernel is not None else entry.refused
+print(json.dumps({"argv": sys.argv, "name": __name__, "installed": triton_jit.installed(), "path0": sys.path[0],
+                  "key": key}))
 sys.exit(int(sys.argv[-1]))
 """
 
@@ -422,7 +436,7 @@ def test_the_runner_installs_then_runs_the_script_as_python_would(tmp_path):
     assert r.returncode == 3, r.stderr
     seen = json.loads(r.stdout.strip().splitlines()[-1])
     assert seen == {"argv": [str(script), "--flag", "a b", "3"], "name": "__main__", "installed": True,
-                    "path0": str(tmp_path)}
+                    "path0": str(tmp_path), "key": "[('i32', ''), ('constexpr', 4)]"}
     usage = subprocess.run([sys.executable, "-m", "triton_jit.install"], capture_output=True, text=True, timeout=300)
     assert usage.returncode == 2 and "usage" in usage.stderr
 
