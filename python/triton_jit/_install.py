@@ -6,8 +6,9 @@ The installed run hands a call to the runtime's Kernel of the JITFunction (made 
 JITFunction), which builds the key Triton's binder builds and launches Triton's compiled kernel on
 the framework's current stream. Whatever the runtime cannot do exactly goes to Triton's own run for
 that call (a fallback, counted per reason in install_stats()): warmup, pre-run hooks, compile hooks,
-async compiles, TRITON_DEBUG, an instrumentation mode, the deprecated stream/device options, arguments the runtime does not
-convert, a kernel the runtime refuses, a Triton version outside the tested range."""
+async compiles, TRITON_DEBUG, an instrumentation mode, the deprecated stream/device options,
+arguments the runtime does not convert, a kernel the runtime refuses or cannot compile, a Triton
+version outside the tested range."""
 import logging
 import threading
 
@@ -120,9 +121,10 @@ def _installed_run(self, *args, grid, warmup, **kwargs):
     entry = self.__dict__.get(_ENTRY)
     if entry is None:
         entry = _entry_for(self)
+    launch = entry.launch  # read once: another thread may refuse the function meanwhile
     if warmup:
         reason = "warmup"  # Triton's CompiledKernel is what warmup returns: Triton's run makes it
-    elif entry.kernel is None:
+    elif launch is None:
         reason = entry.refused
     elif not _version_ok:
         reason = "triton_version"
@@ -130,7 +132,7 @@ def _installed_run(self, *args, grid, warmup, **kwargs):
         reason = "pre_run_hooks"
     elif _knobs.jit_cache_hook is not None or _knobs.jit_post_compile_hook is not None:
         reason = "compile_hooks"
-    elif "stream" in kwargs or "device" in kwargs or "device_type" in kwargs:
+    elif kwargs and ("stream" in kwargs or "device" in kwargs or "device_type" in kwargs):
         reason = "deprecated_option"  # Triton refuses them (an AssertionError at compile): its error
     elif _async_active():
         reason = "async_compile"
@@ -142,19 +144,21 @@ def _installed_run(self, *args, grid, warmup, **kwargs):
         if self.used_global_vals:
             _check_globals(self)
         try:
-            entry.launch(grid)(*args, **kwargs)
+            launch(grid)(*args, **kwargs)
         except (ArgumentError, LaunchConfigError):
             # Raised before anything launched: an argument the runtime does not convert, or a call
             # Triton refuses too; Triton's run launches it, or raises its own error.
             return _fallback(self, entry, "argument", args, grid, warmup, kwargs)
         except (KernelLookupError, CompileError, PythonError) as e:
-            if entry.launched:
-                raise
-            # The runtime refuses the function at its first launch: Triton's run from now on.
-            entry.kernel = entry.launch = None
-            entry.refused = "refused"
-            _log.debug("triton_jit.install: %s goes to Triton's own run: %s", _name(self), e)
-            return _fallback(self, entry, "refused", args, grid, warmup, kwargs)
+            # Raised before anything launched: the runtime could not load or compile what the call
+            # needs. Triton's run compiles it, or raises Triton's own error. At the function's first
+            # launch, the runtime refuses the function: Triton's run from now on.
+            if not entry.launched:
+                entry.kernel = entry.launch = None
+                entry.refused = "refused"
+                _log.debug("triton_jit.install: %s goes to Triton's own run: %s", _name(self), e)
+                return _fallback(self, entry, "refused", args, grid, warmup, kwargs)
+            return _fallback(self, entry, "compile", args, grid, warmup, kwargs)
         entry.launched = True
         return _LaunchedKernel(self, args, kwargs)
     return _fallback(self, entry, reason, args, grid, warmup, kwargs)

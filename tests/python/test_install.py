@@ -395,6 +395,27 @@ def test_a_kernel_the_runtime_refuses_at_its_first_launch_goes_to_triton_for_goo
     assert entry.kernel is None
 
 
+def test_a_key_the_runtime_cannot_compile_after_its_first_launch_goes_to_triton_for_that_call(recorder):
+    fn = install_kernels.plain_add
+    entry = recorder.hook(fn)
+    recorded = entry.launch
+    x = pointer()
+    fn[(1, )](x, x, x, 10)
+
+    def refuse_block_64(grid):
+        def call(*args, **kwargs):
+            if kwargs.get("BLOCK") == 64:
+                raise triton_jit.CompileError("refused by the test")
+            recorded(grid)(*args, **kwargs)
+        return call
+    entry.launch = refuse_block_64
+    before = _install.install_stats().get("compile", 0)
+    fn[(1, )](x, x, x, 10, BLOCK=64)
+    fn[(1, )](x, x, x, 10)
+    assert _install.install_stats()["compile"] == before + 1
+    assert len(recorder.triton) == 1 and len(recorder.launches) == 2 and entry.kernel is not None
+
+
 def test_the_fallbacks_are_logged_once_per_kernel_and_reason(recorder, caplog):
     fn = install_kernels.plain_add
     recorder.hook(fn)
