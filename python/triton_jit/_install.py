@@ -13,7 +13,8 @@ import logging
 import threading
 
 from . import _C
-from .errors import ArgumentError, CompileError, KernelLookupError, LaunchConfigError, PythonError
+from .errors import (ArchitectureMismatchError, ArgumentError, CompileError, CudaError, KernelLookupError,
+                     LaunchConfigError, PythonError)
 
 _log = logging.getLogger("triton_jit")
 
@@ -149,6 +150,11 @@ def _installed_run(self, *args, grid, warmup, **kwargs):
             # Raised before anything launched: an argument the runtime does not convert, or a call
             # Triton refuses too; Triton's run launches it, or raises its own error.
             return _fallback(self, entry, "argument", args, grid, warmup, kwargs)
+        except (CudaError, ArchitectureMismatchError):
+            # A driver call before or at the launch failed (no device, a module that does not load,
+            # a launch the driver refused): nothing ran. Triton's run raises Triton's error for it
+            # (an Autotuner skips a config on Triton's OutOfResources, not on ours), or launches.
+            return _fallback(self, entry, "cuda_error", args, grid, warmup, kwargs)
         except (KernelLookupError, CompileError, PythonError) as e:
             # Raised before anything launched: the runtime could not load or compile what the call
             # needs. Triton's run compiles it, or raises Triton's own error. At the function's first

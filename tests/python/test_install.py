@@ -366,6 +366,26 @@ def test_each_fallback_reason_is_counted(recorder, monkeypatch):
     assert len(recorder.launches) == 1
 
 
+@pytest.mark.parametrize("error", ["CudaError", "NoDeviceError", "ArchitectureMismatchError"])
+def test_a_failed_driver_call_goes_to_triton_for_that_call(recorder, error):
+    fn = install_kernels.plain_add
+    entry = recorder.hook(fn)
+    recorded = entry.launch
+
+    def fail_once(grid):
+        def call(*args, **kwargs):
+            entry.launch = recorded
+            raise getattr(triton_jit, error)("refused by the test's driver")
+        return call
+    entry.launch = fail_once
+    x = pointer()
+    before = _install.install_stats().get("cuda_error", 0)
+    fn[(1, )](x, x, x, 10)
+    fn[(1, )](x, x, x, 10)
+    assert _install.install_stats()["cuda_error"] == before + 1
+    assert len(recorder.triton) == 1 and len(recorder.launches) == 1
+
+
 def test_a_kernel_the_runtime_cannot_find_goes_to_triton_for_good(recorder):
     @triton.jit
     def local_kernel(x_ptr):  # held by no module-level name: the runtime cannot load it
