@@ -12,6 +12,7 @@ the same cubin); a cached launch runs no Python beyond reading the arguments.
 from . import errors
 from . import _C
 from ._jit import jit, kernel
+from ._install import install, install_stats, installed, uninstall
 from ._frameworks import empty, shape
 from ._jax import Output
 from .function import Function
@@ -34,7 +35,7 @@ def cdiv(a, b):
 
 
 __all__ = [
-    "jit", "kernel", "cdiv", "Function", "Output", "shape", "empty", "ops", "Kernel", "KernelInfo", "Specialization", "CompileRequest", "set_target",
+    "jit", "kernel", "install", "uninstall", "installed", "install_stats", "cdiv", "Function", "Output", "shape", "empty", "ops", "Kernel", "KernelInfo", "Specialization", "CompileRequest", "set_target",
     "explicit_target", "set_offline", "synchronize", "device_name", "offline", "preload_modules", "python_used", "triton_version", "global_stats", "build_pack",
     *errors.__all__,
 ]

@@ -146,3 +146,38 @@ def new_host_descriptor(base, shape, strides, block_shape, padding):
     if "round_f32_to_tf32" in getattr(TensorDescriptor, "__dataclass_fields__", {}):
         d.round_f32_to_tf32 = False
     return d
+
+
+# The Triton versions whose JITFunction.run triton_jit.install() was tested against (the CI's
+# version matrix, scripts/test-triton-versions.sh): run(self, *args, grid, warmup, **kwargs), the
+# same key from the same binder. Outside it, the installed run hands every call to Triton's own.
+INSTALL_TESTED_VERSIONS = ((3, 4), (3, 9))
+
+
+def install_supported():
+    """Whether triton_jit.install() may route this Triton's launches through the runtime."""
+    low, high = INSTALL_TESTED_VERSIONS
+    return low <= _triton_version() <= high
+
+
+def async_compile_checker():
+    """A function telling whether a Triton async-compile mode is active (3.5 and newer have one): its compiles are
+    futures Triton's own run resolves, so such calls go to Triton's run."""
+    try:
+        from triton.runtime import _async_compile
+    except ImportError:
+        return lambda: False
+    return lambda: _async_compile.active_mode.get() is not None
+
+
+def instrumentation_knobs():
+    """An object whose `instrumentation_mode` is Triton's knob (TRITON_INSTRUMENTATION_MODE, which
+    Triton's run adds to every call's options from 3.5 on), or an empty mode where this Triton
+    has no such knob (3.4)."""
+    from types import SimpleNamespace
+
+    from triton import knobs
+    compilation = getattr(knobs, "compilation", None)
+    if compilation is not None and hasattr(compilation, "instrumentation_mode"):
+        return compilation
+    return SimpleNamespace(instrumentation_mode="")
