@@ -11,13 +11,15 @@
 # most 60 s), libentry (bench/run-libentry-bench.sh: a FlagGems LibEntry kernel's hit from C++ and
 # from Python, OUT_DIR/libentry_bench.md; at most 60 s), torch (bench/torch/run-torch-bench.sh:
 # the launch overhead with at::Tensor arguments, OUT_DIR/tensor_launch_bench.md, then the operators), python (bench/python/launch_bench.py:
-# launches from Python, OUT_DIR/python_launch_bench.md; at most 120 s), startup (time to first
+# launches from Python, OUT_DIR/python_launch_bench.md; at most 120 s), install
+# (bench/python/install_bench.py: triton_jit.install() on Liger-Kernel and fla, OUT_DIR/install_bench.md;
+# at most 300 s), startup (time to first
 # launch, bench/first_launch.py, and prepare's parallel speedup, bench/run-prepare-bench.sh:
 # OUT_DIR/startup_bench.md), pool (bench/run-compile-pool-bench.sh: the compile worker pool's
 # ratios against serial, OUT_DIR/compile_pool_bench.md; at most 180 s).
 #
 # Environment: BENCH_LIST (else GPU_CHECK_BENCH; default, also when empty:
-# "launch,decorated,libentry,torch,python,startup,pool"; "none" runs none) picks the benchmarks.
+# "launch,decorated,libentry,torch,python,install,startup,pool"; "none" runs none) picks the benchmarks.
 # BENCH_BUDGET_S (default 600): the whole run keeps within it, each benchmark gets what is left.
 # BENCH_PYTHON (else PYTHON, else python3): the python of the Python benchmarks (the benchmark
 # scripts read PYTHON). BENCH_STATUS_FILE: where the one-line status of the run is written (for
@@ -40,7 +42,7 @@ START_S=$SECONDS
 BUDGET_S=${BENCH_BUDGET_S:-600}
 PY=${BENCH_PYTHON:-${PYTHON:-python3}}
 CONFIGURED=${BENCH_CONFIGURED:-1}
-BENCHES=",${BENCH_LIST:-${GPU_CHECK_BENCH:-launch,decorated,libentry,torch,python,startup,pool}},"
+BENCHES=",${BENCH_LIST:-${GPU_CHECK_BENCH:-launch,decorated,libentry,torch,python,install,startup,pool}},"
 BENCH_LOG="$OUT/bench.log"
 export PYTHONUNBUFFERED=1
 
@@ -106,6 +108,21 @@ if [[ -f "$ROOT/bench/python/launch_bench.py" && -d "$BUILD/python/triton_jit" &
   rc=$?
   tee -a "$BENCH_LOG" <"$OUT/python_launch_bench.md"
   BENCH_STATUS="$BENCH_STATUS; python: $(status_of "$rc" ran "$T" exit)"
+fi
+
+# triton_jit.install() on Liger-Kernel's and fla's kernels (OUT/install_bench.md, .json): outputs
+# bit-identical with and without, host time per launch of each kernel installed against Triton's,
+# an eager training step; the libraries travel in .carry/wheels. Capped at 300 s (fla's autotuning
+# compiles its configs on the first call).
+if [[ -f "$ROOT/bench/python/install_bench.py" && -d "$BUILD/python/triton_jit" && $BENCHES == *,install,* ]]; then
+  T=$(left 10)
+  (( T > 300 )) && T=300
+  log "install benchmark: bench/python/install_bench.py (at most ${T}s)"
+  PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}" timeout --kill-after=10 "$T" "$PY" \
+    "$ROOT/bench/python/install_bench.py" --out "$OUT/install_bench.json" >"$OUT/install_bench.md" 2>>"$BENCH_LOG"
+  rc=$?
+  tee -a "$BENCH_LOG" <"$OUT/install_bench.md"
+  BENCH_STATUS="$BENCH_STATUS; install: $(status_of "$rc" ran "$T" exit)"
 fi
 
 # Start-up: time to first launch (cold, warm index, pack only, Triton's Python) and prepare's

@@ -19,7 +19,7 @@
 # tests run at once (default: the cores, at most 8).
 # The benchmarks run last, through bench/run-all.sh (which says what each writes into OUT_DIR),
 # with what is left of the budget. GPU_CHECK_BENCH lists the benchmarks to run (default, also when
-# empty: "launch,decorated,libentry,torch,python,startup,pool"; "none" runs none).
+# empty: "launch,decorated,libentry,torch,python,install,startup,pool"; "none" runs none).
 #
 # After ctest, compute-sanitizer (memcheck, racecheck, synccheck: GPU_CHECK_SANITIZE, a comma list,
 # "none" skips) runs the GPU test binary whole on a subset of its tests (GPU_CHECK_SANITIZER_FILTER,
