@@ -98,6 +98,24 @@ class HipLaunch : public testing::Test {
   }
 };
 
+// The runtime's own choice, without a test hook: where libcuda is missing (or finds no device),
+// the first launch loads the HIP runtime TRITON_JIT_HIP_LIBRARY names. First in the file: the choice
+// is made once per process (each case of this suite runs in its own under CTest).
+TEST(HipRuntimeSelection, WithoutLibcudaTheHipRuntimeIsLoaded) {
+  setenv("TRITON_JIT_HIP_LIBRARY", FAKE_HIP_LIBRARY, 1);
+  if (!links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+  fake().reset();
+  const triton_jit::cuda::DriverApi& d = triton_jit::cuda::driver();
+  if (d.DeviceGetGfxArch == nullptr) GTEST_SKIP() << "libcuda is here and has a device: the runtime launches on it";
+  EXPECT_EQ(&d, &hip_table()) << "the HIP table of the library TRITON_JIT_HIP_LIBRARY names";
+  auto& fn = TritonJitFunction::get(test::canonical(test::kernel("add.py")), "add_kernel");
+  fn(test::config(4), test::ptr(0x1000), test::ptr(0x2000), test::ptr(0x3000), 1000, 128);
+  ASSERT_EQ(fake().launches.size(), 1u);
+  EXPECT_EQ(fake().launches[0].block[0], 256u);  // 4 warps of 64: the device's gfx942
+  EXPECT_EQ(fake().launches[0].grid[0], 4u);
+  EXPECT_EQ(fake().launches[0].args[3], 1000u);
+}
+
 // One call: the arguments, each pointer's buffer size (-1: unknown), and the value the kernel
 // must read for each argument (zero-extended bits; unused for constexprs).
 struct Call {
