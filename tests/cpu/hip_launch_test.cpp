@@ -11,12 +11,15 @@
 //      scratch its make_launcher generates (tests/support/triton_reference.py, hip_launcher_layout,
 //      from the installed Triton's backends/amd/driver.py and the signature its binder builds).
 #include <dlfcn.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +28,7 @@
 #include "amdgpu_metadata.h"
 #include "cuda/driver_api.h"
 #include "cuda/hip_driver.h"
+#include "fake_driver.h"
 #include "fake_hip.h"
 #include "support/launch_metadata.h"
 #include "test_util.h"
@@ -390,6 +394,57 @@ TEST_F(HipLaunch, ACodeObjectTheRuntimeRejectsIsAnArchitectureMismatch) {
     EXPECT_TRUE(test::contains(what, "hipErrorNoBinaryForGpu")) << what;
     EXPECT_TRUE(test::contains(what, "hip:gfx942")) << what;
   }
+}
+
+// A pack holds the CUDA and the HIP kernel of one call; a function the pack serves (the same
+// source at another path: nothing in memory, an empty index, offline, so no compile) launches the
+// one of its device: the hsaco on the fake gfx942, the cubin on the fake NVIDIA sm_90.
+TEST_F(HipLaunch, APackServesEachDeviceItsOwnKernel) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("triton_jit_hip_pack_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "built");
+  std::filesystem::create_directories(root / "served");
+  std::filesystem::create_directories(root / "empty");
+  for (const char* dir : {"built", "served"}) {
+    std::filesystem::copy_file(test::kernel("add.py"), root / dir / "add.py",
+                               std::filesystem::copy_options::overwrite_existing);
+  }
+  const std::string manifest = (root / "built" / "manifest.txt").string();
+  std::ofstream(manifest) << "add.py:add_kernel *fp32:16,*fp32:16,*fp32:16,i32,512 num_warps=2 target=cuda:90,hip:gfx942\n";
+  const std::string pack = (root / "both.tjp").string();
+  triton_jit::PrepareOptions quiet;
+  quiet.progress = triton_jit::Progress::Never;
+  quiet.load = false;
+  ASSERT_EQ(triton_jit::build_pack(manifest, pack, quiet).kernels, 2u);
+  triton_jit::load_pack(pack);
+  triton_jit::set_index_dir((root / "empty").string());
+  triton_jit::set_offline(true);
+  struct Restore {
+    std::filesystem::path root;
+    ~Restore() {
+      triton_jit::set_offline(false);
+      triton_jit::set_index_dir(std::nullopt);
+      fake::uninstall();
+      std::error_code ignored;
+      std::filesystem::remove_all(root, ignored);
+    }
+  } restore{root};
+  auto& fn = TritonJitFunction::get((root / "served" / "add.py").string(), "add_kernel");
+  const std::vector<ArgValue> args = {test::ptr(0x1000), test::ptr(0x2000), test::ptr(0x3000), ArgValue::integer(1000),
+                                      ArgValue::integer(512)};
+  fn.launch(test::config(2, 2), test::span(args));
+  ASSERT_EQ(fake().launches.size(), 1u);
+  EXPECT_EQ(fake().launches[0].block[0], 128u);  // 2 warps of 64
+  EXPECT_EQ(fake().launches[0].args[0], 0x1000u);
+  EXPECT_EQ(fn.stats().pack_hits, 1u);
+  fake::install();  // now an NVIDIA device
+  fn.launch(test::config(2, 2), test::span(args));
+  ASSERT_EQ(fake::state().launches.size(), 1u);
+  EXPECT_EQ(fake::state().launches[0].block[0], 64u);  // 2 warps of 32
+  EXPECT_EQ(fake::state().launches[0].u64(0), 0x1000u);
+  EXPECT_EQ(fn.stats().pack_hits, 2u);
+  EXPECT_EQ(fn.stats().compiles, 0u);
+  EXPECT_EQ(fake().launches.size(), 1u);
 }
 
 TEST(HipRuntime, AMissingRuntimeIsOneLine) {
