@@ -464,6 +464,21 @@ TEST(HipRuntime, AMissingRuntimeIsOneLine) {
   }
 }
 
+// The global scratch a HIP launch allocates is what Triton's own HIPLauncher allocates: none
+// before 3.8 (it passes NULL), the metadata's from 3.8 on; a CUDA launch always the metadata's.
+TEST(HipRuntime, GlobalScratchFollowsTritonsAmdLauncher) {
+  triton_jit::bridge::GilGuard gil;
+  triton_jit::bridge::bridge();
+  const py::module_ inspect = py::module_::import("inspect");
+  const py::object launcher = py::module_::import("triton.backends.amd.driver").attr("HIPLauncher");
+  const bool allocates = inspect.attr("getsource")(launcher).cast<std::string>().find("global_scratch_size") !=
+                         std::string::npos;
+  const py::object versions = py::module_::import("triton_jit_bridge.versions");
+  const py::object metadata = py::module_::import("types").attr("SimpleNamespace")(py::arg("global_scratch_size") = 64);
+  EXPECT_EQ(versions.attr("launch_global_scratch_size")("hip", metadata).cast<int>(), allocates ? 64 : 0);
+  EXPECT_EQ(versions.attr("launch_global_scratch_size")("cuda", metadata).cast<int>(), 64);
+}
+
 TEST(HipRuntime, GfxNamesParseAsTargetArchitectures) {
   EXPECT_EQ(triton_jit::cuda::parse_gfx_arch("gfx942:sramecc+:xnack-"), 0x942);
   EXPECT_EQ(triton_jit::cuda::parse_gfx_arch("gfx90a"), 0x90a);
