@@ -27,6 +27,7 @@
 #include "../support/python_reference.h"
 #include "amdgpu_metadata.h"
 #include "cuda/driver_api.h"
+#include "decorators/benchmark.h"
 #include "cuda/hip_driver.h"
 #include "fake_driver.h"
 #include "fake_hip.h"
@@ -445,6 +446,21 @@ TEST_F(HipLaunch, APackServesEachDeviceItsOwnKernel) {
   EXPECT_EQ(fn.stats().pack_hits, 2u);
   EXPECT_EQ(fn.stats().compiles, 0u);
   EXPECT_EQ(fake().launches.size(), 1u);
+}
+
+// The autotuner's timing through HIP: events, the flush buffer's memset, synchronization.
+TEST_F(HipLaunch, TimingUsesHipEvents) {
+  auto& fn = TritonJitFunction::get(test::canonical(test::kernel("add.py")), "add_kernel");
+  const Call c = add_call(1000, 4);
+  const triton_jit::LaunchConfig config = test::config(2);
+  auto launch = [&] { fn.launch(config, test::span(c.args)); };
+  const triton_jit::detail::BenchmarkResult r =
+      triton_jit::detail::benchmark(config.stream, launch, triton_jit::detail::BenchmarkOptions{5.0, 20.0});
+  EXPECT_DOUBLE_EQ(r.median_ms, fake_hip::kLaunchMs);  // each timed run is one launch
+  EXPECT_GT(r.runs, 0);
+  EXPECT_GE(fake().memsets, r.runs) << "the cache is flushed before every timed run";
+  EXPECT_GE(fake().allocations, 1) << "the flush buffer";
+  triton_jit::detail::release_flush_buffers();
 }
 
 TEST(HipRuntime, AMissingRuntimeIsOneLine) {

@@ -14,6 +14,7 @@ namespace {
 fake_hip::State g_state;
 std::mutex g_mutex;
 int g_current = 0;
+double g_clock_ms = 0.0;
 std::vector<std::unique_ptr<std::vector<amdgpu::Kernel>>> g_modules;  // hipModule_t: the kernels
 std::vector<std::unique_ptr<amdgpu::Kernel>> g_functions;            // hipFunction_t: one kernel
 
@@ -44,6 +45,7 @@ int launch(void* f, bool cooperative, unsigned gx, unsigned gy, unsigned gz, uns
     l.args.push_back(v);
   }
   std::lock_guard<std::mutex> lock(g_mutex);
+  g_clock_ms += fake_hip::kLaunchMs;
   g_state.launches.push_back(std::move(l));
   return kSuccess;
 }
@@ -146,47 +148,51 @@ int hipModuleLaunchCooperativeKernel(void* f, unsigned gx, unsigned gy, unsigned
                                      unsigned bz, unsigned shared, void* stream, void** params, void** extra) {
   return launch(f, true, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
 }
-// Memory: host memory stands in for device memory (scratch buffers, benchmarks).
+// Memory: addresses only, as device memory is not the host's: nothing here touches them. Each
+// allocation gets its own range; memsets and copies are counted.
 int hipMallocAsync(void** p, size_t n, void*) {
-  *p = ::operator new(n == 0 ? 1 : n);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  static uintptr_t next = uintptr_t{0x7f0000000000};
+  *p = reinterpret_cast<void*>(next);
+  next += (n + 0xffff) & ~uintptr_t{0xffff};
+  ++g_state.allocations;
   return kSuccess;
 }
-int hipFreeAsync(void* p, void*) {
-  ::operator delete(p);
-  return kSuccess;
-}
+int hipFreeAsync(void*, void*) { return kSuccess; }
 int hipMalloc(void** p, size_t n) { return hipMallocAsync(p, n, nullptr); }
 int hipFree(void* p) { return hipFreeAsync(p, nullptr); }
 int hipStreamIsCapturing(void*, int* status) {
   *status = 0;
   return kSuccess;
 }
+// Events read a simulated clock that each kernel launch advances by kLaunchMs.
 int hipEventCreateWithFlags(void** e, unsigned) {
-  *e = new int(0);
+  *e = new double(0.0);
   return kSuccess;
 }
-int hipEventRecord(void*, void*) { return kSuccess; }
+int hipEventRecord(void* e, void*) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  *static_cast<double*>(e) = g_clock_ms;
+  return kSuccess;
+}
 int hipEventSynchronize(void*) { return kSuccess; }
-int hipEventElapsedTime(float* ms, void*, void*) {
-  *ms = 0.0f;
+int hipEventElapsedTime(float* ms, void* start, void* stop) {
+  *ms = static_cast<float>(*static_cast<double*>(stop) - *static_cast<double*>(start));
   return kSuccess;
 }
 int hipEventDestroy(void* e) {
-  delete static_cast<int*>(e);
+  delete static_cast<double*>(e);
   return kSuccess;
 }
-int hipMemsetD8Async(void* p, unsigned char v, size_t n, void*) {
-  std::memset(p, v, n);
+int hipMemsetD8Async(void*, unsigned char, size_t, void*) {
+  ++g_state.memsets;
   return kSuccess;
 }
-int hipMemsetD32Async(void* p, int v, size_t n, void*) {
-  for (size_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(p) + 4 * i, &v, 4);
+int hipMemsetD32Async(void*, int, size_t, void*) {
+  ++g_state.memsets;
   return kSuccess;
 }
-int hipMemcpyDtoDAsync(void* d, void* s, size_t n, void*) {
-  std::memmove(d, s, n);
-  return kSuccess;
-}
+int hipMemcpyDtoDAsync(void*, void*, size_t, void*) { return kSuccess; }
 int hipStreamSynchronize(void*) { return kSuccess; }
 
 }  // extern "C"

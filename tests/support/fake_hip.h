@@ -13,6 +13,9 @@
 
 namespace fake_hip {
 
+// What each kernel launch advances the events' simulated clock by.
+inline constexpr double kLaunchMs = 0.25;
+
 struct Launch {
   std::string kernel;
   bool cooperative = false;
@@ -35,6 +38,8 @@ struct State {
   int load_result = 0;  // what hipModuleLoadData returns (0: parse and load)
   std::vector<Launch> launches;
   std::vector<std::string> loaded_kernels;  // hipModuleGetFunction's names, in order
+  int allocations = 0;                      // hipMalloc[Async] calls
+  int memsets = 0;                          // hipMemsetD8/D32Async calls
   void reset() { *this = State{}; }
 };
 
