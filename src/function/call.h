@@ -37,7 +37,10 @@ inline void launch_call(FunctionState& m, const LaunchConfig& config, ArgSpan ar
     // setting itself, read here on the miss path.
     const Target target = explicit_target ? *triton_jit::explicit_target() : cuda::device_target(*dev.info);
     // A HIP target's key has Triton's 'S' flags: the lookup above, without them, could not hit.
-    if (target.backend == "hip") entry = resolve_hip(m, key, full, target);
+    if (target.backend == "hip") {
+      entry = resolve_hip(m, key, full, target);
+      if (entry != nullptr) count_hit(m.hit_slot, m.hits);  // in memory after all: a hit
+    }
     if (entry == nullptr) entry = Resolver::resolve(m, key, full, config, target, config.stream, true);
   }
   CUfunction function = entry->function_for(dev.context, *dev.info, m.loads);

@@ -332,6 +332,8 @@ TEST_F(HipLaunch, ACachedLaunchHitsAndReloadsNothing) {
   for (int i = 0; i < 3; ++i) fn.launch(test::config(), test::span(c.args));
   const auto s1 = fn.stats();
   EXPECT_EQ(s1.compiles, s0.compiles);
+  EXPECT_EQ(s1.hits, s0.hits + 3) << "x lies in a 4 KiB buffer: its key has 'S', found on the second lookup";
+  EXPECT_EQ(s1.misses, s0.misses);
   EXPECT_EQ(fake().loaded_kernels.size(), loads);
   EXPECT_EQ(fake().launches.size(), 4u);
 }
