@@ -450,6 +450,29 @@ TEST_F(HipLaunch, APackServesEachDeviceItsOwnKernel) {
   EXPECT_EQ(fake().launches.size(), 1u);
 }
 
+// Graph capture as on CUDA (hipStreamIsCapturing): a miss during capture never compiles and says
+// to prepare; a prepared kernel launches into the capture.
+TEST_F(HipLaunch, ALaunchDuringCaptureNeverCompiles) {
+  auto& fn = TritonJitFunction::get(test::canonical(test::kernel("add.py")), "add_kernel");
+  const std::vector<ArgValue> args = {test::ptr(0x1000), test::ptr(0x2000), test::ptr(0x3000), ArgValue::integer(1000),
+                                      ArgValue::integer(2048)};
+  const uint64_t compiles = fn.stats().compiles;
+  fake().capture_status = 1;
+  try {
+    fn.launch(test::config(), test::span(args));
+    ADD_FAILURE() << "launched an unprepared kernel during capture";
+  } catch (const triton_jit::MissingKernelError& e) {
+    EXPECT_TRUE(test::contains(e.what(), "triton_jit::prepare()")) << e.what();
+  }
+  EXPECT_EQ(fn.stats().compiles, compiles);
+  EXPECT_TRUE(fake().launches.empty());
+  fake().capture_status = 0;
+  fn.compile(test::config(), test::span(args));  // prepared, for the device's target
+  fake().capture_status = 1;
+  fn.launch(test::config(), test::span(args));
+  EXPECT_EQ(fake().launches.size(), 1u);
+}
+
 // The autotuner's timing through HIP: events, the flush buffer's memset, synchronization.
 TEST_F(HipLaunch, TimingUsesHipEvents) {
   auto& fn = TritonJitFunction::get(test::canonical(test::kernel("add.py")), "add_kernel");

@@ -162,7 +162,7 @@ int hipFreeAsync(void*, void*) { return kSuccess; }
 int hipMalloc(void** p, size_t n) { return hipMallocAsync(p, n, nullptr); }
 int hipFree(void* p) { return hipFreeAsync(p, nullptr); }
 int hipStreamIsCapturing(void*, int* status) {
-  *status = 0;
+  *status = g_state.capture_status;
   return kSuccess;
 }
 // Events read a simulated clock that each kernel launch advances by kLaunchMs.

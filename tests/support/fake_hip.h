@@ -36,6 +36,7 @@ struct State {
   int device_count = 1;
   int init_result = 0;  // what hipInit returns
   int load_result = 0;  // what hipModuleLoadData returns (0: parse and load)
+  int capture_status = 0;  // what hipStreamIsCapturing reports (1: hipStreamCaptureStatusActive)
   std::vector<Launch> launches;
   std::vector<std::string> loaded_kernels;  // hipModuleGetFunction's names, in order
   int allocations = 0;                      // hipMalloc[Async] calls
