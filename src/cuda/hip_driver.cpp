@@ -36,8 +36,9 @@ constexpr int hipDeviceAttributeComputeCapabilityMajor = 23;
 constexpr int hipDeviceAttributeComputeCapabilityMinor = 61;
 // hipFunction_attribute
 constexpr int HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
-// hipDeviceProp_tR0600 (what hipGetDeviceProperties is since ROCm 6): 1472 bytes, gcnArchName
-// (char[256]) at offset 1160. Read into a larger buffer, so a longer struct cannot overrun it.
+// hipDeviceProp_tR0600 (what hipGetDeviceProperties is since ROCm 6; the suffix names the frozen
+// revision): 1472 bytes, gcnArchName (char[256]) at offset 1160, as offsetof gives with that
+// header. Read into a larger buffer, so a longer struct cannot overrun it.
 constexpr size_t kDevicePropBytes = 4096;
 constexpr size_t kGcnArchNameOffset = 1160;
 constexpr size_t kGcnArchNameBytes = 256;
