@@ -267,7 +267,8 @@ int parse_gfx_arch(const char* name) {
 
 const DriverApi* load_hip_driver(const std::string& library, std::string* error) {
   static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<LoadedHip>> loaded;  // kept: tables outlive their use
+  // Never destroyed: a table may be in use until the process ends (static destruction included).
+  static auto& loaded = *new std::map<std::string, std::unique_ptr<LoadedHip>>();
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = loaded.find(library); it != loaded.end()) {
     g_hip = &it->second->hip;
