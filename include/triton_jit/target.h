@@ -8,7 +8,7 @@ namespace triton_jit {
 
 // A compilation target, as Triton's GPUTarget: backend, architecture, warp size. `arch` is the
 // compute capability for cuda (90), and for hip the hexadecimal digits of the gfx name as a number
-// (gfx942 is 0x942); hip kernels compile, but launches need CUDA.
+// (gfx942 is 0x942); hip kernels launch through the HIP runtime (docs/guide/hip.md).
 struct TRITON_JIT_API Target {
   std::string backend = "cuda";
   int arch = 90;

@@ -76,8 +76,20 @@ const DeviceInfo& device_info(int ordinal) {
   if (r != CUDA_SUCCESS) throw_cuda_error(r, "cuDeviceGet", ("device " + std::to_string(ordinal)).c_str());
   auto* info = new DeviceInfo;  // lives as long as the process: launches keep pointers to it
   info->ordinal = ordinal;
-  info->arch = attribute(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) * 10 +
-               attribute(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  if (d.DeviceGetGfxArch != nullptr) {
+    // An AMD device: its target is its gfx processor (gcnArchName), as Triton's AMD driver reads it.
+    info->hip = true;
+    r = d.DeviceGetGfxArch(&info->arch, dev);
+    if (r != CUDA_SUCCESS) throw_cuda_error(r, "hipGetDeviceProperties", ("device " + std::to_string(ordinal)).c_str());
+    if (info->arch <= 0) {
+      throw CudaError("device " + std::to_string(ordinal) + ": the HIP runtime reports no gfx processor for it",
+                      CUDA_ERROR_INVALID_DEVICE);
+    }
+    info->warp_size = attribute(d, CU_DEVICE_ATTRIBUTE_WARP_SIZE, dev);
+  } else {
+    info->arch = attribute(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) * 10 +
+                 attribute(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+  }
   info->max_grid[0] = attribute(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, dev);
   info->max_grid[1] = attribute(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, dev);
   info->max_grid[2] = attribute(d, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, dev);
@@ -108,6 +120,14 @@ void reset_device_cache() {
     }
   }
   g_generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+Target device_target(const DeviceInfo& device) {
+  return Target{device.hip ? "hip" : "cuda", device.arch, device.warp_size};
+}
+
+std::string device_arch_name(const DeviceInfo& device) {
+  return device.hip ? device_target(device).str() : "sm_" + std::to_string(device.arch);
 }
 
 std::string device_name_of(int ordinal, const char* fallback) {

@@ -3,10 +3,12 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
 #include "cuda/device.h"
+#include "cuda/hip_driver.h"
 #include "triton_jit/errors.h"
 
 namespace triton_jit::cuda {
@@ -26,6 +28,7 @@ std::atomic<const DriverApi*> g_fake{nullptr};
 
 struct LoadedDriver {
   DriverApi api;
+  const DriverApi* hip = nullptr;  // the HIP runtime's table, where libcuda is unusable and it is not
   std::string error;  // why it is unusable; empty when usable
   CUresult init_result = CUDA_SUCCESS;
 };
@@ -115,22 +118,46 @@ const LoadedDriver& loaded_driver() {
   return loaded;
 }
 
+// libcuda's table, else (no libcuda, or no NVIDIA device) the HIP runtime's, else why neither.
+const LoadedDriver& loaded_any_driver() {
+  static const LoadedDriver loaded = [] {
+    LoadedDriver d = loaded_driver();
+    if (d.error.empty()) return d;
+    const char* env = std::getenv("TRITON_JIT_HIP_LIBRARY");
+    const std::string library = env != nullptr && *env != '\0' ? env : kHipLibrary;
+    std::string hip_error;
+    d.hip = load_hip_driver(library, &hip_error);
+    if (d.hip != nullptr) {
+      d.error.clear();
+      d.init_result = CUDA_SUCCESS;
+      return d;
+    }
+    // One line for both: an AMD machine without ROCm reads the second half.
+    if (!d.error.empty() && d.error.back() == '.') d.error.pop_back();
+    d.error += "; nor is there an AMD GPU runtime: " + hip_error +
+               " (set TRITON_JIT_HIP_LIBRARY to libamdhip64.so's path where ROCm is elsewhere)";
+    return d;
+  }();
+  return loaded;
+}
+
 }  // namespace
 
 const DriverApi& driver() {
   if (const DriverApi* fake = g_fake.load(std::memory_order_acquire)) return *fake;
   if (const DriverApi* d = g_driver.load(std::memory_order_acquire)) return *d;
-  const LoadedDriver& loaded = loaded_driver();
+  const LoadedDriver& loaded = loaded_any_driver();
   if (!loaded.error.empty()) {
     throw NoDeviceError(loaded.error, static_cast<int>(loaded.init_result));
   }
-  g_driver.store(&loaded.api, std::memory_order_release);
-  return loaded.api;
+  const DriverApi* table = loaded.hip != nullptr ? loaded.hip : &loaded.api;
+  g_driver.store(table, std::memory_order_release);
+  return *table;
 }
 
 bool driver_available() {
   if (g_fake.load(std::memory_order_acquire) != nullptr) return true;
-  return loaded_driver().error.empty();
+  return loaded_any_driver().error.empty();
 }
 
 void set_driver_for_testing(const DriverApi* api) {

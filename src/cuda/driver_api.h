@@ -42,10 +42,14 @@ struct DriverApi {
   decltype(&::cuMemsetD32Async) MemsetD32Async = nullptr;
   decltype(&::cuMemcpyDtoDAsync) MemcpyDtoDAsync = nullptr;
   decltype(&::cuStreamSynchronize) StreamSynchronize = nullptr;
+  // Set by the HIP table only (cuda/hip_driver.h): the device's gfx processor as Target::arch
+  // holds it (0x942). Its presence makes the devices AMD ones: HIP targets, warp size read.
+  CUresult (*DeviceGetGfxArch)(int* arch, CUdevice device) = nullptr;
 };
 
-// The table in use: the installed fake, else libcuda's (loaded and cuInit-ed once). Throws
-// NoDeviceError when libcuda cannot be loaded or initialized.
+// The table in use: the installed fake, else libcuda's (loaded and cuInit-ed once), else, where
+// libcuda is missing or finds no device, the HIP runtime's (libamdhip64.so, or the file
+// TRITON_JIT_HIP_LIBRARY names). Throws NoDeviceError, in one line naming both, when neither is usable.
 const DriverApi& driver();
 
 // True when a driver table is available without throwing (libcuda present and cuInit succeeded,

@@ -22,7 +22,7 @@ inline void launch_call(FunctionState& m, const LaunchConfig& config, ArgSpan ar
   const cuda::CurrentDevice dev = cuda::current_device();
   const uint32_t explicit_target = explicit_target_packed();
   const int arch = explicit_target ? static_cast<int>(explicit_target & 0xffff) : dev.info->arch;
-  const int warp_size = explicit_target ? static_cast<int>(explicit_target >> 16) : 32;
+  const int warp_size = explicit_target ? static_cast<int>(explicit_target >> 16) : dev.info->warp_size;
 
   SpecKey key;
   ArgStorage storage;
@@ -35,10 +35,12 @@ inline void launch_call(FunctionState& m, const LaunchConfig& config, ArgSpan ar
   } else {
     // The packed explicit target holds only arch and warp size: its backend (hip) comes from the
     // setting itself, read here on the miss path.
-    const Target target = explicit_target ? *triton_jit::explicit_target() : Target{"cuda", arch, warp_size};
+    const Target target = explicit_target ? *triton_jit::explicit_target() : cuda::device_target(*dev.info);
     // A HIP target's key has Triton's 'S' flags: the lookup above, without them, could not hit.
-    // (A HIP launch will bind for its own device: docs/DESIGN.md, "HIP targets".)
-    if (target.backend == "hip") entry = resolve_hip(m, key, full, target);
+    if (target.backend == "hip") {
+      entry = resolve_hip(m, key, full, target);
+      if (entry != nullptr) count_hit(m.hit_slot, m.hits);  // in memory after all: a hit
+    }
     if (entry == nullptr) entry = Resolver::resolve(m, key, full, config, target, config.stream, true);
   }
   CUfunction function = entry->function_for(dev.context, *dev.info, m.loads);

@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* kBackends =
     "this build compiles for cuda (NVIDIA: cuda:ARCH, e.g. cuda:90) and hip (AMD: hip:gfxNAME, e.g. hip:gfx942; "
-    "compile only, launches need CUDA)";
+    "launched through the HIP runtime)";
 
 [[noreturn]] void invalid(const std::string& text, const std::string& why) {
   throw Error("invalid target '" + text + "': " + why);

@@ -6,6 +6,12 @@
 #include "triton_jit/errors.h"
 
 namespace triton_jit::detail {
+namespace {
+
+// A target as errors name it, as cuda::device_arch_name names devices: "sm_90", "hip:gfx942".
+std::string arch_name(const Target& t) { return t.backend == "cuda" ? "sm_" + std::to_string(t.arch) : t.str(); }
+
+}  // namespace
 
 KernelEntry::KernelEntry(const SpecKey& key, std::vector<std::pair<int, std::string>> string_constexprs,
                          const CompiledKernel& kernel, const StaticSignature& signature, std::string key_text)
@@ -43,17 +49,13 @@ CUfunction KernelEntry::load(CUcontext context, const cuda::DeviceInfo& device, 
     if (loaded_[i].context.load(std::memory_order_relaxed) == context) return loaded_[i].function;
   }
   const std::string where = "kernel " + info_.name + " on device " + std::to_string(device.ordinal);
-  if (info_.target.backend != "cuda") {
-    throw ArchitectureMismatchError(where + ": the binary was compiled for " + info_.target.str() +
-                                    ", which this runtime compiles but cannot launch: it launches through CUDA. "
-                                    "Set TRITON_JIT_TARGET (or triton_jit::set_target) to a cuda target, or unset it.");
-  }
-  if (info_.target.arch != device.arch) {
+  if (info_.target.backend != (device.hip ? "hip" : "cuda") || info_.target.arch != device.arch) {
+    const Target device_target = cuda::device_target(device);
     throw ArchitectureMismatchError(
-        where + ": the binary was compiled for sm_" + std::to_string(info_.target.arch) + " but the device is sm_" +
-        std::to_string(device.arch) +
-        ". Unset TRITON_JIT_TARGET (or triton_jit::set_target) so kernels compile for the device, or set it to cuda:" +
-        std::to_string(device.arch) + ".");
+        where + ": the binary was compiled for " + arch_name(info_.target) + " but the device is " +
+        cuda::device_arch_name(device) +
+        ". Unset TRITON_JIT_TARGET (or triton_jit::set_target) so kernels compile for the device, or set it to " +
+        device_target.str() + ".");
   }
   if (info_.shared > device.max_shared_optin) {
     throw LaunchConfigError(
@@ -68,9 +70,9 @@ CUfunction KernelEntry::load(CUcontext context, const cuda::DeviceInfo& device, 
   CUmodule module = nullptr;
   CUresult r = d.ModuleLoadData(&module, info_.cubin.data());
   if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE || r == CUDA_ERROR_INVALID_SOURCE) {
-    throw ArchitectureMismatchError(where + ": the driver rejected the binary built for sm_" +
-                                    std::to_string(info_.target.arch) + " (" + cuda::error_name(r) + ": " +
-                                    cuda::error_string(r) + "); the device is sm_" + std::to_string(device.arch) + ".");
+    throw ArchitectureMismatchError(where + ": the driver rejected the binary built for " + arch_name(info_.target) +
+                                    " (" + cuda::error_name(r) + ": " + cuda::error_string(r) + "); the device is " +
+                                    cuda::device_arch_name(device) + ".");
   }
   if (r != CUDA_SUCCESS) cuda::throw_cuda_error(r, "cuModuleLoadData", where.c_str());
   CUfunction function = nullptr;

@@ -419,7 +419,7 @@ Target Resolver::default_target() {
   if (auto t = explicit_target()) return *t;
   if (cuda::driver_available()) {
     try {
-      return Target{"cuda", cuda::current_device().info->arch, 32};
+      return cuda::device_target(*cuda::current_device().info);
     } catch (const NoDeviceError&) {
     }
   }
@@ -617,7 +617,7 @@ PrepareReport Resolver::resolve_batch(const std::vector<KernelRequest>& requests
       const cuda::CurrentDevice dev = cuda::current_device();
       for (const auto& item : items) {
         const Job& job = item->job;
-        if (job.entry != nullptr && job.target.arch == dev.info->arch) {
+        if (job.entry != nullptr && job.target == cuda::device_target(*dev.info)) {
           job.entry->function_for(dev.context, *dev.info, job.fn->loads);
         }
       }

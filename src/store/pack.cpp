@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,18 +19,19 @@
 namespace triton_jit {
 namespace {
 
-// The current device's architecture, when a driver and a device are there; 0 otherwise.
-int device_arch() {
-  if (!cuda::driver_available()) return 0;
+// The current device's target, when a driver and a device are there.
+std::optional<Target> device_target() {
+  if (!cuda::driver_available()) return std::nullopt;
   try {
-    return cuda::current_device().info->arch;
+    return cuda::device_target(*cuda::current_device().info);
   } catch (const Error&) {
-    return 0;
+    return std::nullopt;
   }
 }
 
 PackInfo load_one(const std::string& path) {
-  PackInfo info = detail::PackRegistry::instance().load(path, device_arch());
+  const std::optional<Target> device = device_target();
+  PackInfo info = detail::PackRegistry::instance().load(path, device ? &*device : nullptr);
   if (detail::log_enabled(LogLevel::Info)) {
     detail::log_line("loaded kernel pack " + path + " (" + std::to_string(info.kernels) + " kernels)");
   }

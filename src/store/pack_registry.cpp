@@ -119,24 +119,24 @@ PackRegistry& PackRegistry::instance() {
   return *registry;
 }
 
-PackInfo PackRegistry::load(const std::string& path, int device_arch) {
+PackInfo PackRegistry::load(const std::string& path, const Target* device) {
   auto pack = std::make_unique<Pack>();
   pack->contents = read_pack(path);
   pack->info = pack_info(path, pack->contents);
   for (const KernelRecord& k : pack->contents.kernels) pack->key_texts.push_back(k.key.text());
-  const int arch = device_arch;
-  if (arch != 0 && !pack->info.targets.empty() &&
-      std::none_of(pack->info.targets.begin(), pack->info.targets.end(),
-                   [&](const Target& t) { return t.backend == "cuda" && t.arch == arch; })) {
+  if (device != nullptr && !pack->info.targets.empty() &&
+      std::none_of(pack->info.targets.begin(), pack->info.targets.end(), [&](const Target& t) {
+        return t.backend == device->backend && t.arch == device->arch;
+      })) {
     std::string archs;
     for (const Target& t : pack->info.targets) {
       archs += (archs.empty() ? "" : ", ") + arch_name(t);
     }
     std::fprintf(stderr,
-                 "[triton_jit] warning: the kernel pack %s holds kernels for %s only, but the device is sm_%d: "
+                 "[triton_jit] warning: the kernel pack %s holds kernels for %s only, but the device is %s: "
                  "they are skipped here, and kernels compile just in time where Python and Triton are available. "
-                 "Add target=cuda:%d to the manifest to pack for this device.\n",
-                 path.c_str(), archs.c_str(), arch, arch);
+                 "Add target=%s to the manifest to pack for this device.\n",
+                 path.c_str(), archs.c_str(), arch_name(*device).c_str(), device->str().c_str());
   }
   PackInfo info = pack->info;
   std::lock_guard<std::mutex> lock(mutex_);

@@ -16,9 +16,9 @@ class PackRegistry {
  public:
   static PackRegistry& instance();
 
-  // Loads a pack; `device_arch` (0: none) is the device's architecture, warned about when the
-  // pack holds no kernel for it.
-  PackInfo load(const std::string& path, int device_arch);
+  // Loads a pack; `device` (null: none) is the current device's target (cuda:90, hip:gfx942),
+  // warned about when the pack holds no kernel for it.
+  PackInfo load(const std::string& path, const Target* device);
   std::vector<PackInfo> infos();
 
   // The packed function a caller's `path` (a file, or "module:NAME") and `name` stand for, and

@@ -324,3 +324,62 @@ def triton_hook_events(obj, args, pick=0, launches=1, grid=(1, )):
         for t in tuners:
             t.__dict__.pop("do_bench", None)
     return list(HOOK_EVENTS)
+
+
+def hip_launcher_layout(fn, args, target):
+    """The launch Triton's own AMD launcher makes for this call, from the signature its JIT builds
+    with the binder: a dict with "params", its kernel parameter array in order ("argI" for call
+    argument I, "global_scratch", "profile_scratch"), "types", the C type each argI is passed as,
+    "warp_size", the factor of num_warps in its block size, and "global_scratch_null", whether it
+    passes NULL there. Up to Triton 3.6 HIPLauncher generates a C launcher per kernel
+    (make_launcher in triton/backends/amd/driver.py), read here from its source (it embeds the HIP
+    runtime's path only, so a stand-in path is given; nothing is compiled). From 3.7 on one C
+    launcher (driver.c's launch) serves every kernel: the non-constexpr arguments, then NULL, then
+    the profile scratch (3.8: the global scratch it allocates, as the CUDA launcher does, in place of
+    NULL), block warp_size * num_warps with HIPLauncher's metadata.warp_size; the layout is read
+    from that source, which must still say so."""
+    import inspect
+    import os
+    import re
+
+    import triton.backends.amd.driver as amd
+    bound_args, specialization, options = binder(fn, target)(*args)
+    signature = {i: s[0] for i, s in enumerate(specialization)}
+    constants = {(i, ): s[1] for i, s in enumerate(specialization) if s[0] == "constexpr"}
+    float_storage = {"fp16": "uint16_t", "bf16": "uint16_t", "fp32": "uint32_t", "f32": "uint32_t", "fp64": "uint64_t"}
+    float_storage.update(getattr(amd, "FLOAT_STORAGE_TYPE", {}))
+    types = {f"arg{i}": float_storage.get(ty) or amd.ty_to_cpp(ty) for i, ty in signature.items() if ty != "constexpr"}
+    if hasattr(amd, "make_launcher"):
+        saved = amd._get_path_to_hip_runtime_dylib
+        amd._get_path_to_hip_runtime_dylib = lambda: "/stand-in/libamdhip64.so"
+        try:
+            extra = [None] * (len(inspect.signature(amd.make_launcher).parameters) - 3)  # tensordesc_meta from 3.6
+            src = amd.make_launcher(constants, signature, target[2], *extra)
+        finally:
+            amd._get_path_to_hip_runtime_dylib = saved
+        params = [p.strip().lstrip("&") for p in re.search(r"void \*params\[\] = \{ ([^}]*) \}", src).group(1).split(",")]
+        launch = re.search(r"hipModuleLaunchKernel\(function, gridX, gridY, gridZ, (\d+)\s*\*\s*num_warps, 1, 1, "
+                           r"shared_memory, stream, params, 0\)", src)
+        return {
+            "params": params,
+            "types": types,
+            "warp_size": int(launch.group(1)) if launch else -1,
+            "global_scratch_null": "hipDeviceptr_t global_scratch = 0;" in src,
+        }
+    with open(os.path.join(os.path.dirname(amd.__file__), "driver.c")) as f:
+        src = f.read()
+    null_at = src.find("extractPointer(params[params_idx++], Py_None)")  # 3.7: NULL
+    global_at = src.find("extractPointer(params[params_idx++], global_scratch_obj)")  # 3.8: allocated
+    scratch_at = max(null_at, global_at)
+    profile_at = src.find("extractPointer(params[params_idx++], profile_scratch_obj)")
+    args_at = src.find("extractor.extract(params[params_idx++], current_arg)")
+    if min(scratch_at, profile_at, args_at) < 0 or not args_at < scratch_at < profile_at:
+        raise RuntimeError("this Triton's backends/amd/driver.c no longer builds the parameters as 3.7 did: "
+                           "update tests/support/triton_reference.py to read its layout")
+    block = "warp_size * num_warps" in src
+    return {
+        "params": list(types) + ["global_scratch", "profile_scratch"],
+        "types": types,
+        "warp_size": target[2] if block else -1,
+        "global_scratch_null": null_at >= 0,
+    }

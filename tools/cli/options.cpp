@@ -417,8 +417,8 @@ Options:
                        (the output of triton-jit specialize); a dtype constexpr is written as
                        its repr: triton.language.float16 (or tl.float16) or torch.float16
   --target TARGET      BACKEND:ARCH[:WARP_SIZE], e.g. cuda:90 or cuda:80, or hip:gfx942 when the
-                       installed Triton has the AMD backend (its wheels do; such kernels
-                       compile here but do not launch: the runtime launches through CUDA);
+                       installed Triton has the AMD backend (its wheels do: such kernels
+                       compile on any machine and launch through the HIP runtime);
                        a WARP_SIZE must be the backend's (32 for cuda; 64 before gfx10, 32 from
                        gfx10 on for hip)
   --out DIR            output directory (created if missing)

@@ -10,7 +10,7 @@ import triton
 
 from .targets import _arch_number, _gpu_target, _make_backend
 from .triton_key import _store_triton_key, _take_stored_triton_key
-from .versions import _dependency_types, _pin_constexpr_globals, source_class
+from .versions import _dependency_types, _pin_constexpr_globals, launch_global_scratch_size, source_class
 
 
 def _call_options(fn, options):
@@ -62,6 +62,8 @@ def _pack_args_inline(fn, backend, kwargs, bound_args, specialization):
 #   3.6-3.8  - cluster_dims: Triton's launcher uses a (num_ctas, 1, 1) cluster; + enable_reflect_ftz.
 #            3.8's launcher adds GSan arguments when instrumentation_mode has "gsan".
 #   3.9      + clc, sched4reg, fpsan_homomorphic_casts, min_shared_mem.
+# On AMD, Triton's launcher passes NULL for the global scratch before 3.8: global_scratch_size is
+# what the launch allocates (versions.launch_global_scratch_size), 0 there.
 # Read here: name, shared, num_warps, num_ctas, cluster_dims, the scratch sizes and alignments,
 # launch_pdl, launch_cooperative_grid, tensordesc_meta, hash, instrumentation_mode. Every other
 # field is deliberately ignored and kept in metadata_json only: they steer code generation, and
@@ -188,7 +190,7 @@ def _compile(fn, specialization, options, target):
         "num_warps": int(md.num_warps),
         "num_ctas": int(getattr(md, "num_ctas", 1)),
         "cluster_dims": _cluster_dims(md),
-        "global_scratch_size": int(getattr(md, "global_scratch_size", 0)),
+        "global_scratch_size": launch_global_scratch_size(gpu_target.backend, md),
         "global_scratch_align": int(getattr(md, "global_scratch_align", 1)),
         "profile_scratch_size": int(getattr(md, "profile_scratch_size", 0)),
         "profile_scratch_align": int(getattr(md, "profile_scratch_align", 1)),

@@ -112,6 +112,18 @@ def source_class(fn):
     return GluonASTSource
 
 
+def launch_global_scratch_size(backend, metadata):
+    """Bytes of global scratch per program the launcher allocates, as Triton's own launcher for
+    the backend does: the metadata's global_scratch_size, except on AMD before 3.8, whose launcher
+    passes NULL whatever the metadata says (3.4 to 3.6: `hipDeviceptr_t global_scratch = 0` in
+    make_launcher's source; 3.7: driver.c's extractPointer(..., Py_None)); 3.8's HIPLauncher
+    allocates it as the CUDA launcher does."""
+    size = int(getattr(metadata, "global_scratch_size", 0))
+    if backend == "hip" and _triton_version() < (3, 8):
+        return 0
+    return size
+
+
 def hip_buffer_ops():
     """Whether the installed Triton's HIP backend adds 'S' to a pointer argument whose buffer
     holds at most 2**31 - 1 bytes (HIPBackend.get_tensor_specialization, get_arg_specialization
