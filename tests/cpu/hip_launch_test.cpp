@@ -72,21 +72,10 @@ struct ScopedTarget {
   ~ScopedTarget() { triton_jit::set_target(std::nullopt); }
 };
 
-// Triton 3.4 links the hsaco with ROCm's ld.lld, which a machine without ROCm lacks.
-bool links_hsaco() {
-  triton_jit::bridge::GilGuard gil;
-  triton_jit::bridge::bridge();
-  try {
-    return py::hasattr(py::module_::import("triton._C.libtriton").attr("amd"), "link_hsaco");
-  } catch (const py::error_already_set&) {
-    return false;
-  }
-}
-
 class HipLaunch : public testing::Test {
  protected:
   void SetUp() override {
-    if (!links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+    if (!triton_jit::test::triton_links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
     device("gfx942:sramecc+:xnack-", 64);
   }
   void TearDown() override {
@@ -108,7 +97,7 @@ class HipLaunch : public testing::Test {
 // is made once per process (each case of this suite runs in its own under CTest).
 TEST(HipRuntimeSelection, WithoutLibcudaTheHipRuntimeIsLoaded) {
   setenv("TRITON_JIT_HIP_LIBRARY", FAKE_HIP_LIBRARY, 1);
-  if (!links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+  if (!triton_jit::test::triton_links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
   fake().reset();
   const triton_jit::cuda::DriverApi& d = triton_jit::cuda::driver();
   if (d.DeviceGetGfxArch == nullptr) GTEST_SKIP() << "libcuda is here and has a device: the runtime launches on it";

@@ -224,19 +224,9 @@ INSTANTIATE_TEST_SUITE_P(Kernels, HipParity, testing::ValuesIn(cases()), [](cons
 
 // ---- the compiled kernel: what triton.compile builds for the HIP target from Triton's binder ----
 
-bool links_hsaco() {
-  triton_jit::bridge::GilGuard gil;
-  triton_jit::bridge::bridge();
-  try {
-    return py::hasattr(py::module_::import("triton._C.libtriton").attr("amd"), "link_hsaco");
-  } catch (const py::error_already_set&) {
-    return false;
-  }
-}
-
 TEST(HipCompileParity, SameHashAndCodeObjectAsTritonsCompile) {
   // Triton 3.4 links the hsaco with ROCm's ld.lld, which a machine without ROCm lacks.
-  if (!links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+  if (!triton_jit::test::triton_links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
   const std::string path = test::canonical(test::kernel("add.py"));
   auto& fn = TritonJitFunction::get(path, "add_kernel");
   for (const char* target_text : {"hip:gfx942", "hip:gfx1100"}) {

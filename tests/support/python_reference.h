@@ -44,4 +44,16 @@ inline pybind11::object& file_module(const std::string& path, const std::string&
   return *module;
 }
 
+// Whether the installed Triton links AMD code objects itself: Triton 3.4 links them with ROCm's
+// ld.lld, which a machine without ROCm lacks (the HIP tests skip there, saying so).
+inline bool triton_links_hsaco() {
+  bridge::GilGuard gil;
+  bridge::bridge();
+  try {
+    return pybind11::hasattr(pybind11::module_::import("triton._C.libtriton").attr("amd"), "link_hsaco");
+  } catch (const pybind11::error_already_set&) {
+    return false;
+  }
+}
+
 }  // namespace triton_jit::test
