@@ -82,13 +82,20 @@ for p in "${parts[@]}"; do
     # 326 tests when each case was a process, twice in one run of 284 once a process runs a whole
     # suite (longer processes, more threads). Each passed when run again. A real finding repeats,
     # so the runs after the first forgive only that.
+    # intercept_tls_get_addr=0: LeakSanitizer's scan of the threads' dynamic TLS at exit crashed
+    # its tracer on an entry ASan had recorded wrongly from __tls_get_addr ("DTLS 8 at
+    # 0x000000000f55-0x001000002057", then "Tracer caught signal 11"): in every run of
+    # cpu.LibTunerDatabase's probes for one build of the library, in none for the builds of the two
+    # commits it merged, a fault of the sanitizer's bookkeeping that moves with the memory layout
+    # (the occasional crash above is the same). Untracked, dynamic TLS blocks are no roots of the
+    # leak scan; static TLS still is, and the suite reports no leak either way.
     # use_sigaltstack=0: Triton's LLVM, compiling on a thread of the test, gives that thread a
     # signal stack of its own (malloc'd, larger than ASan's); ASan then tried to unmap it as its
     # own when the thread ended and aborted ("unable to unmap"), on every cold Triton cache. Only
     # ASan's report of a stack overflow needs its signal stack.
     rc=0
     env PYTHONMALLOC=malloc \
-      ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:use_sigaltstack=0" \
+      ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1:use_sigaltstack=0:intercept_tls_get_addr=0" \
       LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0" \
       UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$SUPP/ubsan.supp" \
       ctest --test-dir "$dir" -L cpu -LE "faults|deploy" --output-on-failure --no-tests=error --parallel "$CTEST_JOBS" \
