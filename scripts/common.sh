@@ -13,6 +13,7 @@
 #   TRITON_JIT_SKIP_APT  1: never call apt-get, only report missing Debian packages
 #   TRITON_JIT_CORE_ONLY 1: without the torch layer: a .venv-core from requirements-core.txt
 #                        (no torch: about 0.7 GB instead of 4.7 GB) and -DTRITON_JIT_BUILD_TORCH=OFF
+#   TRITON_JIT_INSTALLER uv (default) or pip: what fills the virtualenvs (see tj_pip_install)
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build}"
@@ -38,6 +39,16 @@ TJ_BUILD_ARGS=()  # set by tj_build_args
 
 TJ_START_TIME=$SECONDS
 
+# The installer that fills the virtualenvs. uv installs the 4.7 GB of torch's CUDA build, with
+# its downloads, in under a minute on a 2-core machine where pip takes 150 s (pip unpacks and
+# compiles in one Python process); uv is itself a wheel from PyPI, pinned here, installed into
+# each virtualenv by that virtualenv's pip.
+TJ_UV_VERSION=0.13.9
+case "${TRITON_JIT_INSTALLER:-uv}" in
+  uv | pip) ;;
+  *) printf 'error: TRITON_JIT_INSTALLER must be uv or pip, not %s\n' "$TRITON_JIT_INSTALLER" >&2; exit 1 ;;
+esac
+
 tj_log() { printf '==> [%4ds] %s\n' "$((SECONDS - TJ_START_TIME))" "$*"; }
 tj_warn() { printf 'warning: %s\n' "$*" >&2; }
 tj_error() { printf 'error: %s\n' "$*" >&2; }
@@ -58,6 +69,36 @@ tj_lock() {
   fi
 }
 tj_unlock() { exec 9>&-; }
+
+# tj_pip_install VENV ARGS...: `pip install ARGS...` into the virtualenv VENV, through uv (pinned
+# above, bootstrapped into VENV by its pip) unless TRITON_JIT_INSTALLER=pip or uv cannot be had.
+# uv reads no pip configuration: an index set in PIP_INDEX_URL / PIP_EXTRA_INDEX_URL is passed on.
+tj_pip_install() {
+  local venv=$1
+  shift
+  local pip_flags=(--no-input --disable-pip-version-check --quiet)
+  if [ -n "${CI:-}" ] || [ ! -t 2 ]; then pip_flags+=(--progress-bar off); fi
+  if [ "${TRITON_JIT_INSTALLER:-uv}" = uv ]; then
+    if [ ! -x "$venv/bin/uv" ] || [ "$("$venv/bin/uv" --version 2>/dev/null | cut -d' ' -f2)" != "$TJ_UV_VERSION" ]; then
+      "$venv/bin/python" -m pip install "${pip_flags[@]}" "uv==$TJ_UV_VERSION" >&2 ||
+        tj_warn "pip install uv==$TJ_UV_VERSION into $venv failed: installing with pip instead (slower)"
+    fi
+    if [ -x "$venv/bin/uv" ]; then
+      # --compile-bytecode as pip does: the tests run with PYTHONDONTWRITEBYTECODE=1, and without
+      # .pyc files every process would compile torch's modules again (seconds each).
+      local uv_flags=(--quiet --compile-bytecode --python "$venv/bin/python")
+      if [ -n "${PIP_INDEX_URL:-}" ] && [ -z "${UV_DEFAULT_INDEX:-}${UV_INDEX_URL:-}" ]; then
+        uv_flags+=(--default-index "$PIP_INDEX_URL")
+      fi
+      if [ -n "${PIP_EXTRA_INDEX_URL:-}" ] && [ -z "${UV_INDEX:-}${UV_EXTRA_INDEX_URL:-}" ]; then
+        uv_flags+=(--index "$PIP_EXTRA_INDEX_URL")
+      fi
+      "$venv/bin/uv" pip install "${uv_flags[@]}" "$@" >&2
+      return
+    fi
+  fi
+  "$venv/bin/python" -m pip install "${pip_flags[@]}" "$@" >&2
+}
 
 tj_imports_triton() { "$1" -c 'import triton' >/dev/null 2>&1; }
 
@@ -88,17 +129,15 @@ tj_ensure_venv() {
     tj_log "virtualenv up to date with $(basename "$REQUIREMENTS"): skipping pip"
     return 0
   fi
-  local what="triton is a large download: a few minutes"
-  if [ "$TJ_CORE_ONLY" != 1 ]; then what="triton and torch (CUDA build) are large downloads, 4.7 GB in all: several minutes; TRITON_JIT_CORE_ONLY=1 skips torch"; fi
-  tj_log "installing $(basename "$REQUIREMENTS") into $VENV_DIR ($what)"
-  local pip_flags=(--no-input --disable-pip-version-check)
-  if [ -n "${CI:-}" ] || [ ! -t 1 ]; then pip_flags+=(--progress-bar off); fi
-  "$VENV_DIR/bin/python" -m pip install "${pip_flags[@]}" -r "$REQUIREMENTS" ||
-    tj_die "pip install -r $(basename "$REQUIREMENTS") failed"
+  local what="triton is a large download"
+  if [ "$TJ_CORE_ONLY" != 1 ]; then what="triton and torch (CUDA build) are large downloads, 4.7 GB in all; TRITON_JIT_CORE_ONLY=1 skips torch"; fi
+  tj_log "installing $(basename "$REQUIREMENTS") into $VENV_DIR with ${TRITON_JIT_INSTALLER:-uv} ($what)"
+  tj_pip_install "$VENV_DIR" -r "$REQUIREMENTS" ||
+    tj_die "installing -r $(basename "$REQUIREMENTS") into $VENV_DIR failed (TRITON_JIT_INSTALLER=pip tries pip instead of uv)"
   if [ "$TJ_CORE_ONLY" != 1 ]; then
     # Without their dependencies: see requirements-replay.txt.
-    "$VENV_DIR/bin/python" -m pip install "${pip_flags[@]}" --no-deps -r "$REPO_ROOT/requirements-replay.txt" ||
-      tj_die "pip install --no-deps -r requirements-replay.txt failed"
+    tj_pip_install "$VENV_DIR" --no-deps -r "$REPO_ROOT/requirements-replay.txt" ||
+      tj_die "installing --no-deps -r requirements-replay.txt into $VENV_DIR failed"
   fi
   "$VENV_DIR/bin/python" -c 'import triton, pybind11' ||
     tj_die "the virtualenv still cannot import triton and pybind11"

@@ -121,19 +121,17 @@ tj_triton_venv() {
       "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('triton') != '$version')" 2>/dev/null; then
       exit 0
     fi
-    tj_log "creating $venv (python $base_python, pip install triton==$version)" >&2
+    tj_log "creating $venv (python $base_python, triton==$version)" >&2
     rm -rf "$venv"
     "$base_python" -m venv "$venv" >&2 || { tj_error "$base_python -m venv $venv failed"; exit 1; }
-    local_flags=(--no-input --disable-pip-version-check --quiet)
-    if [ -n "${CI:-}" ] || [ ! -t 2 ]; then local_flags+=(--progress-bar off); fi
-    "$venv/bin/python" -m pip install "${local_flags[@]}" "triton==$version" >&2 ||
-      { tj_error "pip install triton==$version into $venv failed"; exit 1; }
+    tj_pip_install "$venv" "triton==$version" ||
+      { tj_error "installing triton==$version into $venv failed"; exit 1; }
     "$venv/bin/python" -c 'import triton' >&2 || { tj_error "$venv cannot import triton"; exit 1; }
     # FlagGems' wrappers, against which the LibEntry and LibTuner tests compare the runtime under
     # every Triton (without its dependencies: requirements-replay.txt), and SQLAlchemy for its models.
-    "$venv/bin/python" -m pip install "${local_flags[@]}" --no-deps -r "$REPO_ROOT/requirements-replay.txt" >&2 &&
-      "$venv/bin/python" -m pip install "${local_flags[@]}" "$sqlalchemy_pin" >&2 ||
-      { tj_error "pip install of requirements-replay.txt or $sqlalchemy_pin into $venv failed"; exit 1; }
+    tj_pip_install "$venv" --no-deps -r "$REPO_ROOT/requirements-replay.txt" &&
+      tj_pip_install "$venv" "$sqlalchemy_pin" ||
+      { tj_error "installing requirements-replay.txt or $sqlalchemy_pin into $venv failed"; exit 1; }
     printf '%s\n' "$replay_stamp" >"$stamp"
   ) || return 1
   printf '%s\n' "$venv/bin/python"
