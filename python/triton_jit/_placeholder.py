@@ -1,0 +1,64 @@
+"""The Python side of triton_jit.empty_like placeholders (python/src/placeholder.cpp): allocation in
+the frameworks other than torch (torch's is called from C), and the error for a placeholder that
+reached a launch which allocates nothing (Triton's own kernel[grid](...))."""
+import sys
+
+from ._frameworks import empty, framework_of
+
+
+def allocate(like, dtype, shape):
+    """The array a placeholder stands for, for a `like` that is not a torch.Tensor: CuPy's and JAX's
+    own allocation (triton_jit.empty). Raises TypeError, which the launch reports naming the kernel
+    and the parameter, for anything else."""
+    fw = framework_of(like)
+    if fw in ("cupy", "jax"):
+        from . import _jax
+        if fw == "jax" and _jax.is_tracer(like):
+            raise TypeError("like= is a JAX tracer: under jax.jit a launch allocates no output; declare it with "
+                            "triton_jit.empty(shape, like=x) and read out.value after the launch")
+        out = empty(like.shape if shape is None else shape, dtype, like=like)
+        if isinstance(out, _jax.Output):
+            raise TypeError("the launch runs under a JAX trace, where it allocates no output; declare it with "
+                            "triton_jit.empty(shape, like=x) and read out.value after the launch")
+        return out
+    if fw == "numpy":
+        raise TypeError("like= is a numpy array, in host memory: kernels run on the GPU; make like= a GPU array "
+                        "(torch, CuPy or JAX)")
+    module = type(like).__module__ or ""
+    raise TypeError(f"like= is an object of type {module + '.' if module != 'builtins' else ''}{type(like).__qualname__}, not an "
+                    f"array of a framework the launch allocates in (a torch.Tensor, a CuPy or a JAX array); pass "
+                    f"one, or allocate the output yourself and pass it")
+
+
+def _caller_names(placeholder):
+    """(kernel, parameter) of the Triton launch now binding `placeholder`, read from the frames of
+    Triton's binder (its locals are the kernel's parameters) and of JITFunction.run (`self`); None
+    for what is not found."""
+    kernel = parameter = None
+    frame = sys._getframe(2)
+    for _ in range(12):
+        if frame is None:
+            break
+        local = frame.f_locals
+        if parameter is None:
+            parameter = next((name for name, value in local.items() if value is placeholder and name != "self"), None)
+        me = local.get("self")
+        if kernel is None and type(me).__name__ in ("JITFunction", "GluonJITFunction"):
+            kernel = getattr(me, "__name__", None)
+        frame = frame.f_back
+    return kernel, parameter
+
+
+def foreign_launch(placeholder):
+    """Raises the error for a placeholder asked for its memory (data_ptr()) by a launch that does
+    not allocate it."""
+    kernel, parameter = _caller_names(placeholder)
+    where = ""
+    if parameter is not None:
+        where += f"argument '{parameter}'"
+    if kernel is not None:
+        where += f"{' of ' if where else ''}{kernel}"
+    raise TypeError(f"{where + ': ' if where else ''}{placeholder!r} was passed to a launch that allocates nothing "
+                    f"(Triton's own kernel[grid](...), or triton_jit.install()'s): only a launch through triton_jit "
+                    f"allocates placeholders. Launch with triton_jit.jit(kernel)[grid](...), or pass an array "
+                    f"allocated beforehand (torch.empty_like(x))")
