@@ -20,6 +20,9 @@ def allocate(like, dtype, shape):
         if isinstance(out, _jax.Output):
             raise TypeError("the launch runs under a JAX trace, where it allocates no output; declare it with "
                             "triton_jit.empty(shape, like=x) and read out.value after the launch")
+        if fw == "jax":
+            # JAX fills it on a stream of its own: done before the kernel writes it.
+            out.block_until_ready()
         return out
     if fw == "numpy":
         raise TypeError("like= is a numpy array, in host memory: kernels run on the GPU; make like= a GPU array "
