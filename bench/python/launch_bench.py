@@ -333,8 +333,9 @@ def main():
     print(f"- add of 4096 floats, output allocated per call: triton_jit {sa['triton_jit']:.2f} µs, "
           f"torch.add {sa['torch.add']:.2f} µs ({sa['triton_jit'] / sa['torch.add']:.2f}×; target below 1); "
           f"of which torch.empty_like {sa['torch.empty_like']:.2f} µs; with the grid from triton.cdiv "
-          f"{sa['triton_jit_triton_cdiv']:.2f} µs; with the output allocated in the launch (triton_jit.empty_like) "
-          f"{sa['triton_jit_empty_like']:.2f} µs ({sa['triton_jit_empty_like'] / sa['torch.add']:.2f}× torch.add)")
+          f"{sa['triton_jit_triton_cdiv']:.2f} µs; with the output allocated in the launch "
+          f"(triton_jit.empty_like) {sa['triton_jit_empty_like']:.2f} µs "
+          f"({sa['triton_jit_empty_like'] / sa['torch.add']:.2f}× torch.add)")
     print("\n| runtime params | raw µs | triton_jit µs | Triton µs |\n| ---: | ---: | ---: | ---: |")
     for s in sweep:
         print(f"| {s['runtime_params']} | {us(s, 'raw_python')} | {us(s, 'triton_jit')} | {us(s, 'triton')} |")

@@ -223,7 +223,9 @@ struct Kernel::Call {
     } else {
       result = PyTuple_New(static_cast<Py_ssize_t>(outputs.size()));
       if (result == nullptr) throw nb::python_error();
-      for (size_t i = 0; i < outputs.size(); ++i) PyTuple_SET_ITEM(result, static_cast<Py_ssize_t>(i), outputs[i].second);
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        PyTuple_SET_ITEM(result, static_cast<Py_ssize_t>(i), outputs[i].second);
+      }
     }
     outputs.clear();  // the references moved to the result
     return result;

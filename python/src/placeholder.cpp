@@ -195,8 +195,7 @@ PyObject* get_shape(PyObject* self, void*) {
 PyObject* placeholder_data_ptr(PyObject* self, PyObject*) {
   static PyObject* foreign = nullptr;
   PyObject* argv[2] = {nullptr, self};
-  return PyObject_Vectorcall(helper("foreign_launch", &foreign), argv + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-                             nullptr);
+  return PyObject_Vectorcall(helper("foreign_launch", &foreign), argv + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
 }
 
 }  // namespace
@@ -230,10 +229,9 @@ void register_placeholder(nb::module_& m) {
       {"dtype", get_dtype, nullptr, const_cast<char*>("The output's dtype (like's unless given)."), nullptr},
       {"shape", get_shape, nullptr, const_cast<char*>("The output's shape (like's unless given)."), nullptr},
       {nullptr, nullptr, nullptr, nullptr, nullptr}};
-  static PyMethodDef methods[] = {
-      {"data_ptr", placeholder_data_ptr, METH_NOARGS,
-       "Raises: a placeholder has no memory until a triton_jit launch allocates it."},
-      {nullptr, nullptr, 0, nullptr}};
+  static PyMethodDef methods[] = {{"data_ptr", placeholder_data_ptr, METH_NOARGS,
+                                   "Raises: a placeholder has no memory until a triton_jit launch allocates it."},
+                                  {nullptr, nullptr, 0, nullptr}};
   static PyType_Slot slots[] = {
       {Py_tp_dealloc, reinterpret_cast<void*>(placeholder_dealloc)},
       {Py_tp_repr, reinterpret_cast<void*>(placeholder_repr)},

@@ -27,10 +27,10 @@ def allocate(like, dtype, shape):
     if fw == "numpy":
         raise TypeError("like= is a numpy array, in host memory: kernels run on the GPU; make like= a GPU array "
                         "(torch, CuPy or JAX)")
-    module = type(like).__module__ or ""
-    raise TypeError(f"like= is an object of type {module + '.' if module != 'builtins' else ''}{type(like).__qualname__}, not an "
-                    f"array of a framework the launch allocates in (a torch.Tensor, a CuPy or a JAX array); pass "
-                    f"one, or allocate the output yourself and pass it")
+    module = type(like).__module__ or "builtins"
+    name = type(like).__qualname__ if module == "builtins" else f"{module}.{type(like).__qualname__}"
+    raise TypeError(f"like= is an object of type {name}, not an array of a framework the launch allocates in (a "
+                    f"torch.Tensor, a CuPy or a JAX array); pass one, or allocate the output yourself and pass it")
 
 
 def _caller_names(placeholder):
