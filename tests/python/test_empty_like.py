@@ -238,3 +238,14 @@ def test_tritons_own_binder_names_the_kernel_and_the_parameter():
     with pytest.raises(TypeError, match="argument 'out_ptr' of add_kernel: .*allocates nothing") as info:
         run(py_kernels.add_kernel, x, x, triton_jit.empty_like(x), 16)
     assert "triton_jit.jit(kernel)" in str(info.value)
+
+
+def test_decorated_kernels_take_placeholders_with_a_real_tensors_key():
+    x = fake(4096)
+    for kernel in (py_kernels.even_add_kernel, py_kernels.decorated_even_kernel):
+        k = triton_jit.jit(kernel)
+        args = (x, x) if kernel is py_kernels.even_add_kernel else (x, )
+        for n in (4096, 1000):
+            got = k.specialize(*args, triton_jit.empty_like(x), n, BLOCK=128)
+            want = k.specialize(*args, fake(4096), n, BLOCK=128)
+            assert got.signature() == want.signature()
