@@ -35,21 +35,23 @@ def allocate(like, dtype, shape):
 
 def _caller_names(placeholder):
     """(kernel, parameter) of the Triton launch now binding `placeholder`, read from the frames of
-    Triton's binder (its locals are the kernel's parameters) and of JITFunction.run (`self`); None
-    for what is not found."""
-    kernel = parameter = None
+    Triton's binder (its locals are the kernel's parameters; Triton 3.4 and 3.5 specialize in a
+    Python function of their own, whose local is `arg`) and of JITFunction.run (`self`); None for
+    what is not found."""
+    kernel, names = None, []
     frame = sys._getframe(2)
     for _ in range(12):
         if frame is None:
             break
         local = frame.f_locals
-        if parameter is None:
-            parameter = next((name for name, value in local.items() if value is placeholder and name != "self"), None)
+        names += [name for name, value in local.items() if value is placeholder and name != "self"]
         me = local.get("self")
         if kernel is None and type(me).__name__ in ("JITFunction", "GluonJITFunction"):
-            kernel = getattr(me, "__name__", None)
+            kernel = me
         frame = frame.f_back
-    return kernel, parameter
+    params = set(getattr(kernel, "arg_names", None) or ())
+    parameter = next((name for name in names if name in params), names[-1] if names else None)
+    return (getattr(kernel, "__name__", None) if kernel is not None else None), parameter
 
 
 def foreign_launch(placeholder):
