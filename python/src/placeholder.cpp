@@ -1,7 +1,5 @@
 #include "placeholder.h"
 
-#include <structmember.h>
-
 #include "pyutil.h"
 #include "triton_jit/errors.h"
 
