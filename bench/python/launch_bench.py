@@ -3,8 +3,9 @@
 and a raw cuLaunchKernel of the same cubin, for the launch benchmark's kernels
 (bench/kernels/launch_kernels.py: add_kernel, 4 runtime params; many_args_kernel, 14), plus:
 triton_jit with CuPy and JAX arrays (where installed), the small add against torch.add (4096
-floats, output allocated per call as torch.add does), and a sweep over the number of arguments
-for the plot.
+floats, output allocated per call as torch.add does: by torch.empty_like before the launch, and
+inside the launch's C++ call through a triton_jit.empty_like placeholder), and a sweep over the
+number of arguments for the plot.
 
     launch_bench.py [--launches N] [--batch N] [--out FILE.json] [--plot FILE.png]
                     [--cpp-json BUILD_OUT/launch_gpu_bench.json]
@@ -240,6 +241,16 @@ def main():
             o = torch.empty_like(a)
             fast_add[(triton.cdiv(n, 1024), )](a, b, o, n, BLOCK=1024)
 
+    # The output allocated inside the launch's C++ call: triton_jit.empty_like(a) is a placeholder
+    # the extension fills with torch.empty_like, called from C; the launch returns the tensor.
+    def run_placeholder_add(count):
+        for _ in range(count):
+            fast_add[(triton_jit.cdiv(n, 1024), )](a, b, triton_jit.empty_like(a), n, BLOCK=1024)
+
+    placeholder_out = fast_add[(triton_jit.cdiv(n, 1024), )](a, b, triton_jit.empty_like(a), n, BLOCK=1024)
+    if not torch.equal(placeholder_out, torch.add(a, b)):
+        raise SystemExit("launch_bench: the placeholder launch's output differs from torch.add's")
+
     def run_empty_like(count):
         for _ in range(count):
             torch.empty_like(a)
@@ -248,6 +259,7 @@ def main():
         for _ in range(count):
             torch.add(a, b)
     small_add = time_paths({"triton_jit": run_new_add, "torch.add": run_torch_add,
+                            "triton_jit_empty_like": run_placeholder_add,
                             "triton_jit_triton_cdiv": run_new_add_triton_cdiv, "torch.empty_like": run_empty_like},
                            args.batch, reps, sync)
 
@@ -321,7 +333,9 @@ def main():
     print(f"- add of 4096 floats, output allocated per call: triton_jit {sa['triton_jit']:.2f} µs, "
           f"torch.add {sa['torch.add']:.2f} µs ({sa['triton_jit'] / sa['torch.add']:.2f}×; target below 1); "
           f"of which torch.empty_like {sa['torch.empty_like']:.2f} µs; with the grid from triton.cdiv "
-          f"{sa['triton_jit_triton_cdiv']:.2f} µs")
+          f"{sa['triton_jit_triton_cdiv']:.2f} µs; with the output allocated in the launch "
+          f"(triton_jit.empty_like) {sa['triton_jit_empty_like']:.2f} µs "
+          f"({sa['triton_jit_empty_like'] / sa['torch.add']:.2f}× torch.add)")
     print("\n| runtime params | raw µs | triton_jit µs | Triton µs |\n| ---: | ---: | ---: | ---: |")
     for s in sweep:
         print(f"| {s['runtime_params']} | {us(s, 'raw_python')} | {us(s, 'triton_jit')} | {us(s, 'triton')} |")

@@ -13,6 +13,7 @@
 #include "convert.h"
 #include "deferred_launch.h"
 #include "errors.h"
+#include "placeholder.h"
 #include "pyutil.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/launch_hooks.h"
@@ -199,7 +200,68 @@ struct Kernel::Call {
   // With Triton's launch hooks set: the list [objects by parameter name, grid as given or as the
   // grid callable returned it] that a kernel's launch_metadata sees (launch_hooked).
   PyObject* hook_call = nullptr;
+  // triton_jit.empty_like placeholders: allocated where the call allows it, refused where its
+  // caller could never get the output back.
+  PlaceholderUse placeholders = PlaceholderUse::Allocate;
+  // The arrays allocated for placeholders, in parameter order (new references; empty, and never
+  // allocated, for a call without placeholders): the call's result, else released with it.
+  std::vector<std::pair<PyObject*, PyObject*>> outputs;  // (placeholder, array)
+
+  Call() = default;
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+  ~Call() {
+    for (const auto& [placeholder, array] : outputs) Py_DECREF(array);
+  }
+  // What the launch returns: nullptr (None) without placeholders, the array for one, a tuple for
+  // several. A new reference; the call keeps none.
+  PyObject* take_outputs() {
+    if (outputs.empty()) return nullptr;
+    PyObject* result;
+    if (outputs.size() == 1) {
+      result = outputs[0].second;
+    } else {
+      result = PyTuple_New(static_cast<Py_ssize_t>(outputs.size()));
+      if (result == nullptr) throw nb::python_error();
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        PyTuple_SET_ITEM(result, static_cast<Py_ssize_t>(i), outputs[i].second);
+      }
+    }
+    outputs.clear();  // the references moved to the result
+    return result;
+  }
 };
+
+PyObject* Kernel::bind_placeholder(Call& c, size_t i, PyObject* placeholder) {
+  const std::string& param = *names_[i];
+  if (c.placeholders == PlaceholderUse::RefuseDeferred) {
+    fail_placeholder(placeholder, name(), param,
+                     "was passed to a launch inside jax.jit, which allocates no output: declare it with "
+                     "triton_jit.empty(shape, like=x) and read out.value after the launch");
+  }
+  if (c.placeholders == PlaceholderUse::RefuseInstalled) {
+    // A TypeError, not an ArgumentError: install()'s run would hand an ArgumentError to Triton's
+    // run, whose binder fails on the placeholder without naming the kernel.
+    const std::string message = "argument '" + param + "' of " + name() + ": " + repr_of(placeholder) +
+                                " was passed to Triton's own launch (kernel[grid](...) under triton_jit.install()), "
+                                "which returns no output: launch with triton_jit.jit(kernel)[grid](...) to get it, "
+                                "or pass an array allocated beforehand";
+    PyErr_SetString(PyExc_TypeError, message.c_str());
+    throw nb::python_error();
+  }
+  if (fn_->signature().params[binder_->caller_params()[i]].is_constexpr) {
+    fail_placeholder(placeholder, name(), param,
+                     "was passed for a tl.constexpr parameter: a placeholder stands for an output array, passed for a "
+                     "pointer parameter; pass the constexpr's value");
+  }
+  // The same placeholder for two parameters is one array.
+  for (const auto& [seen, array] : c.outputs) {
+    if (seen == placeholder) return array;
+  }
+  PyObject* array = allocate_placeholder(placeholder, name(), param);
+  c.outputs.emplace_back(placeholder, array);
+  return array;
+}
 
 Kernel::Kernel(TritonJitFunction& fn) { init(fn); }
 
@@ -320,6 +382,9 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
   for (size_t i = 0; i < c.count; ++i) {
     PyObject* o = c.objects[i];
     if (o != nullptr) {
+      // The array takes the placeholder's place for the rest of the call: the grid function and
+      // launch hooks see it, as they would see an array the caller allocated.
+      if (__builtin_expect(is_placeholder(o), 0)) o = c.objects[i] = bind_placeholder(c, i, o);
       c.values[i] = convert_arg(o, *names_[i], c.ctx);
     } else if (const ArgValue* d = b.caller_default(i)) {
       c.values[i] = *d;
@@ -418,16 +483,19 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
   };
 }
 
-void Kernel::launch(nb::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames) {
+PyObject* Kernel::launch(nb::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames,
+                         PlaceholderUse placeholders) {
   Call c;
+  c.placeholders = placeholders;
   prepare(c, args, nargs, kwnames, /*launching=*/true);
   // Triton's launch hooks: one relaxed load when none is set.
   if (__builtin_expect((detail::launch_hook_bits() & detail::kPythonLaunchHooks) != 0, 0)) {
     launch_hooked(c, grid);
-    return;
+    return c.take_outputs();
   }
   set_grid(c, grid);
   fn_->launch(c.config, ArgSpan{c.values, c.count});
+  return c.take_outputs();
 }
 
 void Kernel::launch_hooked(Call& c, nb::handle grid) {
@@ -467,6 +535,7 @@ void Kernel::bind(PyObject* const* args, size_t nargs, PyObject* kwnames) {
 void Kernel::prepare_deferred(nb::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames,
                               DeferredLaunch& d) {
   Call c;
+  c.placeholders = PlaceholderUse::RefuseDeferred;
   prepare(c, args, nargs, kwnames, /*launching=*/false);
   if (decorated_ && PyCallable_Check(grid.ptr())) {
     // Its grid would be computed from what the tuner chose, in Python, inside XLA's launch.
@@ -517,6 +586,7 @@ struct LauncherObject {
   PyObject* owner;  // the Kernel's Python object, kept alive
   PyObject* grid;
   bool bind_only;  // kernel._bind(grid): everything but the launch, for benchmarks
+  PlaceholderUse placeholders;
 };
 
 PyTypeObject* g_launcher_type = nullptr;
@@ -546,8 +616,8 @@ PyObject* launcher_call(PyObject* self, PyObject* const* args, size_t nargsf, Py
     const size_t nargs = PyVectorcall_NARGS(nargsf);
     if (l->bind_only) {
       l->kernel->bind(args, nargs, kwnames);
-    } else {
-      l->kernel->launch(nb::handle(l->grid), args, nargs, kwnames);
+    } else if (PyObject* outputs = l->kernel->launch(nb::handle(l->grid), args, nargs, kwnames, l->placeholders)) {
+      return outputs;
     }
   } catch (...) {
     // A launch on JAX values under a trace (tracers, outputs not yet computed) fails to convert:
@@ -570,7 +640,8 @@ void launcher_dealloc(PyObject* self) {
   PyObject_Free(self);
 }
 
-PyObject* make_launcher(nb::handle kernel_object, nb::handle grid, bool bind_only) {
+PyObject* make_launcher(nb::handle kernel_object, nb::handle grid, bool bind_only,
+                        PlaceholderUse placeholders = PlaceholderUse::Allocate) {
   auto* l = PyObject_New(LauncherObject, g_launcher_type);
   if (l == nullptr) throw nb::python_error();
   l->vectorcall = launcher_call;
@@ -578,6 +649,7 @@ PyObject* make_launcher(nb::handle kernel_object, nb::handle grid, bool bind_onl
   l->owner = kernel_object.inc_ref().ptr();
   l->grid = grid.inc_ref().ptr();
   l->bind_only = bind_only;
+  l->placeholders = placeholders;
   return reinterpret_cast<PyObject*>(l);
 }
 
@@ -638,6 +710,7 @@ nb::object make_kernel(TritonJitFunction& fn) {
 
 void register_kernel(nb::module_& m) {
   init_convert();
+  register_placeholder(m);
   g_num_warps = PyUnicode_InternFromString("num_warps");
   g_num_stages = PyUnicode_InternFromString("num_stages");
   g_num_ctas = PyUnicode_InternFromString("num_ctas");
@@ -650,6 +723,13 @@ void register_kernel(nb::module_& m) {
   nb::class_<Kernel>(m, "Kernel", "A @triton.jit function launched through libtriton_jit.")
       .def("__getitem__", [](nb::handle self, nb::handle grid) { return nb::steal(make_launcher(self, grid, false)); })
       .def(
+          "_installed_launcher",
+          [](nb::handle self, nb::handle grid) {
+            return nb::steal(make_launcher(self, grid, false, PlaceholderUse::RefuseInstalled));
+          },
+          "kernel[grid] as triton_jit.install()'s JITFunction.run launches it: a triton_jit.empty_like placeholder "
+          "is a TypeError (that run returns Triton's CompiledKernel, never an output).")
+      .def(
           "_bind", [](nb::handle self, nb::handle grid) { return nb::steal(make_launcher(self, grid, true)); },
           "kernel._bind(grid)(*args, **kwargs) does a launch's work in Python and the extension (arguments, "
           "options, stream) without launching: for benchmarks that split a launch's host time.")
@@ -660,7 +740,8 @@ void register_kernel(nb::module_& m) {
             if (!kwargs.contains("grid")) throw ArgumentError(k.name() + ": run() needs grid=", k.name(), "");
             nb::object grid = kwargs["grid"];
             VectorArgs v(args, kwargs, "grid");
-            k.launch(grid, v.data(), v.nargs, v.names());
+            PyObject* outputs = k.launch(grid, v.data(), v.nargs, v.names());
+            return outputs != nullptr ? nb::steal(outputs) : nb::none();
           },
           "k.run(*args, grid=grid, **kwargs): the same as k[grid](*args, **kwargs).")
       .def(

@@ -2,6 +2,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,13 @@ namespace triton_jit::python {
 
 struct OptionsEntry;
 struct DeferredLaunch;
+
+// What a call does with triton_jit.empty_like placeholders (placeholder.h).
+enum class PlaceholderUse : uint8_t {
+  Allocate,         // allocates them; the launch returns the arrays
+  RefuseDeferred,   // a launch inside jax.jit: XLA's buffers, declared with triton_jit.empty
+  RefuseInstalled,  // JITFunction.run under triton_jit.install(): returns no output (TypeError)
+};
 
 class Kernel {
  public:
@@ -48,8 +56,11 @@ class Kernel {
   // the tuple `kwnames` (nullptr: none), all in `args`.
   //
   // The call k[grid](*args, **kwargs); `grid` is a tuple of up to three ints, an int, or a
-  // callable taking the call's arguments by name (Triton's `meta`).
-  void launch(nanobind::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames);
+  // callable taking the call's arguments by name (Triton's `meta`). Returns the arrays allocated
+  // for triton_jit.empty_like placeholders (a new reference: the array for one, a tuple in
+  // parameter order for several), nullptr when the call passed none.
+  PyObject* launch(nanobind::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames,
+                   PlaceholderUse placeholders = PlaceholderUse::Allocate);
   // The same call's specialization, or compiled kernel, without launching (no GPU needed).
   Specialization specialize(PyObject* const* args, size_t nargs, PyObject* kwnames);
   const KernelInfo& compile(PyObject* const* args, size_t nargs, PyObject* kwnames);
@@ -65,6 +76,9 @@ class Kernel {
  private:
   struct Call;
   void prepare(Call& call, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching);
+  // The array for placeholder argument `i` (allocated once per call and placeholder; the call owns
+  // it), or the error where the call allows no placeholder. Cold.
+  [[gnu::cold, gnu::noinline]] PyObject* bind_placeholder(Call& call, size_t i, PyObject* placeholder);
   const CompileOptions* options_for(Call& call);
   // Whether the explicit target (TRITON_JIT_TARGET, set_target) is a HIP one.
   static bool hip_target_set();

@@ -37,7 +37,7 @@ class _Entry:
 
     def __init__(self, kernel, refused):
         self.kernel, self.refused = kernel, refused
-        self.launch = kernel.__getitem__ if kernel is not None else None
+        self.launch = kernel._installed_launcher if kernel is not None else None
         self.launched = False
         self.logged = set()
 
