@@ -501,3 +501,61 @@ def test_importing_the_runner_module_leaves_install_callable():
             "assert not triton_jit.installed()\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
+
+
+CHILDREN_SCRIPT = r"""
+import json, multiprocessing, subprocess, sys
+
+CHILD = ("import json, sys, sitecustomize_marker; import triton, triton_jit; "
+         "print(json.dumps([triton_jit.installed(), sitecustomize_marker.ran]))")
+PLAIN = "import json, sys; print(json.dumps(['triton' in sys.modules, 'triton_jit' in sys.modules]))"
+
+
+def worker(queue):
+    import triton, triton_jit
+    queue.put(triton_jit.installed())
+
+
+if __name__ == "__main__":
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    p = ctx.Process(target=worker, args=(queue, ))
+    p.start()
+    spawned = queue.get(timeout=240)
+    p.join()
+    child = json.loads(subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True,
+                                      check=True).stdout)
+    plain = json.loads(subprocess.run([sys.executable, "-c", PLAIN], capture_output=True, text=True,
+                                      check=True).stdout)
+    print(json.dumps({"spawned": spawned, "child": child, "plain": plain}))
+"""
+
+
+def test_the_runner_installs_the_python_processes_the_program_starts(tmp_path):
+    # A sitecustomize of the environment's own, which the runner's must not hide from children.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import sitecustomize_marker\nsitecustomize_marker.ran += 1\n")
+    (site / "sitecustomize_marker.py").write_text("ran = 0\n")
+    script = tmp_path / "program.py"
+    script.write_text(CHILDREN_SCRIPT)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(site) + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-m", "triton_jit.install", str(script)], capture_output=True, text=True,
+                       cwd=str(tmp_path), env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout.strip().splitlines()[-1])
+    # Installed where they import triton, the environment's sitecustomize run once in each; a child
+    # that never imports triton imports neither.
+    assert seen == {"spawned": True, "child": [True, 1], "plain": [False, False]}, r.stderr
+
+
+def test_without_the_runner_the_child_folder_installs_nothing(tmp_path):
+    import triton_jit as package
+    folder = os.path.join(os.path.dirname(package.__file__), "_child_install")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = folder + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("TRITON_JIT_INSTALL", None)
+    code = "import triton, triton_jit; print(triton_jit.installed())"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
