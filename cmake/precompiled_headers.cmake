@@ -1,7 +1,10 @@
 # Precompiled headers for targets of many files that each spend seconds parsing the same large
-# third-party headers: pybind11 in the bridge (4 s of a 16 s file, 7 s to precompile) and in the
-# test programs that embed Python (pybind11/embed.h: 6 to 8 s of a file at -O0). Not for libtorch:
-# ATen.h takes 25 s to precompile and saves about 7 s a file, too few files to repay it.
+# third-party headers: the test programs that embed Python (pybind11/embed.h: 6 to 8 s of a file
+# at -O0). Not for the library's own objects: their compile commands would then name the header's
+# path in the build folder, which differs where the library is a subdirectory of another project
+# (consumers.subdirectory), so ccache could not serve such a build the objects of this one (the
+# bridge's pybind11 would save 24 s of compiler time and cost that test about 90). Not for
+# libtorch's either: ATen.h takes 25 s to precompile and saves about 7 s a file, too few files.
 #
 # triton_jit_precompiled_headers(TARGET [REUSE_FROM OTHER] [HEADERS <h>...]): TARGET parses HEADERS
 # once (or loads OTHER's, built with exactly the same flags, as GCC requires), with -Winvalid-pch
@@ -11,7 +14,7 @@
 # them), and for compilers other than GCC and Clang.
 include_guard(GLOBAL)
 
-option(TRITON_JIT_PRECOMPILED_HEADERS "Precompile pybind11's and GoogleTest's headers for the targets that include them" ON)
+option(TRITON_JIT_PRECOMPILED_HEADERS "Precompile pybind11's and GoogleTest's headers for the test programs that include them" ON)
 
 function(triton_jit_precompiled_headers target)
   cmake_parse_arguments(ARG "" "REUSE_FROM" "HEADERS" ${ARGN})
