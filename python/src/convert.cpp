@@ -204,8 +204,10 @@ ArgValue from_cuda_array_interface(PyObject* o, PyObject* cai, const std::string
   if (cupy && ctx.launching) {
     // CuPy's ROCm build exposes the same interface over HIP memory; the build says which it is.
     if (!g_cupy_hip_read) {
-      nb::object is_hip = nb::module_::import_("cupy.cuda.runtime").attr("is_hip");
-      g_cupy_hip = PyObject_IsTrue(is_hip.ptr()) == 1;
+      nb::object runtime = nb::module_::import_("cupy.cuda.runtime");
+      nb::object is_hip = nb::steal(PyObject_GetAttrString(runtime.ptr(), "is_hip"));  // CuPy 8 and newer
+      if (!is_hip.is_valid()) PyErr_Clear();
+      g_cupy_hip = is_hip.is_valid() && PyObject_IsTrue(is_hip.ptr()) == 1;
       g_cupy_hip_read = true;
     }
     check_backend(ctx, param, g_cupy_hip, "a CuPy array");

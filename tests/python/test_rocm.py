@@ -174,7 +174,7 @@ LAUNCH_SCRIPT = r"""
 import ctypes, json, sys
 sys.path[:0] = {paths!r}
 import triton_jit, triton_reference, py_kernels
-from test_rocm import RocmArray, reference_pointer
+from test_rocm import FAKE_CUPY, RocmArray, reference_pointer
 
 fake = ctypes.CDLL({fake!r})  # the library the runtime loaded: dlopen returns the same one
 fake.fake_hip_launch_args.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_uint64), ctypes.c_int]
@@ -306,9 +306,47 @@ def test_torch_on_rocm_emulated_takes_the_hip_stream_and_the_storage():
     assert launch["stream"] == 0x7000  # torch's current (HIP) stream of device 0
 
 
+FAKE_CUPY = '''
+import sys, types
+cupy = types.ModuleType("cupy")
+cupy.cuda = types.ModuleType("cupy.cuda")
+cupy.cuda.runtime = types.ModuleType("cupy.cuda.runtime")
+cupy.cuda.runtime.is_hip = IS_HIP
+cupy.cuda.get_current_stream = lambda: types.SimpleNamespace(ptr=0x9000)
+
+class ndarray:
+    def __init__(self, address, n):
+        self.__cuda_array_interface__ = {"data": (address, False), "typestr": "<f4", "shape": (n, ),
+                                         "strides": None, "version": 3}
+
+cupy.ndarray = ndarray
+sys.modules.update({"cupy": cupy, "cupy.cuda": cupy.cuda, "cupy.cuda.runtime": cupy.cuda.runtime})
+'''
+
+
+def test_cupy_on_rocm_emulated_takes_its_hip_stream():
+    """EMULATION of CuPy's ROCm build (a stand-in cupy module: cupy.cuda.runtime.is_hip True, an
+    ndarray with __cuda_array_interface__, a current stream): the launch goes through the fake HIP
+    runtime on CuPy's current stream, with 'S' from each array's span."""
+    r = run_on_fake_hip(FAKE_CUPY.replace("IS_HIP", "True") + """
+x, y, out = cupy.ndarray(0x10000, 1000), cupy.ndarray(0x20000, 1 << 30), cupy.ndarray(0x30000, 1000)
+k[(4, )](x, y, out, 1000, BLOCK=256)
+result["launches"] = launches()
+result["spec"] = k.specialize(x, y, out, 1000, BLOCK=256).triton_repr()
+args = [triton_reference.make_pointer(a, "fp32", n * 4) for a, n in ((0x10000, 1000), (0x20000, 1 << 30), (0x30000, 1000))]
+result["triton_spec"] = triton_reference.triton_specialization(fn, [(args + [1000], {"BLOCK": 256})],
+                                                               ("hip", "gfx942", 64))[0]
+""")
+    assert r["spec"] == r["triton_spec"], r
+    (launch, ) = r["launches"]
+    assert launch["args"][:4] == [0x10000, 0x20000, 0x30000, 1000]
+    assert launch["stream"] == 0x9000
+
+
 def test_a_cuda_torch_tensor_is_refused_by_a_hip_launch():
-    """A torch built for CUDA (torch.version.hip None) while the runtime launches through the HIP
-    runtime: its tensors are not the AMD GPU's memory; one clear error, before anything compiles."""
+    """A torch built for CUDA (torch.version.hip None), or a CuPy built for CUDA, while the runtime
+    launches through the HIP runtime: their arrays are not the AMD GPU's memory; one clear error,
+    before anything compiles."""
     pytest.importorskip("torch")
     r = run_on_fake_hip("""
         import torch
@@ -327,9 +365,17 @@ def test_a_cuda_torch_tensor_is_refused_by_a_hip_launch():
             result["error"] = None
         except triton_jit.ArgumentError as e:
             result["error"] = str(e)
+        IS_HIP = False  # CuPy's CUDA build
+        exec(FAKE_CUPY)
+        try:
+            k[(1, )](cupy.ndarray(0x10000, 16), cupy.ndarray(0x10000, 16), cupy.ndarray(0x10000, 16), 16)
+            result["cupy_error"] = None
+        except triton_jit.ArgumentError as e:
+            result["cupy_error"] = str(e)
         result["launches"] = launches()
         """)
     assert r["error"] is not None and "a torch tensor on a CUDA (NVIDIA) device" in r["error"], r
+    assert r["cupy_error"] is not None and "a CuPy array on a CUDA (NVIDIA) device" in r["cupy_error"], r
     assert r["launches"] == []
 
 
