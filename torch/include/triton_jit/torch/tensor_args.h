@@ -16,10 +16,13 @@
 #if defined(USE_ROCM)
 // A ROCm build of torch (torch.version.hip set; torch/CMakeLists.txt defines USE_ROCM for it): its
 // 'cuda' device is an AMD GPU, and what c10/cuda holds on CUDA is HIP's under hipify's names, with
-// the stream and guard that report DeviceType::CUDA as its tensors do ("masquerading as CUDA").
+// the stream and guard that report DeviceType::CUDA as its tensors do ("masquerading as CUDA"):
+// c10::hip::HIPGuardMasqueradingAsCUDA and c10::hip::getCurrentHIPStreamMasqueradingAsCUDA, which
+// both of PyTorch's hipify schemes provide under these names (v2 moved the function into
+// c10/hip/HIPStream.h, which the stream header includes). The device count comes from the HIP
+// runtime itself: c10's device_count() changed namespace between the two.
 #include <ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h>
 #include <ATen/hip/impl/HIPStreamMasqueradingAsCUDA.h>
-#include <c10/hip/HIPFunctions.h>
 #include <hip/hip_runtime_api.h>
 #else
 #include <c10/cuda/CUDAFunctions.h>
@@ -63,7 +66,14 @@ namespace detail {
 
 #if defined(USE_ROCM)
 using DeviceGuard = c10::hip::HIPGuardMasqueradingAsCUDA;
-inline c10::DeviceIndex visible_devices() { return c10::hip::device_count(); }
+inline c10::DeviceIndex visible_devices() {
+  // Read once, as c10 caches its count: the visible devices do not change in a process.
+  static const c10::DeviceIndex count = [] {
+    int n = 0;
+    return static_cast<c10::DeviceIndex>(hipGetDeviceCount(&n) == hipSuccess ? n : 0);
+  }();
+  return count;
+}
 inline bool current_device_is(c10::DeviceIndex index) {
   int current = -1;
   return hipGetDevice(&current) == hipSuccess && current == index;
