@@ -3,7 +3,13 @@
 # GPU benchmarks, and write a summary.
 #
 #   scripts/gpu-check.sh OUT_DIR
+#   scripts/gpu-check.sh --detect     (prints which GPU it finds, and nothing else)
 #
+# The GPU is found by scripts/gpu_platform.sh: an NVIDIA one (nvidia-smi lists it), else an AMD one
+# (/dev/kfd, a gfx processor from rocminfo, rocm-smi or the KFD topology, and libamdhip64). On an
+# AMD machine the runtime launches through that HIP runtime (TRITON_JIT_HIP_LIBRARY is set to it)
+# on the device's own target, hip:gfxNNN, which the summary names; compute-sanitizer (NVIDIA's) is
+# not run there. With neither, the run says so and its GPU tests skip.
 # Writes into OUT_DIR: summary.md (device, date, versions, pass/fail counts, failures, the
 # benchmark tables; written by scripts/gpu_check_summary.py), build.log (environment, configure,
 # build), ctest.log (ctest's output) and bench.log; the benchmark scripts may add their own files.
@@ -36,6 +42,14 @@ if [[ $# -ne 1 || "$1" == -h || "$1" == --help ]]; then
 fi
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/gpu_platform.sh
+source "$HERE/gpu_platform.sh"
+tj_detect_gpu_platform
+if [[ $1 == --detect ]]; then
+  echo "platform: $GPU_PLATFORM"
+  echo "$GPU_PLATFORM_NOTE"
+  exit 0
+fi
 # shellcheck source=scripts/common.sh
 source "$HERE/common.sh"
 # A GPU machine has no network: report missing Debian packages, never wait on apt-get.
@@ -101,10 +115,21 @@ fi
 
 # ---- environment ----------------------------------------------------------------------------
 DATE=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
-GPU_LIST=$(nvidia-smi -L 2>/dev/null || echo "nvidia-smi failed or is missing: no NVIDIA driver?")
-GPU_INFO=$(nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader 2>/dev/null ||
-           echo "unavailable")
-CUDA_DRIVER=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -1)
+if [[ $GPU_PLATFORM == rocm ]]; then
+  # The runtime loads this HIP runtime where libcuda finds no GPU, and compiles for the device's
+  # own target (no TRITON_JIT_TARGET: the tests decide their targets themselves).
+  export TRITON_JIT_HIP_LIBRARY=$GPU_HIP_LIBRARY
+  GPU_LIST=$(rocm-smi --showproductname 2>/dev/null | grep -E 'GPU\[[0-9]+\]' ||
+             echo "AMD GPU(s), target hip:$GPU_ARCH (rocm-smi unavailable)")
+  GPU_INFO="target hip:$GPU_ARCH; $(rocm-smi --showdriverversion 2>/dev/null | sed -n 's/.*Driver version: *//p' |
+                                     head -1 || true)"
+  CUDA_DRIVER="none (AMD GPU: $GPU_PLATFORM_NOTE)"
+else
+  GPU_LIST=$(nvidia-smi -L 2>/dev/null || echo "nvidia-smi failed or is missing: no NVIDIA driver? ($GPU_PLATFORM_NOTE)")
+  GPU_INFO=$(nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader 2>/dev/null ||
+             echo "unavailable")
+  CUDA_DRIVER=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -1)
+fi
 PY_VERSIONS=$("$PY" "$SUMMARY_PY" versions 2>&1)
 TOOL_VERSIONS=$(
   echo "cmake $(cmake --version 2>/dev/null | head -1 | awk '{print $3}')"
@@ -115,6 +140,7 @@ TOOL_VERSIONS=$(
 )
 {
   echo "== date: $DATE"
+  echo "== GPU platform: $GPU_PLATFORM_NOTE"
   echo "== host: $(uname -srm), $JOBS cores"
   echo "== GPUs:"; echo "$GPU_LIST"
   echo "== name, driver, compute capability, memory: $GPU_INFO"
@@ -199,6 +225,8 @@ for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer
 done
 if [[ $SANITIZER_TOOLS == none ]]; then
   SANITIZER_STATUS="not run (GPU_CHECK_SANITIZE=none)"
+elif [[ $GPU_PLATFORM == rocm ]]; then
+  SANITIZER_STATUS="not run: compute-sanitizer checks NVIDIA GPUs; this one is AMD's (hip:$GPU_ARCH)"
 elif [[ -z $CSAN ]]; then
   SANITIZER_STATUS="not run: compute-sanitizer not found (PATH, /usr/local/cuda/bin)"
 elif [[ ! -x $GPU_TESTS_BIN ]]; then

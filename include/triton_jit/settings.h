@@ -18,6 +18,13 @@ namespace triton_jit {
 TRITON_JIT_API void set_target(std::optional<Target> target);
 TRITON_JIT_API std::optional<Target> explicit_target();
 
+// Whether a launch from here compiles for an AMD GPU: the explicit target is a hip: one, or, with
+// none set, the runtime launches through the HIP runtime (its device is an AMD GPU). False where
+// no GPU runtime loads. For front ends, which read what only HIP keys need (the size of each
+// tensor's buffer, for Triton's 'S' flag) and check whose memory a tensor is; no driver call once
+// the runtime is loaded.
+TRITON_JIT_API bool launch_target_is_hip() noexcept;
+
 // Memory for kernels that need global or profile scratch. Allocation is stream-ordered so that
 // launches stay asynchronous and capturable in CUDA graphs.
 class TRITON_JIT_API ScratchAllocator {

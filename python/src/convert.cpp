@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 #include "dtypes.h"
 #include "pyutil.h"
@@ -40,7 +41,7 @@ struct DLManagedTensor {
   void* manager_ctx;
   void (*deleter)(DLManagedTensor*);
 };
-constexpr int32_t kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13;
+constexpr int32_t kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLROCM = 10, kDLROCMHost = 11, kDLCUDAManaged = 13;
 
 // ---- interned names and framework types ----
 struct Names {
@@ -128,23 +129,54 @@ ArgValue from_data_ptr(PyObject* o, const std::string& param, ConvertContext& ct
   return ArgValue::pointer_address(address, tensor_dtype(dtype.ptr(), ctx, param));
 }
 
-uint64_t checked_product_bytes(PyObject* shape, PyObject* strides, int itemsize) {
-  // The extent the buffer spans: sum of (shape[i] - 1) * stride[i] bytes, plus one element.
-  if (shape == nullptr || !PyTuple_Check(shape)) return 0;
+// The bytes an array spans, as torch sizes the storage of a tensor made over it (at::from_blob's
+// computeStorageNbytes, what torch.as_tensor and torch.from_dlpack build): one element plus
+// (shape[i] - 1) * |stride[i]| bytes, 0 when a dimension is empty. False when the shape or the
+// strides cannot be read.
+bool array_span(PyObject* shape, PyObject* strides, int itemsize, uint64_t* out) {
+  if (shape == nullptr || !PyTuple_Check(shape)) return false;
   const Py_ssize_t nd = PyTuple_GET_SIZE(shape);
   uint64_t span = static_cast<uint64_t>(itemsize);
   uint64_t contiguous = static_cast<uint64_t>(itemsize);
   const bool have_strides = strides != nullptr && PyTuple_Check(strides) && PyTuple_GET_SIZE(strides) == nd;
+  bool empty = false;
   for (Py_ssize_t i = nd - 1; i >= 0; --i) {
     const long long extent = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, i));
-    if (extent <= 0) return PyErr_Clear(), 0;
     const long long stride = have_strides ? PyLong_AsLongLong(PyTuple_GET_ITEM(strides, i))
                                           : static_cast<long long>(contiguous);
-    if (PyErr_Occurred()) return PyErr_Clear(), 0;
-    span += static_cast<uint64_t>(extent - 1) * static_cast<uint64_t>(stride < 0 ? -stride : stride);
+    if (PyErr_Occurred() || extent < 0) return PyErr_Clear(), false;
+    if (extent == 0) empty = true;
+    if (extent > 0) span += static_cast<uint64_t>(extent - 1) * static_cast<uint64_t>(stride < 0 ? -stride : stride);
     contiguous *= static_cast<uint64_t>(extent);
   }
-  return span;
+  *out = empty ? 0 : span;
+  return true;
+}
+
+// A pointer with the span of its array: the size of its buffer for autotuning (need_bytes), and,
+// for a HIP target, the storage Triton's HIP backend would measure ('S') on the torch tensor made
+// over the same array.
+ArgValue pointer_with_span(uint64_t address, DType dtype, bool span_known, uint64_t span, const ConvertContext& ctx) {
+  const void* p = reinterpret_cast<const void*>(static_cast<uintptr_t>(address));
+  if (span_known && ctx.need_storage) return ArgValue::pointer_in_storage(p, dtype, span, span);
+  return ArgValue::pointer(p, dtype, span_known && ctx.need_bytes ? span : 0);
+}
+
+bool g_cupy_hip_read = false, g_cupy_hip = false;  // cupy.cuda.runtime.is_hip, read once
+
+// A launch's tensors must be memory of the runtime that launches: HIP's on an AMD GPU, CUDA's on
+// an NVIDIA one. `rocm`: the framework says its memory is ROCm's.
+void check_backend(const ConvertContext& ctx, const std::string& param, bool rocm, const char* what) {
+  if (rocm == ctx.hip) return;
+  fail(ctx, param,
+       rocm ? std::string(what) +
+                  " on a ROCm (AMD) device, but this call's kernel is for an NVIDIA GPU (a cuda: target, or the "
+                  "runtime launching through libcuda); pass arrays of the GPU the kernel runs on, or set a hip: "
+                  "target (triton_jit.set_target('hip:gfx942')) to specialize for an AMD GPU"
+            : std::string(what) +
+                  " on a CUDA (NVIDIA) device, but this call's kernel is for an AMD GPU (a hip: target, or the "
+                  "runtime launching through the HIP runtime); pass arrays of the GPU the kernel runs on, or set a "
+                  "cuda: target to specialize for an NVIDIA GPU");
 }
 
 ArgValue from_cuda_array_interface(PyObject* o, PyObject* cai, const std::string& param, ConvertContext& ctx) {
@@ -164,13 +196,24 @@ ArgValue from_cuda_array_interface(PyObject* o, PyObject* cai, const std::string
              "' has no Triton pointer type (bool, int8-64, uint8-64, float16/32/64 are understood; pass a torch "
              "tensor or a DLPack array for bfloat16 and float8)");
   }
-  uint64_t bytes = 0;
-  if (ctx.need_bytes) {
-    bytes = checked_product_bytes(PyDict_GetItemString(cai, "shape"), PyDict_GetItemString(cai, "strides"),
-                                  dtype_size(dtype));
+  uint64_t span = 0;
+  const bool span_known = (ctx.need_bytes || ctx.need_storage) &&
+                          array_span(PyDict_GetItemString(cai, "shape"), PyDict_GetItemString(cai, "strides"),
+                                     dtype_size(dtype), &span);
+  const bool cupy = g_cupy_ndarray.is(o);
+  if (cupy && ctx.launching) {
+    // CuPy's ROCm build exposes the same interface over HIP memory; the build says which it is.
+    if (!g_cupy_hip_read) {
+      nb::object runtime = nb::module_::import_("cupy.cuda.runtime");
+      nb::object is_hip = nb::steal(PyObject_GetAttrString(runtime.ptr(), "is_hip"));  // CuPy 8 and newer
+      if (!is_hip.is_valid()) PyErr_Clear();
+      g_cupy_hip = is_hip.is_valid() && PyObject_IsTrue(is_hip.ptr()) == 1;
+      g_cupy_hip_read = true;
+    }
+    check_backend(ctx, param, g_cupy_hip, "a CuPy array");
   }
-  note_tensor(ctx, g_cupy_ndarray.is(o) ? Framework::CuPy : Framework::Other, -1, param);
-  return ArgValue::pointer(reinterpret_cast<const void*>(static_cast<uintptr_t>(address)), dtype, bytes);
+  note_tensor(ctx, cupy ? Framework::CuPy : Framework::Other, -1, param);
+  return pointer_with_span(address, dtype, span_known, span, ctx);
 }
 
 const char* device_type_name(int32_t t) {
@@ -180,7 +223,8 @@ const char* device_type_name(int32_t t) {
     case 4: return "an OpenCL device";
     case 7: return "a Vulkan device";
     case 8: return "a Metal device";
-    case 10: return "a ROCm device";
+    case kDLROCM: return "a ROCm device";
+    case kDLROCMHost: return "pinned host memory (ROCm host)";
     case 14: return "a oneAPI device";
     default: return "a device that is not a CUDA GPU";
   }
@@ -195,11 +239,14 @@ ArgValue from_dlpack(PyObject* o, PyObject* dlpack_device_method, const std::str
   const long type = PyLong_AsLong(PyTuple_GET_ITEM(dev.ptr(), 0));
   const long id = PyLong_AsLong(PyTuple_GET_ITEM(dev.ptr(), 1));
   if (PyErr_Occurred()) fail_python(ctx, param, "__dlpack_device__()");
-  if (type != kDLCUDA && type != kDLCUDAManaged) {
+  // Device memory of either vendor; it must be that of the call's target (kDLROCM for hip:).
+  const bool rocm = type == kDLROCM;
+  if (type != kDLCUDA && type != kDLCUDAManaged && !rocm) {
     fail(ctx, param,
          std::string("an array on ") + device_type_name(static_cast<int32_t>(type)) +
-             "; kernels run on the GPU: move it to a CUDA device first");
+             "; kernels run on the GPU: move it to a " + (ctx.hip ? "ROCm" : "CUDA") + " device first");
   }
+  check_backend(ctx, param, rocm, rocm ? "a DLPack array (kDLROCM)" : "a DLPack array (kDLCUDA)");
   nb::object method = nb::steal(PyObject_GetAttr(o, n.dlpack));
   if (!method.is_valid()) fail_python(ctx, param, "__dlpack__");
   nb::object capsule;
@@ -225,26 +272,40 @@ ArgValue from_dlpack(PyObject* o, PyObject* dlpack_device_method, const std::str
              " bits, " + std::to_string(t.dtype.lanes) + " lanes, which Triton has no pointer type for");
   }
   const uint64_t address = reinterpret_cast<uintptr_t>(t.data) + t.byte_offset;
-  uint64_t bytes = 0;
-  if (ctx.need_bytes && t.shape != nullptr) {
-    uint64_t span = static_cast<uint64_t>(dtype_size(dtype)), contiguous = 1;
+  // The span as array_span measures it (DLPack strides count elements).
+  uint64_t span = 0;
+  const bool span_known = (ctx.need_bytes || ctx.need_storage) && (t.shape != nullptr || t.ndim == 0);
+  if (span_known) {
+    const uint64_t itemsize = static_cast<uint64_t>(dtype_size(dtype));
+    uint64_t contiguous = 1;
+    bool empty = false;
+    span = itemsize;
     for (int i = t.ndim - 1; i >= 0; --i) {
       const int64_t stride = t.strides != nullptr ? t.strides[i] : static_cast<int64_t>(contiguous);
+      if (t.shape[i] <= 0) empty = true;
       span += static_cast<uint64_t>(t.shape[i] > 0 ? t.shape[i] - 1 : 0) *
-              static_cast<uint64_t>(stride < 0 ? -stride : stride) * static_cast<uint64_t>(dtype_size(dtype));
-      contiguous *= static_cast<uint64_t>(t.shape[i]);
+              static_cast<uint64_t>(stride < 0 ? -stride : stride) * itemsize;
+      contiguous *= static_cast<uint64_t>(t.shape[i] > 0 ? t.shape[i] : 0);
     }
-    bytes = span;
+    if (empty) span = 0;
   }
   // The capsule was not consumed: releasing it calls the producer's deleter; the memory stays
   // owned by `o`, which the caller holds for the whole call.
   capsule.reset();
   note_tensor(ctx, Framework::Other, static_cast<int>(id), param);
-  return ArgValue::pointer(reinterpret_cast<const void*>(static_cast<uintptr_t>(address)), dtype, bytes);
+  return pointer_with_span(address, dtype, span_known, span, ctx);
 }
 
 // Cached answers about the process's GPUs, per framework.
 int g_torch_gpus = -1;
+int g_torch_rocm = -1;  // torch.version.hip is set: a ROCm build, whose 'cuda' device is an AMD GPU
+
+bool torch_is_rocm() {
+  if (g_torch_rocm >= 0) return g_torch_rocm == 1;
+  nb::object hip = nb::module_::import_("torch").attr("version").attr("hip");
+  g_torch_rocm = hip.is_none() ? 0 : 1;
+  return g_torch_rocm == 1;
+}
 
 bool torch_multi_gpu() {
   if (g_torch_gpus >= 0) return g_torch_gpus > 1;  // asked once per process
@@ -264,6 +325,8 @@ ArgValue from_torch(PyObject* o, const std::string& param, ConvertContext& ctx, 
          "a torch tensor on " + (device.is_valid() ? str_of(device.ptr()) : std::string("a non-CUDA device")) +
              "; kernels run on the GPU: move it with .cuda() or .to('cuda')");
   }
+  // A ROCm build of torch names its AMD GPUs 'cuda' too: its version says whose memory this is.
+  if (ctx.launching) check_backend(ctx, param, torch_is_rocm(), "a torch tensor");
   nb::object addr = nb::steal(call_data_ptr(o));
   if (!addr.is_valid()) fail_python(ctx, param, "Tensor.data_ptr()");
   const uint64_t address = PyLong_AsUnsignedLongLong(addr.ptr());
@@ -594,13 +657,23 @@ uint64_t framework_stream(const ConvertContext& ctx) {
     case Framework::Torch: {
       static nb::object* raw = nullptr;  // torch._C._cuda_getCurrentRawStream, what Triton calls
       static nb::object* current_device = nullptr;
-      if (raw == nullptr) {
+      static nb::object* current_stream = nullptr;  // torch.cuda.current_stream, Triton's fallback
+      if (raw == nullptr && current_stream == nullptr) {
         nb::module_ c = nb::module_::import_("torch._C");
-        raw = new nb::object(c.attr("_cuda_getCurrentRawStream"));
         current_device = new nb::object(c.attr("_cuda_getDevice"));
+        // ROCm builds of torch keep the name (torch/csrc/cuda is hipified, not renamed): the
+        // stream is the current hipStream_t. Where it is missing, Triton's GPUDriver reads
+        // torch.cuda.current_stream(device).cuda_stream, and so does this.
+        if (nb::object f = nb::steal(PyObject_GetAttrString(c.ptr(), "_cuda_getCurrentRawStream")); f.is_valid()) {
+          raw = new nb::object(std::move(f));
+        } else {
+          PyErr_Clear();
+          current_stream = new nb::object(nb::module_::import_("torch.cuda").attr("current_stream"));
+        }
       }
       // With one GPU the current device can only be 0: no call to ask.
       const int device = ctx.device >= 0 ? ctx.device : g_torch_gpus == 1 ? 0 : nb::cast<int>((*current_device)());
+      if (raw == nullptr) return nb::cast<uint64_t>((*current_stream)(device).attr("cuda_stream"));
       return nb::cast<uint64_t>((*raw)(device));
     }
     case Framework::CuPy: {

@@ -28,6 +28,8 @@ struct ConvertContext {
   const std::string* function = nullptr;      // the kernel's name, for messages
   bool need_bytes = false;                    // record buffer sizes (autotune reset_to_zero/restore_value)
   bool need_storage = false;                  // a HIP target's specialization: the buffers' sizes ('S')
+  bool hip = false;        // the call's target is an AMD GPU's (launch_target_is_hip): ROCm memory, not CUDA's
+  bool launching = false;  // the call launches: the tensors' memory must be the launching runtime's
   Framework framework = Framework::None;      // of the first tensor
   int device = -1;                            // the first tensor's device ordinal, when known
   const std::string* device_param = nullptr;  // the parameter that tensor was passed for

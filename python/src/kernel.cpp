@@ -365,18 +365,23 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
 
   c.ctx.function = &name();
   c.ctx.need_bytes = need_bytes_;
-  // HIP's 'S' flag needs each buffer's size: read for a HIP target's specialize and compile only
-  // (a launch runs on a CUDA device and never pays for it).
-  if (!launching) c.ctx.need_storage = hip_target_set();
+  // HIP's 'S' flag needs each buffer's size: read where the call's target is an AMD GPU's (an
+  // explicit hip: target, or a launch through the HIP runtime), as Triton's HIP binder reads it; a
+  // call for an NVIDIA GPU never pays for it.
+  c.ctx.hip = launch_target_is_hip();
+  c.ctx.need_storage = c.ctx.hip;
+  c.ctx.launching = launching;
   if (c.stream != nullptr) {
     const uint64_t handle = stream_handle(*this, c.stream);
     c.config.stream = reinterpret_cast<CUstream_st*>(static_cast<uintptr_t>(handle));
   }
   nb::object dlpack_stream;
   if (c.stream != nullptr) {
-    // __dlpack__'s spelling of the stream the kernel runs on: 1 is the legacy default stream.
+    // __dlpack__'s spelling of the stream the kernel runs on: the default stream is 1 (CUDA's
+    // legacy default stream) on CUDA, 0 on ROCm, where 1 and 2 mean nothing (the array API's
+    // __dlpack__).
     const uintptr_t h = reinterpret_cast<uintptr_t>(c.config.stream);
-    dlpack_stream = nb::steal(PyLong_FromUnsignedLongLong(h == 0 ? 1 : h));
+    dlpack_stream = nb::steal(PyLong_FromUnsignedLongLong(h != 0 ? h : c.ctx.hip ? 0 : 1));
     c.ctx.dlpack_stream = dlpack_stream.ptr();
   }
   for (size_t i = 0; i < c.count; ++i) {
@@ -557,11 +562,6 @@ void Kernel::prepare_deferred(nb::handle grid, PyObject* const* args, size_t nar
     if (c.objects[i] != nullptr) d.keep.push_back(nb::borrow(c.objects[i]));
   }
   fn_->specialize(d.config, ArgSpan{d.values.data(), d.values.size()});
-}
-
-bool Kernel::hip_target_set() {
-  const std::optional<Target> target = explicit_target();
-  return target && target->backend == "hip";
 }
 
 Specialization Kernel::specialize(PyObject* const* args, size_t nargs, PyObject* kwnames) {

@@ -80,8 +80,6 @@ class Kernel {
   // it), or the error where the call allows no placeholder. Cold.
   [[gnu::cold, gnu::noinline]] PyObject* bind_placeholder(Call& call, size_t i, PyObject* placeholder);
   const CompileOptions* options_for(Call& call);
-  // Whether the explicit target (TRITON_JIT_TARGET, set_target) is a HIP one.
-  static bool hip_target_set();
   void set_grid(Call& call, nanobind::handle grid);
   // The launch when Triton's launch hooks are set (cold).
   [[gnu::cold, gnu::noinline]] void launch_hooked(Call& call, nanobind::handle grid);

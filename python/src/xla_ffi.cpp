@@ -1,7 +1,11 @@
 // The XLA FFI handler of kernel launches inside jax.jit (built when jax's FFI headers are found,
 // TRITON_JIT_XLA_FFI). XLA calls it with its CUDA stream, the custom call's operands and results
 // (device buffers) and the `launch` attribute naming a DeferredLaunch; the launch goes through the
-// runtime as any other (its cache, its specialization), on XLA's stream.
+// runtime as any other (its cache, its specialization), on XLA's stream. JAX on ROCm calls the same
+// handler (registered for both platforms, triton_jit/_jax.py) with a hipStream_t: the runtime,
+// launching through the HIP runtime there, takes it where a CUstream goes, and each buffer's size
+// gives Triton's HIP 'S' flag as a tensor's storage does. StreamContext is CUDA's alone (HIP has
+// no context to switch: XLA's thread has its device current).
 #include <dlfcn.h>
 #include <xla/ffi/api/ffi.h>
 

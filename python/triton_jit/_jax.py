@@ -1,7 +1,7 @@
 """Kernel launches on JAX values inside a trace (jax.jit, and a triton_jit.Function's forward and
 backward under jax.jit): each launch becomes an XLA custom call, "triton_jit_launch", whose handler
 (the extension's XLA FFI handler, python/src/xla_ffi.cpp) launches the kernel through the same
-runtime on XLA's CUDA stream with XLA's device buffers.
+runtime on XLA's GPU stream (CUDA's, or HIP's on ROCm) with XLA's device buffers.
 
 Under a trace there is no memory yet, and JAX values are immutable, so the arrays a kernel writes
 are declared: ``triton_jit.empty(shape, dtype, like=x)`` with a traced ``x`` gives an ``Output``
@@ -88,7 +88,11 @@ def _register():
     global _registered
     if not _registered:
         import jax
-        jax.ffi.register_ffi_target(TARGET, _C._xla_ffi_handler(), platform="CUDA")
+        # The same handler for JAX on ROCm: XLA passes the platform's stream (a hipStream_t there),
+        # which the runtime launching through the HIP runtime takes where a CUstream goes. A
+        # platform this jaxlib lacks keeps the registration pending (xla_client), harmlessly.
+        for platform in ("CUDA", "ROCM"):
+            jax.ffi.register_ffi_target(TARGET, _C._xla_ffi_handler(), platform=platform)
         _registered = True
 
 

@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <initializer_list>
 #include <mutex>
 #include <string_view>
 #include <vector>
 
+#include "cuda/driver_api.h"
 #include "settings/settings.h"
 #include "triton_jit/errors.h"
 
@@ -68,6 +70,8 @@ struct TargetSetting {
     target = std::move(t);
     const uint32_t v = target ? static_cast<uint32_t>(target->warp_size << 16 | target->arch) : 0u;
     packed.store(v, std::memory_order_release);
+    // Before the packed value: a reader that sees the new target sees its backend.
+    detail::g_explicit_target_hip.store(target && target->backend == "hip", std::memory_order_release);
     detail::g_explicit_target_packed.store(v, std::memory_order_release);
   }
 };
@@ -119,9 +123,21 @@ bool offline() {
 void set_log_level(LogLevel level) { g_log_level.store(static_cast<int>(level), std::memory_order_relaxed); }
 LogLevel log_level() { return static_cast<LogLevel>(g_log_level.load(std::memory_order_relaxed)); }
 
+bool launch_target_is_hip() noexcept {
+  if (detail::explicit_target_packed() != 0) return detail::g_explicit_target_hip.load(std::memory_order_acquire);
+  // One runtime a process (libcuda, else the HIP runtime), chosen at its first use: only the HIP
+  // table reads a gfx processor.
+  try {
+    return cuda::driver_available() && cuda::driver().DeviceGetGfxArch != nullptr;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 namespace detail {
 
 std::atomic<uint32_t> g_explicit_target_packed{kTargetUnread};
+std::atomic<bool> g_explicit_target_hip{false};
 
 uint32_t explicit_target_packed_slow() noexcept {
   const uint32_t v = target_setting().packed.load(std::memory_order_acquire);  // reads TRITON_JIT_TARGET once

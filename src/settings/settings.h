@@ -18,6 +18,8 @@ namespace triton_jit::detail {
 // until TRITON_JIT_TARGET has been read (the first call, or set_target).
 inline constexpr uint32_t kTargetUnread = 0xffffffffu;
 extern std::atomic<uint32_t> g_explicit_target_packed;
+// Whether the explicit target's backend is hip; meaningful where the packed value is not 0.
+extern std::atomic<bool> g_explicit_target_hip;
 uint32_t explicit_target_packed_slow() noexcept;
 inline uint32_t explicit_target_packed() noexcept {
   const uint32_t packed = g_explicit_target_packed.load(std::memory_order_acquire);

@@ -477,6 +477,25 @@ TEST_F(HipLaunch, TimingUsesHipEvents) {
   triton_jit::detail::release_flush_buffers();
 }
 
+// What front ends ask before reading a call's arguments (the Python extension: which memory its
+// arrays must be, and whether their buffers' sizes are read for 'S'): the explicit target's
+// backend, else whether the runtime launches through the HIP table.
+TEST(HipRuntime, LaunchTargetIsHipFollowsTheTargetThenTheRuntime) {
+  triton_jit::cuda::set_driver_for_testing(&hip_table());
+  EXPECT_TRUE(triton_jit::launch_target_is_hip());
+  {
+    const ScopedTarget target("cuda:90");
+    EXPECT_FALSE(triton_jit::launch_target_is_hip()) << "an explicit CUDA target wins over the AMD device";
+  }
+  triton_jit::cuda::set_driver_for_testing(&fake::table());  // an NVIDIA device
+  EXPECT_FALSE(triton_jit::launch_target_is_hip());
+  {
+    const ScopedTarget target("hip:gfx1100");
+    EXPECT_TRUE(triton_jit::launch_target_is_hip()) << "an explicit HIP target wins over the NVIDIA device";
+  }
+  triton_jit::cuda::set_driver_for_testing(nullptr);
+}
+
 TEST(HipRuntime, AMissingRuntimeIsOneLine) {
   std::string error;
   EXPECT_EQ(triton_jit::cuda::load_hip_driver("/nonexistent/libamdhip64.so", &error), nullptr);

@@ -107,8 +107,9 @@ def test_the_compiled_kernel_is_tritons():
 @pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx1100"])
 def test_hip_random_calls_match_tritons_hip_binder(target):
     """For a HIP target, Triton's 'S' flag: the extension asks each array for its buffer's size as
-    Triton's HIP backend does (ptr_range(), a torch tensor's untyped_storage().size()), and the
-    lists equal those of the binder Triton builds with its HIP backend."""
+    Triton's HIP backend does (ptr_range(), a torch tensor's untyped_storage().size(); a CuPy or
+    DLPack array's span, the storage of the torch tensor made over it), and the lists equal those
+    of the binder Triton builds with its HIP backend."""
     rng = random.Random(23)
     fn = py_kernels.generic_kernel
     k = triton_jit.jit(fn)
@@ -124,8 +125,16 @@ def test_hip_random_calls_match_tritons_hip_binder(target):
                     size = rng.choice(sizes)
                     address, dtype = reference.data_ptr(), reference.dtype
                     # Triton reads ptr_range() from any object: the stand-in is both sides' argument.
-                    reference = triton_reference._RangedPointer(address, dtype, size) if size is not None else reference
-                    mine = reference if size is not None else mine
+                    if size is not None:
+                        reference = mine = triton_reference._RangedPointer(address, dtype, size)
+                    elif isinstance(mine, (CudaArray, DLPackArray)):
+                        # An array of known shape (16 elements): Triton's key for the tensor torch
+                        # makes over it (torch.as_tensor, torch.from_dlpack), whose storage is its
+                        # span. A DLPack array for a HIP target is ROCm memory (kDLROCM).
+                        if isinstance(mine, DLPackArray):
+                            mine.device = (10, 0)
+                        span = 16 * max(1, dtype.primitive_bitwidth // 8)
+                        reference = triton_reference._RangedPointer(address, dtype, span)
                 pairs.append((reference, mine))
             consts = [rng.choice(CONSTEXPRS) for _ in range(3)]
             calls.append(([p[0] for p in pairs] + consts, {}))

@@ -2,6 +2,7 @@
 // include/hip/hip_runtime_api.h (ROCm 6+), written with plain types: no HIP headers here.
 #include "fake_hip.h"
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -55,6 +56,30 @@ int launch(void* f, bool cooperative, unsigned gx, unsigned gy, unsigned gz, uns
 extern "C" {
 
 fake_hip::State* fake_hip_state() { return &g_state; }
+
+// The same record in plain C types, for tests in Python (ctypes): tests/python/test_rocm.py.
+int fake_hip_num_launches() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return static_cast<int>(g_state.launches.size());
+}
+// Launch i's explicit arguments, zero-extended, into out[0..max); returns how many it had (-1: no launch i).
+int fake_hip_launch_args(int i, uint64_t* out, int max) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (i < 0 || static_cast<size_t>(i) >= g_state.launches.size()) return -1;
+  const auto& args = g_state.launches[static_cast<size_t>(i)].args;
+  for (size_t k = 0; k < args.size() && static_cast<int>(k) < max; ++k) out[k] = args[k];
+  return static_cast<int>(args.size());
+}
+// Launch i's grid, block (3 each), LDS bytes and stream; false when there is no launch i.
+bool fake_hip_launch_shape(int i, unsigned* grid, unsigned* block, unsigned* shared, void** stream) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (i < 0 || static_cast<size_t>(i) >= g_state.launches.size()) return false;
+  const auto& l = g_state.launches[static_cast<size_t>(i)];
+  for (int d = 0; d < 3; ++d) grid[d] = l.grid[d], block[d] = l.block[d];
+  *shared = l.shared;
+  *stream = l.stream;
+  return true;
+}
 
 int hipInit(unsigned) { return g_state.init_result; }
 const char* hipGetErrorName(int e) {

@@ -1,11 +1,13 @@
-"""Runs a test command that needs a CUDA GPU, or reports it skipped without starting it.
+"""Runs a test command that needs a GPU, or reports it skipped without starting it.
 
     needs_gpu.py COMMAND [ARGS...]
 
 Test files whose every test needs a GPU (tests/python/*_gpu.py, tests/torch/python/test_cuda_*.py)
 each skip on their own without one, but only after starting Python, pytest, torch and Triton:
-4 to 5 s of a 2-core machine per file for nothing. This looks for a GPU first, as the driver
-sees it (libcuda.so.1, cuInit, cuDeviceGetCount, honouring CUDA_VISIBLE_DEVICES), and without
+4 to 5 s of a 2-core machine per file for nothing. This looks for a GPU first, as the runtime
+finds one: an NVIDIA GPU as its driver sees it (libcuda.so.1, cuInit, cuDeviceGetCount,
+honouring CUDA_VISIBLE_DEVICES), else an AMD GPU through the HIP runtime (TRITON_JIT_HIP_LIBRARY,
+else libamdhip64.so: hipInit, hipGetDeviceCount). Without
 one prints the line that CTest's SKIP_REGULAR_EXPRESSION reports as skipped (tests/CMakeLists.txt,
 TRITON_JIT_NEEDS_GPU_SKIP). With one, the command runs as given and its status is the test's.
 """
@@ -17,6 +19,34 @@ SKIP_MARK = "SKIPPED (needs a CUDA GPU):"
 
 
 def why_no_gpu():
+    """None where a GPU is usable: an NVIDIA one through libcuda, else an AMD one through the HIP
+    runtime (as the runtime itself chooses); else why neither is."""
+    cuda_why = why_no_cuda_gpu()
+    if cuda_why is None:
+        return None
+    hip_why = why_no_hip_gpu()
+    return None if hip_why is None else f"{cuda_why}; {hip_why}"
+
+
+def why_no_hip_gpu():
+    """None where the HIP runtime (TRITON_JIT_HIP_LIBRARY, else libamdhip64.so) sees an AMD GPU."""
+    library = os.environ.get("TRITON_JIT_HIP_LIBRARY") or "libamdhip64.so"
+    try:
+        hip = ctypes.CDLL(library)
+    except OSError as e:
+        return f"no AMD GPU runtime ({e})"
+    result = hip.hipInit(0)
+    if result != 0:
+        return f"hipInit failed with hipError_t {result}: no usable AMD GPU"
+    count = ctypes.c_int(0)
+    result = hip.hipGetDeviceCount(ctypes.byref(count))
+    if result != 0 or count.value == 0:
+        return "the HIP runtime reports no GPU"
+    return None
+
+
+def why_no_cuda_gpu():
+    """None where libcuda sees an NVIDIA GPU; else why not."""
     try:
         cuda = ctypes.CDLL("libcuda.so.1")
     except OSError as e:

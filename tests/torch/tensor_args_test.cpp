@@ -256,7 +256,9 @@ TEST(TorchLaunchCuda, LaunchComputesOnTheCurrentStream) {
   EXPECT_TRUE(at::equal(out, x + y));
   // fn(config, tensors...) with the stream set by hand: the same kernel, the same result.
   at::Tensor out2 = at::zeros({n}, cuda());
-  config.stream = c10::cuda::getCurrentCUDAStream().stream();
+  // torch's current stream as the layer takes it (a hipStream_t on a ROCm build): the current device's.
+  config.stream = triton_jit::torch::current_stream(-1);
+  EXPECT_EQ(config.stream, c10::cuda::getCurrentCUDAStream().stream());
   add_kernel()(config, x, y, out2, n, 1024);
   EXPECT_TRUE(at::equal(out2, x + y));
 }

@@ -12,11 +12,24 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>
+#include <c10/macros/Macros.h>
+#if defined(USE_ROCM)
+// A ROCm build of torch (torch.version.hip set; torch/CMakeLists.txt defines USE_ROCM for it): its
+// 'cuda' device is an AMD GPU, and what c10/cuda holds on CUDA is HIP's under hipify's names, with
+// the stream and guard that report DeviceType::CUDA as its tensors do ("masquerading as CUDA"):
+// c10::hip::HIPGuardMasqueradingAsCUDA and c10::hip::getCurrentHIPStreamMasqueradingAsCUDA, which
+// both of PyTorch's hipify schemes provide under these names (v2 moved the function into
+// c10/hip/HIPStream.h, which the stream header includes). The device count comes from the HIP
+// runtime itself: c10's device_count() changed namespace between the two.
+#include <ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h>
+#include <ATen/hip/impl/HIPStreamMasqueradingAsCUDA.h>
+#include <hip/hip_runtime_api.h>
+#else
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
-#include <c10/macros/Macros.h>
 #include <cuda_runtime_api.h>
+#endif
 
 #include <array>
 #include <cstddef>
@@ -39,7 +52,40 @@
 
 namespace triton_jit::torch {
 
+// torch's current stream on device `index` as the runtime takes it: a cudaStream_t, or on a ROCm
+// build the current hipStream_t (the HIP runtime's stream, given where a CUstream goes).
+inline CUstream_st* current_stream(c10::DeviceIndex index) {
+#if defined(USE_ROCM)
+  return reinterpret_cast<CUstream_st*>(c10::hip::getCurrentHIPStreamMasqueradingAsCUDA(index).stream());
+#else
+  return c10::cuda::getCurrentCUDAStream(index).stream();
+#endif
+}
+
 namespace detail {
+
+#if defined(USE_ROCM)
+using DeviceGuard = c10::hip::HIPGuardMasqueradingAsCUDA;
+inline c10::DeviceIndex visible_devices() {
+  // Read once, as c10 caches its count: the visible devices do not change in a process.
+  static const c10::DeviceIndex count = [] {
+    int n = 0;
+    return static_cast<c10::DeviceIndex>(hipGetDeviceCount(&n) == hipSuccess ? n : 0);
+  }();
+  return count;
+}
+inline bool current_device_is(c10::DeviceIndex index) {
+  int current = -1;
+  return hipGetDevice(&current) == hipSuccess && current == index;
+}
+#else
+using DeviceGuard = c10::cuda::CUDAGuard;
+inline c10::DeviceIndex visible_devices() { return c10::cuda::device_count(); }
+inline bool current_device_is(c10::DeviceIndex index) {
+  int current = -1;
+  return cudaGetDevice(&current) == cudaSuccess && current == index;
+}
+#endif
 
 // Triton's element type of a torch dtype as a DType value, or -1 when Triton has no pointer type
 // for it (complex, quantized, ...). The one list of the mapping.
@@ -163,8 +209,8 @@ template <typename... Args>
   std::optional<c10::Device> device;
   (collect_device(device, fn.name().c_str(), args), ...);
   TORCH_CHECK(device.has_value(), fn.name(), ": no tensor argument tells on which device to launch");
-  const c10::cuda::CUDAGuard guard(*device);
-  config.stream = c10::cuda::getCurrentCUDAStream(device->index()).stream();
+  const DeviceGuard guard(*device);
+  config.stream = current_stream(device->index());
   fn(config, args...);
 }
 
@@ -193,14 +239,14 @@ struct DeviceScan {
 };
 
 // True when `index` is the device a launch from this thread goes to without switching: the
-// current device (cudaGetDevice), which with a single visible device is that device whatever the
-// thread has done (c10 caches the count). kOneDeviceShortcut = false always asks cudaGetDevice
-// (what a host with several visible GPUs does; the benchmark times it on one).
+// current device (cudaGetDevice; hipGetDevice on ROCm), which with a single visible device is
+// that device whatever the thread has done (c10 caches the count). kOneDeviceShortcut = false
+// always asks cudaGetDevice (what a host with several visible GPUs does; the benchmark times it
+// on one).
 template <bool kOneDeviceShortcut = true>
 TRITON_JIT_TORCH_INLINE bool is_current_device(c10::DeviceIndex index) {
-  if (kOneDeviceShortcut && c10::cuda::device_count() == 1) return index == 0;
-  int current = -1;
-  return cudaGetDevice(&current) == cudaSuccess && current == index;
+  if (kOneDeviceShortcut && visible_devices() == 1) return index == 0;
+  return current_device_is(index);
 }
 
 // launch()'s body: scan, then on the current device the stream and the call, else the checked path.
@@ -216,7 +262,7 @@ TRITON_JIT_TORCH_INLINE void launch_on_tensors_device(const TritonJitFunction& f
       launch_checked(fn, config, args...);
       return;
     }
-    config.stream = c10::cuda::getCurrentCUDAStream(scan.index).stream();
+    config.stream = current_stream(scan.index);
     // fn(config, args...) without its out-of-line template call (scan.index >= 0: there are args).
     const ArgValue values[] = {ArgConverter<std::decay_t<const Args>>::convert(args)...};
     fn.launch(config, ArgSpan{values, sizeof...(Args)});
