@@ -64,6 +64,7 @@ def likes():
         "requires_grad": grad,
         "non_leaf": grad * 2,
         "bool": torch.zeros(3, 3, dtype=torch.bool),
+        "meta": torch.empty(3, 4, device="meta").t(),  # another device: like's
     }
 
 
@@ -96,7 +97,7 @@ def test_the_cxx_allocation_is_torchs_own(native, name, dtype, shape):
     assert path == "c++"
     assert_alike(got, reference(like, dtype, shape))
     # A new array each time, never like's memory.
-    assert got.numel() == 0 or got.data_ptr() != like.data_ptr()
+    assert got.numel() == 0 or like.is_meta or got.data_ptr() != like.data_ptr()
 
 
 def test_the_strides_kept_are_likes(native):
@@ -146,6 +147,28 @@ def test_a_torch_function_mode_sees_the_allocation(native):
     assert path == "python" and "empty_like" in seen
     got, path = allocate(like, None, None)
     assert path == "c++"
+
+
+def test_a_torch_dispatch_mode_sees_the_cxx_allocation(native):
+    # Dispatch modes act below the Python bindings, in the dispatcher both paths call (the C++ path
+    # with the GIL released, as torch's bindings call it: the mode takes it back).
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    seen = []
+
+    class Mode(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    like = likes()["channels_last"]
+    with Mode():
+        got, path = allocate(like, torch.float16, None)
+        shaped, _ = allocate(like, None, (5, 2))
+    assert path == "c++" and any("empty_like" in name for name in seen), seen
+    assert any("new_empty" in name or "empty" in name for name in seen[1:]), seen
+    assert_alike(got, torch.empty_like(like, dtype=torch.float16))
+    assert_alike(shaped, like.new_empty((5, 2)))
 
 
 def test_a_dtype_given_as_a_python_type_is_torchs_to_read(native):
