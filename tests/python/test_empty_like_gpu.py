@@ -133,8 +133,8 @@ def test_cuda_outputs_are_allocated_by_libtorch_from_cxx_as_torch_allocates_them
             before = torch.cuda.memory_allocated(like.device)
             got, path = _C._placeholder_allocate_for_test(like, dtype, shape)
             assert path == "c++"
-            want = (torch.empty_like(like, **({"dtype": dtype} if dtype else {})) if shape is None else
-                    like.new_empty(shape, **({"dtype": dtype} if dtype else {})))
+            want = (torch.empty_like(like, **({} if dtype is None else {"dtype": dtype})) if shape is None else
+                    like.new_empty(shape, **({} if dtype is None else {"dtype": dtype})))
             assert (type(got), got.dtype, got.shape, got.stride(), got.device) == \
                 (type(want), want.dtype, want.shape, want.stride(), want.device)
             assert got.requires_grad is False
