@@ -1,6 +1,7 @@
 #include "placeholder.h"
 
 #include "pyutil.h"
+#include "torch_alloc.h"
 #include "triton_jit/errors.h"
 
 namespace nb = nanobind;
@@ -40,9 +41,46 @@ PyObject* helper(const char* name, PyObject** slot) {
   return *slot;
 }
 
+// triton_jit._torch_alloc's allocation (torch_alloc.h), looked up at the first torch placeholder
+// by triton_jit._placeholder.torch_allocator: nullptr where the module is absent or was built
+// against another torch than the imported one.
+enum class TorchAllocState { Unknown, Loaded, Absent };
+TorchAllocState g_torch_alloc_state = TorchAllocState::Unknown;
+TorchEmptyLike g_torch_empty_like = nullptr;
+
+// False with a Python error set when the lookup itself failed (an absent module is no failure).
+bool load_torch_allocator() {
+  static PyObject* find = nullptr;
+  PyObject* argv[1] = {nullptr};
+  nb::object capsule = nb::steal(PyObject_Vectorcall(helper("torch_allocator", &find), argv + 1,
+                                                     0 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+  if (!capsule.is_valid()) return false;
+  g_torch_empty_like = nullptr;
+  if (!capsule.is_none()) {
+    void* fn = PyCapsule_GetPointer(capsule.ptr(), kTorchAllocCapsuleName);
+    if (fn == nullptr) return false;
+    g_torch_empty_like = reinterpret_cast<TorchEmptyLike>(fn);
+  }
+  g_torch_alloc_state = g_torch_empty_like != nullptr ? TorchAllocState::Loaded : TorchAllocState::Absent;
+  return true;
+}
+
 // torch.empty_like(like[, dtype=]) when no shape is given; like.new_empty(shape[, dtype=]) (torch.empty
-// on like's device, layout and dtype) when one is. Called from C: no Python frame of ours.
-PyObject* allocate_torch(PlaceholderObject* p) {
+// on like's device, layout and dtype) when one is. A plain torch.Tensor goes to libtorch from C++
+// (triton_jit._torch_alloc) where that module is loaded and takes it; anything else (a subclass,
+// whose __torch_function__ must run; a torch function mode) to torch's own functions, called from C:
+// no Python frame of ours. *native says which of the two allocated.
+PyObject* allocate_torch(PlaceholderObject* p, bool* native) {
+  *native = false;
+  if (g_torch_alloc_state == TorchAllocState::Unknown && !load_torch_allocator()) return nullptr;
+  if (g_torch_empty_like != nullptr && Py_TYPE(p->like) == g_torch_tensor.get()) {
+    PyObject* out = nullptr;
+    const int rc = g_torch_empty_like(p->like, p->dtype, p->shape, &out);
+    if (rc != 0) {
+      *native = rc > 0;
+      return out;  // nullptr with torch's error set for rc < 0
+    }
+  }
   static PyObject* empty_like = nullptr;
   if (empty_like == nullptr) {
     nb::object torch = nb::module_::import_("torch");  // loaded: like is a torch.Tensor
@@ -198,15 +236,27 @@ PyObject* placeholder_data_ptr(PyObject* self, PyObject*) {
 
 }  // namespace
 
-PyObject* allocate_placeholder(PyObject* o, const std::string& function, const std::string& param) {
+namespace {
+
+// allocate_placeholder, saying in *native whether libtorch allocated from C++ (triton_jit._torch_alloc).
+PyObject* allocate_placeholder_traced(PyObject* o, const std::string& function, const std::string& param,
+                                      bool* native) {
   PlaceholderObject* p = as_placeholder(o);
-  PyObject* out = g_torch_tensor.is(p->like) ? allocate_torch(p) : allocate_other(p);
+  *native = false;
+  PyObject* out = g_torch_tensor.is(p->like) ? allocate_torch(p, native) : allocate_other(p);
   if (out != nullptr) return out;
   if (PyErr_ExceptionMatches(PyExc_TypeError) || PyErr_ExceptionMatches(PyExc_ValueError)) {
     nb::python_error e;  // takes the pending error; its message without the traceback
     fail_placeholder(o, function, param, "could not be allocated: " + str_of(e.value().ptr()));
   }
   throw nb::python_error();  // the allocator's own error (out of memory): as the framework raised it
+}
+
+}  // namespace
+
+PyObject* allocate_placeholder(PyObject* o, const std::string& function, const std::string& param) {
+  bool native = false;
+  return allocate_placeholder_traced(o, function, param, &native);
 }
 
 void fail_placeholder(PyObject* o, const std::string& function, const std::string& param, const std::string& why) {
@@ -254,6 +304,27 @@ void register_placeholder(nb::module_& m) {
   PyObject* fn = PyCFunction_NewEx(&def, nullptr, nullptr);
   if (fn == nullptr) throw nb::python_error();
   m.attr("empty_like") = nb::steal(fn);
+
+  // Test hooks (tests/python/test_torch_alloc.py): the allocation a launch makes for
+  // empty_like(like, dtype, shape), on any device, with the path that made it; and a fresh lookup
+  // of triton_jit._torch_alloc at the next torch placeholder.
+  m.def(
+      "_placeholder_allocate_for_test",
+      [fn](nb::handle like, nb::handle dtype, nb::handle shape) {
+        PyObject* argv[4] = {nullptr, like.ptr(), dtype.ptr(), shape.ptr()};
+        nb::object placeholder =
+            nb::steal(PyObject_Vectorcall(fn, argv + 1, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
+        if (!placeholder.is_valid()) throw nb::python_error();
+        bool native = false;
+        nb::object array =
+            nb::steal(allocate_placeholder_traced(placeholder.ptr(), "_placeholder_allocate_for_test", "out", &native));
+        return nb::make_tuple(array, native ? "c++" : "python");
+      },
+      nb::arg("like"), nb::arg("dtype").none() = nb::none(), nb::arg("shape").none() = nb::none());
+  m.def("_placeholder_reset_torch_allocator_for_test", [] {
+    g_torch_alloc_state = TorchAllocState::Unknown;
+    g_torch_empty_like = nullptr;
+  });
 }
 
 }  // namespace triton_jit::python

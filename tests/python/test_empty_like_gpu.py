@@ -114,6 +114,37 @@ def test_the_output_is_allocated_on_the_current_stream_and_launched_there():
     assert_same_bits(out, x + x)
 
 
+def test_cuda_outputs_are_allocated_by_libtorch_from_cxx_as_torch_allocates_them():
+    """triton_jit._torch_alloc (where built) takes plain CUDA tensors: torch.empty_like's and
+    Tensor.new_empty's results, on like's device, from the caching allocator, on another device
+    than the current one too."""
+    try:
+        from triton_jit import _torch_alloc  # noqa: F401
+    except ImportError as e:
+        pytest.skip(f"triton_jit._torch_alloc was not built ({e})")
+    _C = triton_jit._C
+    _C._placeholder_reset_torch_allocator_for_test()
+    base = torch.randn(2, 3, 4, 5, device="cuda")
+    devices = [torch.device("cuda", i) for i in range(torch.cuda.device_count())]
+    likes = [base, base.contiguous(memory_format=torch.channels_last), base.permute(3, 1, 0, 2), base[:, :, ::2],
+             torch.zeros(4, 1, device=devices[-1]).expand(4, 6)]
+    for like in likes:
+        for dtype, shape in ((None, None), (torch.float16, None), (None, (7, 3)), (torch.int32, 9)):
+            before = torch.cuda.memory_allocated(like.device)
+            got, path = _C._placeholder_allocate_for_test(like, dtype, shape)
+            assert path == "c++"
+            want = (torch.empty_like(like, **({} if dtype is None else {"dtype": dtype})) if shape is None else
+                    like.new_empty(shape, **({} if dtype is None else {"dtype": dtype})))
+            assert (type(got), got.dtype, got.shape, got.stride(), got.device) == \
+                (type(want), want.dtype, want.shape, want.stride(), want.device)
+            assert got.requires_grad is False
+            assert torch.cuda.memory_allocated(like.device) > before or got.numel() == 0
+    # The launch itself takes the same path: the add's output is bit for bit torch.add's.
+    x = torch.randn(4096, device="cuda")
+    add = triton_jit.jit(py_kernels.add_kernel)
+    assert_same_bits(add[(4, )](x, x, triton_jit.empty_like(x), x.numel()), torch.add(x, x))
+
+
 def test_cupy_arrays_get_cupy_outputs():
     cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
     x = cupy.arange(4096, dtype=cupy.float32)

@@ -14,6 +14,7 @@ package accepts, it is filled once from the package index (pip download: 286 MB 
 offline (no index reachable and no fitting wheel there) the test skips and says where to put one.
 """
 import glob
+import importlib.util
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import zipfile
 try:
     import tomllib  # Python 3.11 and newer
 except ImportError:
@@ -106,6 +108,19 @@ def test_pip_install_into_an_empty_virtualenv():
     wheels = glob.glob(os.path.join(dist, "triton_jit-*.whl"))
     assert len(wheels) == 1, os.listdir(dist)
     wheel = wheels[0]
+    # triton_jit._torch_alloc is in the wheel when this python imports torch (it builds the wheel),
+    # and carries no run path to this machine's torch libraries: it loads into a process that
+    # imported torch. (The paths of torch's headers stay, in the messages of their assertions.)
+    torch_spec = importlib.util.find_spec("torch")
+    with zipfile.ZipFile(wheel) as archive:
+        torch_alloc = [name for name in archive.namelist() if name.startswith("triton_jit/_torch_alloc")]
+        print("triton_jit._torch_alloc in the wheel:", torch_alloc or "no (no torch in the building python)")
+        for name in torch_alloc:
+            data = archive.read(name)
+            if torch_spec is not None and torch_spec.origin:
+                torch_lib = os.path.join(os.path.dirname(torch_spec.origin), "lib")
+                for folder in {torch_lib, os.path.realpath(torch_lib)}:
+                    assert folder.encode() not in data, f"{name} names this machine's torch libraries ({folder})"
 
     # 2. An empty virtualenv: nothing of this python's packages is visible in it.
     venv = os.path.join(work, "venv")
@@ -156,6 +171,7 @@ def test_pip_install_into_an_empty_virtualenv():
         import os, sys, triton_jit
         assert triton_jit.__file__.startswith({venv!r}), triton_jit.__file__
         assert "numpy" not in sys.modules and "torch" not in sys.modules, "an optional framework was imported"
+        assert "triton_jit._torch_alloc" not in sys.modules, "the torch allocator was loaded without torch"
         folder = os.path.dirname(triton_jit.__file__)
         assert os.path.isfile(os.path.join(folder, "libtriton_jit.so")), os.listdir(folder)
         assert os.path.isfile(os.path.join(folder, "libtriton_jit_python.so")), os.listdir(folder)
