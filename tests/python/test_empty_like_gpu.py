@@ -139,6 +139,7 @@ def test_cuda_outputs_are_allocated_by_libtorch_from_cxx_as_torch_allocates_them
                 (type(want), want.dtype, want.shape, want.stride(), want.device)
             assert got.requires_grad is False
             assert torch.cuda.memory_allocated(like.device) > before or got.numel() == 0
+            del got, want  # freed before the next `before`: the caching allocator's count only grows by them
     # The launch itself takes the same path: the add's output is bit for bit torch.add's.
     x = torch.randn(4096, device="cuda")
     add = triton_jit.jit(py_kernels.add_kernel)
