@@ -12,9 +12,9 @@
 # builds; .ci/run does so after this step). Exit status: ctest's.
 # Knobs: those of scripts/setup.sh, plus CTEST_JOBS (default: nproc) and CTEST_TIMEOUT (seconds
 # per test, default 1200).
-# Time: the target is 10 minutes on a 2-core machine from a fresh clone, downloads excluded; 729 s
-# measured (2026-11-27: set-up 160 s with pip's downloads, configure 24 s, build 145 s with the
-# compiler cache warm, ctest 398 s). The `==>` lines give the seconds of each part;
+# Time: the target is 10 minutes on a 2-core machine from a fresh clone, downloads excluded; 674 s
+# measured (2026-11-27: set-up 57 s with uv's downloads, configure 29 s, build 174 s with the
+# compiler cache warm, ctest 413 s). The `==>` lines give the seconds of each part;
 # docs/guide/building.md ("Where the test time goes") sums ctest's per-test times by group.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
