@@ -113,6 +113,8 @@ def test_pip_install_into_an_empty_virtualenv():
     # imported torch. (The paths of torch's headers stay, in the messages of their assertions.)
     torch_spec = importlib.util.find_spec("torch")
     with zipfile.ZipFile(wheel) as archive:
+        # The runner's start-up file for the processes a program starts (triton_jit/install.py).
+        assert "triton_jit/_child_install/sitecustomize.py" in archive.namelist(), archive.namelist()
         torch_alloc = [name for name in archive.namelist() if name.startswith("triton_jit/_torch_alloc")]
         print("triton_jit._torch_alloc in the wheel:", torch_alloc or "no (no torch in the building python)")
         for name in torch_alloc:
