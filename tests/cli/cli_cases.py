@@ -1,7 +1,9 @@
-"""Test cases of the triton-jit command-line tool, one CTest test each.
+"""Test cases of the triton-jit command-line tool, one CTest test each, but for the cases whose check
+asks Triton's own binder: those run together as one test, `triton_parity` (a Python that asks
+Triton's binder imports Triton and torch, about 3 s of CPU; once for all of them, not once each).
 
     python cli_cases.py --list
-    python cli_cases.py --cli PATH --kernels DIR --work DIR CASE
+    python cli_cases.py --cli PATH --kernels DIR --work DIR CASE...
 
 In a case's argv, {k} is the kernels folder and {out} the case's own empty work folder.
 Every failing case must exit with its status, print nothing on stdout and exactly one line,
@@ -70,8 +72,9 @@ SKIP_RETURN_CODE = 77  # ctest's SKIP_RETURN_CODE for these tests (tests/cli/CMa
 
 class Case:
     def __init__(self, argv, rc=0, stdout=None, stdout_contains=(), stderr=None, check=None,
-                 one_line=True, env=None):
+                 one_line=True, env=None, asks_triton=False):
         self.argv = argv
+        self.asks_triton = asks_triton  # check asks Triton's binder: the case runs in TRITON_PARITY
         self.env = env                  # variables set for the tool (TRITON_JIT_TARGET=hip:gfx942)
         self.rc = rc
         self.stdout = stdout            # exact stdout
@@ -273,7 +276,8 @@ CASES = {
        for name, (a, sig) in MIXED_ARGS.items()},
     # The same lists, checked against the binder Triton itself builds for the function.
     **{f"parity_mixed_{name}": Case(["specialize", MIXED, "--repr", "--args", args(*a)],
-                                    check=lambda o, out, err, a=a: _check_parity("mixed_kernel", a, out))
+                                    check=lambda o, out, err, a=a: _check_parity("mixed_kernel", a, out),
+                                    asks_triton=True)
        for name, (a, sig) in MIXED_ARGS.items()},
 
     # HIP targets: Triton's 'S' flag and the AMD backend's options (tests/cli/hip_cases.py)
@@ -283,7 +287,8 @@ CASES = {
     **{f"specialize_dtype_{name}": Case(["specialize", DTYPE, "--args", args(*a)], stdout=lines(sig))
        for name, (a, sig) in DTYPE_ARGS.items()},
     **{f"parity_dtype_{name}": Case(["specialize", DTYPE, "--repr", "--args", args(*a)],
-                                    check=lambda o, out, err, a=a: _check_parity("dtype_kernel", a, out))
+                                    check=lambda o, out, err, a=a: _check_parity("dtype_kernel", a, out),
+                                    asks_triton=True)
        for name, (a, sig) in DTYPE_ARGS.items()},
     "specialize_dtype_repr": Case(["specialize", DTYPE, "--repr", "--args", args(*DTYPE_ARGS["torch"][0])],
                                   stdout=lines(DTYPE_ARGS["torch"][1],
@@ -297,7 +302,8 @@ CASES = {
     **{f"specialize_heuristics_{name}": Case(["specialize", ROW_SUM, "--repr", "--args", args(*a)],
                                              stdout_contains=[sig + "\n"],
                                              check=lambda o, out, err, a=a: _check_decorated_parity("row_sum_kernel",
-                                                                                                    a, out))
+                                                                                                    a, out),
+                                             asks_triton=True)
        for name, (a, sig) in ROW_SUM_ARGS.items()},
 
     # The kernel line of an autotune choice (docs/FORMATS.md, "Tuning choices"): each .fn goes one
@@ -503,19 +509,20 @@ CASES = {
         stderr=r"mixed_kernel: parameter 'n' \(#3\) is annotated 'i64' and cannot take a float: Triton keys it as "
                r"i64 but its launcher then raises TypeError \('float' object cannot be interpreted as an integer\); "
                r"convert it first \(static_cast<int64_t>\(x\)\), or remove the annotation to pass a float \(fp32\)",
-        check=lambda o, out, err: _check_stricter("mixed_kernel", *STRICTER["float_for_i64"])),
+        check=lambda o, out, err: _check_stricter("mixed_kernel", *STRICTER["float_for_i64"]), asks_triton=True),
     "error_pointer_for_annotated_int": Case(
         ["specialize", MIXED, "--args", args(*STRICTER["pointer_for_i64"][0])], rc=1,
         stderr=r"mixed_kernel: parameter 'n' \(#3\) is annotated 'i64' and cannot take a pointer: Triton keys a "
                r"tensor there as i64 but its launcher then passes only a one-element tensor's value .*; pass the "
                r"value itself, or the address as an integer \(static_cast<int64_t>\(reinterpret_cast<uintptr_t>"
                r"\(ptr\)\)\)",
-        check=lambda o, out, err: _check_stricter("mixed_kernel", *STRICTER["pointer_for_i64"])),
+        check=lambda o, out, err: _check_stricter("mixed_kernel", *STRICTER["pointer_for_i64"]), asks_triton=True),
     "error_int_for_annotated_pointer": Case(
         ["specialize", K + ":annotated_kernel", "--args", args(*STRICTER["int_for_pointer"][0])], rc=1,
         stderr=r"annotated_kernel: parameter 'x_ptr' \(#0\) is annotated '\*fp16' and cannot take an int: Triton "
                r"takes an integer there as the device address; pass the address as a pointer \(TypedPtr\{.*\}.*\)",
-        check=lambda o, out, err: _check_stricter("annotated_kernel", *STRICTER["int_for_pointer"])),
+        check=lambda o, out, err: _check_stricter("annotated_kernel", *STRICTER["int_for_pointer"]),
+        asks_triton=True),
     "error_pointer_for_constexpr": Case(["specialize", ADD, "--args", args(ptr("fp32", 16), ptr("fp32", 16),
                                                                            ptr("fp32", 16), 8, ptr("fp32", 16))],
                                         rc=1, stderr=r"add_kernel: parameter 'BLOCK_SIZE' \(#4\) is a tl\.constexpr.*"),
@@ -1033,9 +1040,16 @@ def _check_stricter(function, items, expected):
     assert got == expected, f"Triton's binder now gives {got}, not {expected}: update docs/DESIGN.md and this test"
 
 
+def _asking_triton():
+    """Guards the grouping: a case whose check asks Triton's binder is marked asks_triton=True, so
+    that it runs in TRITON_PARITY, where Triton and torch are imported once for all such cases."""
+    assert CASES[CURRENT_CASE].asks_triton, f"{CURRENT_CASE} asks Triton's binder: give its Case asks_triton=True"
+
+
 def _triton_binder(function, items, target=None):
     """repr of the specialization Triton's own binder computes for `function` of cli_kernels.py
     called with the JSON `items` (in Python form)."""
+    _asking_triton()
     import importlib.util
 
     import triton.language as tl
@@ -1070,6 +1084,7 @@ def _triton_binder(function, items, target=None):
 
 def _check_decorated_parity(function, items, out):
     """The tool's --repr line equals what Triton's own wrappers (Heuristics.run) hand its binder."""
+    _asking_triton()
     import importlib.util
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
@@ -1085,7 +1100,14 @@ def _check_decorated_parity(function, items, out):
     assert got == expected, f"triton-jit: {got}\ntriton:     {expected}"
 
 
+# The one test of the cases whose check asks Triton's binder (Case.asks_triton).
+TRITON_PARITY = "triton_parity"
+CURRENT_CASE = None
+
+
 def run(name):
+    global CURRENT_CASE
+    CURRENT_CASE = name
     out_dir = os.path.join(ARGS.work, name)
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
@@ -1160,14 +1182,21 @@ def main():
     parser.add_argument("--work")
     parser.add_argument("cases", nargs="*")
     ARGS = parser.parse_args()
+    asking = [n for n, c in CASES.items() if c.asks_triton]
     if ARGS.list:
-        print(";".join(list(CASES) + list(FLOWS)), end="")
+        print(";".join([n for n in CASES if n not in asking] + list(FLOWS) + [TRITON_PARITY]), end="")
         return 0
     _run_under_tested_python()
     _relocate_caches()
     # clipkg, the package of the module:MODULE:FUNCTION cases, is imported the normal way.
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (ARGS.kernels, os.environ.get("PYTHONPATH")) if p)
     names = ARGS.cases or list(CASES) + list(FLOWS)
+    if TRITON_PARITY in names:
+        names = [n for n in names if n != TRITON_PARITY] + asking
+    unknown = [n for n in names if n not in CASES and n not in FLOWS]
+    if unknown:
+        print(f"unknown case(s) {', '.join(unknown)}: `{sys.argv[0]} --list` lists them")
+        return 2
     # Cases that check torch's dtypes against Triton's binder or compile them need torch in the
     # tested python (the Triton-version virtualenvs have none); `tune` cases need a GPU, or its
     # absence. Skipped visibly; a run of skipped cases only exits with ctest's skip status.

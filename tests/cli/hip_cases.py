@@ -30,7 +30,8 @@ def cases(m):
         **{f"parity_hip_{arch}_{name}": m.Case(["specialize", m.MIXED, "--repr", "--args", m.args(*a)],
                                              env={"TRITON_JIT_TARGET": f"hip:{arch}"},
                                              check=lambda o, out, err, a=a, arch=arch: m._check_parity(
-                                                 "mixed_kernel", a, out, f"hip:{arch}"))
+                                                 "mixed_kernel", a, out, f"hip:{arch}"),
+                                             asks_triton=True)
            for arch in ("gfx942", "gfx1100") for name, a in HIP_ARGS.items()},
         "specialize_hip_ranges": m.Case(["specialize", m.MIXED, "--repr", "--args", m.args(*HIP_ARGS["sizes"])],
                                       env={"TRITON_JIT_TARGET": "hip:gfx942", "AMDGCN_USE_BUFFER_OPS": "1"},

@@ -22,6 +22,8 @@ WHY = flaggems_stub.available() or (None if torch is not None else "torch is not
 # Per test, not for the module: a module skipped whole is pytest's exit 5, which CTest counts as failed.
 pytestmark = pytest.mark.skipif(WHY is not None, reason=f"FlagGems' LibTuner tests skipped: {WHY}")
 
+# pytest: own process (FlagGems opens its tuning database when its libentry is imported, and this
+# file points it at a database of its own first: another file's import would have opened another)
 # FlagGems opens its database when libentry is imported: the test's own file, before that.
 DB_DIR = tempfile.mkdtemp(prefix="tj-libtuner-")
 DB_PATH = os.path.join(DB_DIR, "flaggems.db")
