@@ -1,6 +1,14 @@
 """Runs a test command that needs a GPU, or reports it skipped without starting it.
 
     needs_gpu.py COMMAND [ARGS...]
+    needs_gpu.py --shared-without-gpu SUITE COMMAND [ARGS...]
+    needs_gpu.py --without-gpu COMMAND [ARGS...]
+
+The two other forms split a group of test files between machines: without a GPU they run in one
+process, the test SUITE (`--without-gpu`: runs only without a GPU), and each file's own test
+(`--shared-without-gpu SUITE`: runs only with one) reports as skipped, naming SUITE; with a GPU
+each file runs in a process of its own, as CUDA's state (torch's, JAX's, the runtime's) of one file
+then never meets another's.
 
 Test files whose every test needs a GPU (tests/python/*_gpu.py, tests/torch/python/test_cuda_*.py)
 each skip on their own without one, but only after starting Python, pytest, torch and Triton:
@@ -16,6 +24,7 @@ import os
 import sys
 
 SKIP_MARK = "SKIPPED (needs a CUDA GPU):"
+GPU_PRESENT_MARK = "SKIPPED (a GPU is present):"
 
 
 def why_no_gpu():
@@ -62,11 +71,26 @@ def why_no_cuda_gpu():
 
 
 def main(argv):
+    usage = "usage: needs_gpu.py [--without-gpu | --shared-without-gpu SUITE] COMMAND [ARGS...]"
+    mode, suite = "gpu", None
+    if argv[:1] == ["--without-gpu"]:
+        mode, argv = "no_gpu", argv[1:]
+    elif argv[:1] == ["--shared-without-gpu"]:
+        if len(argv) < 2:
+            sys.exit(usage)
+        mode, suite, argv = "shared", argv[1], argv[2:]
     if not argv:
-        sys.exit("usage: needs_gpu.py COMMAND [ARGS...]")
+        sys.exit(usage)
     reason = why_no_gpu()
-    if reason is not None:
-        print(f"{SKIP_MARK} {reason}; every test of {' '.join(argv[-1:])} needs one")
+    if mode == "no_gpu":
+        if reason is None:
+            print(f"{GPU_PRESENT_MARK} with a GPU each of its files is a test of its own, in a process of its own")
+            return 0
+    elif reason is not None:
+        if mode == "shared":
+            print(f"{SKIP_MARK} {reason}; without one {suite} runs {' '.join(argv[-1:])}, with the other files, in one process")
+        else:
+            print(f"{SKIP_MARK} {reason}; every test of {' '.join(argv[-1:])} needs one")
         return 0
     sys.stdout.flush()
     os.execvp(argv[0], argv)
