@@ -222,7 +222,8 @@ tj_ensure_system_packages() {
 }
 
 # cuda.h only (the driver is loaded at run time): nvcc on PATH, CUDAToolkit_ROOT or CUDA_PATH find
-# it; otherwise point CMake at the usual install folders.
+# it; otherwise point CMake at the usual install folders, or, without a toolkit, leave it to
+# CMakeLists.txt (Triton's wheel ships cuda.h).
 tj_cuda_cmake_args() {
   TJ_CUDA_ARGS=()
   if [ -n "${CUDAToolkit_ROOT:-}" ] || [ -n "${CUDA_PATH:-}" ] || command -v nvcc >/dev/null 2>&1; then return 0; fi
@@ -234,14 +235,14 @@ tj_cuda_cmake_args() {
     fi
   done
   [ -f /usr/include/cuda.h ] && return 0
-  tj_error "cuda.h not found: install the CUDA toolkit (its headers suffice; no GPU is needed to build) or set CUDAToolkit_ROOT"
-  return 1
+  # CMakeLists.txt then takes the cuda.h of Triton's wheel, or says what to install.
+  tj_log "no CUDA toolkit found: the build takes cuda.h from Triton's wheel"
+  return 0
 }
 
 # tj_configure_args DIR: sets TJ_CMAKE_ARGS, the arguments that configure the build folder DIR for
 # TJ_PYTHON (when set), BUILD_TYPE, CUDA's headers and CMAKE_ARGS. A folder configured for another
 # python is reset first. Runs nothing else: the caller runs cmake (with a time limit, a log...).
-# Returns 1 when cuda.h is not found.
 tj_configure_args() {
   local dir=$1
   local cache="$dir/CMakeCache.txt"
@@ -262,7 +263,7 @@ tj_configure_args() {
   if [ ! -f "$cache" ] && [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
     TJ_CMAKE_ARGS+=(-G Ninja)
   fi
-  tj_cuda_cmake_args || return 1
+  tj_cuda_cmake_args
   TJ_CMAKE_ARGS+=("${TJ_CUDA_ARGS[@]}")
   # ccache, where installed, compiles (TRITON_JIT_CCACHE=0: never): the scripts' builds (build/,
   # build-asan/, build-fuzz/) then reuse objects between runs and between clones. CCACHE_BASEDIR

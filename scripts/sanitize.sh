@@ -57,7 +57,8 @@ configure_and_build() {
   shift 2
   tj_lock
   tj_configure_args "$dir" || exit 1
-  TJ_CMAKE_ARGS+=("-DTRITON_JIT_SANITIZE=$sanitizers" -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF)
+  TJ_CMAKE_ARGS+=("-DTRITON_JIT_SANITIZE=$sanitizers" -DTRITON_JIT_BUILD_TORCH=OFF -DTRITON_JIT_BUILD_BENCHMARKS=OFF
+                  "${TJ_EXTRA_CMAKE_ARGS[@]}")
   tj_log "cmake ${TJ_CMAKE_ARGS[*]}"
   mkdir -p "$dir"
   cmake "${TJ_CMAKE_ARGS[@]}" >"$dir/configure.log" 2>&1 || {
@@ -70,12 +71,18 @@ configure_and_build() {
   tj_unlock
 }
 
+TJ_EXTRA_CMAKE_ARGS=()
 status=0
 for p in "${parts[@]}"; do
   start=$SECONDS
   if [ "$p" = asan ]; then
     dir="$ROOT/build-asan"
+    # Configured as a machine without the CUDA toolkit is (an AMD one): cuda.h from Triton's wheel
+    # (CMakeLists.txt), so that the CPU suite proves that build too (the examples, which link
+    # CUDA's runtime, are left out, and with them the cpu.env.* tests that run one).
+    TJ_EXTRA_CMAKE_ARGS=(-DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON)
     configure_and_build "$dir" "address;undefined" triton_jit_cpu_tests
+    TJ_EXTRA_CMAKE_ARGS=()
     tj_log "ASan+UBSan: ctest -L cpu in $dir"
     # --repeat until-pass:3: LeakSanitizer's stop-the-world tracer at exit now and then crashes
     # ("Tracer caught signal 11") while a process's threads (torch's) start or end; seen once in
