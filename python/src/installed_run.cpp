@@ -146,13 +146,14 @@ PyTypeObject* make_entry_type(nb::module_& m) {
 
 // ---- LaunchedKernel -----------------------------------------------------------------------------
 
+// One allocation per launch: the call's values are held inline (ob_size of them; 0 once resolved).
 struct LaunchedObject {
-  PyObject_HEAD PyObject* fn;
-  PyObject* values;   // the call's positional arguments after fn, then its keyword values
+  PyObject_VAR_HEAD PyObject* fn;
   PyObject* kwnames;  // the call's keyword names (grid and warmup among them: `skip`)
   Py_ssize_t nargs;   // positional arguments in `values`
   uint64_t skip;
-  PyObject* compiled;  // Triton's CompiledKernel, once made
+  PyObject* compiled;   // Triton's CompiledKernel, once made
+  PyObject* values[1];  // the call's positional arguments after fn, then its keyword values
 };
 
 PyTypeObject* g_launched_type = nullptr;
@@ -164,19 +165,29 @@ PyObject* global(PyObject* name) {
 }
 
 // (args, kwargs) of the call the values hold, without grid= and warmup=.
-bool call_of(PyObject* values, PyObject* kwnames, Py_ssize_t nargs, uint64_t skip, nb::object& args,
+bool call_of(PyObject* const* values, PyObject* kwnames, Py_ssize_t nargs, uint64_t skip, nb::object& args,
              nb::object& kwargs) {
-  args = nb::steal(PyTuple_GetSlice(values, 0, nargs));
+  args = nb::steal(PyTuple_New(nargs));
+  if (args.is_valid()) {
+    for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(args.ptr(), i, new_ref(values[i]));
+  }
   kwargs = nb::steal(PyDict_New());
   if (!args.is_valid() || !kwargs.is_valid()) return false;
   const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     if (k < 64 && ((skip >> k) & 1) != 0) continue;
-    if (PyDict_SetItem(kwargs.ptr(), PyTuple_GET_ITEM(kwnames, k), PyTuple_GET_ITEM(values, nargs + k)) != 0) {
+    if (PyDict_SetItem(kwargs.ptr(), PyTuple_GET_ITEM(kwnames, k), values[nargs + k]) != 0) {
       return false;
     }
   }
   return true;
+}
+
+void clear_values(LaunchedObject* l) {
+  const Py_ssize_t n = Py_SIZE(l);
+  Py_SET_SIZE(l, 0);
+  for (Py_ssize_t i = 0; i < n; ++i) Py_CLEAR(l->values[i]);
+  Py_CLEAR(l->kwnames);
 }
 
 PyObject* launched_resolve(PyObject* self, PyObject* = nullptr) {
@@ -190,8 +201,7 @@ PyObject* launched_resolve(PyObject* self, PyObject* = nullptr) {
     if (compiled == nullptr) return nullptr;
     if (l->compiled == nullptr) {
       l->compiled = compiled;
-      Py_CLEAR(l->values);  // the call's arguments are not kept once resolved
-      Py_CLEAR(l->kwnames);
+      clear_values(l);  // the call's arguments are not kept once resolved
     } else {
       Py_DECREF(compiled);
     }
@@ -224,7 +234,7 @@ PyObject* launched_repr(PyObject* self) {
 int launched_traverse(PyObject* self, visitproc visit, void* arg) {
   auto* l = reinterpret_cast<LaunchedObject*>(self);
   Py_VISIT(l->fn);
-  Py_VISIT(l->values);
+  for (Py_ssize_t i = 0; i < Py_SIZE(l); ++i) Py_VISIT(l->values[i]);
   Py_VISIT(l->kwnames);
   Py_VISIT(l->compiled);
   return 0;
@@ -233,8 +243,7 @@ int launched_traverse(PyObject* self, visitproc visit, void* arg) {
 int launched_clear(PyObject* self) {
   auto* l = reinterpret_cast<LaunchedObject*>(self);
   Py_CLEAR(l->fn);
-  Py_CLEAR(l->values);
-  Py_CLEAR(l->kwnames);
+  clear_values(l);
   Py_CLEAR(l->compiled);
   return 0;
 }
@@ -260,7 +269,7 @@ PyTypeObject* make_launched_type(nb::module_& m) {
       {Py_tp_doc, const_cast<char*>("What triton_jit.install()'s run returns for a launch: Triton's CompiledKernel, "
                                     "made on first use by Triton's run with warmup=True for the same call.")},
       {0, nullptr}};
-  static PyType_Spec spec = {"triton_jit._C.LaunchedKernel", sizeof(LaunchedObject), 0,
+  static PyType_Spec spec = {"triton_jit._C.LaunchedKernel", offsetof(LaunchedObject, values), sizeof(PyObject*),
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, slots};
   PyObject* type = PyType_FromSpec(&spec);
   if (type == nullptr) throw nb::python_error();
@@ -417,12 +426,8 @@ PyObject* launch_failed(PyObject* fn, PyObject* entry, PyObject* call_args, PyOb
 bool launch_threw(PyObject* fn, EntryObject* e, PyObject* const* args, size_t nargs, PyObject* kwnames,
                   Py_ssize_t grid_at, Py_ssize_t warmup_at, uint64_t skip, PyObject** result) {
   *result = nullptr;
-  const Py_ssize_t n = static_cast<Py_ssize_t>(nargs) - 1 + PyTuple_GET_SIZE(kwnames);
-  nb::object values = nb::steal(PyTuple_New(n));
-  if (!values.is_valid()) return false;
-  for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(values.ptr(), i, new_ref(args[1 + i]));
   nb::object call_args, call_kwargs;
-  if (!call_of(values.ptr(), kwnames, static_cast<Py_ssize_t>(nargs) - 1, skip, call_args, call_kwargs)) {
+  if (!call_of(args + 1, kwnames, static_cast<Py_ssize_t>(nargs) - 1, skip, call_args, call_kwargs)) {
     return false;
   }
   PyObject* grid = args[nargs + grid_at];
@@ -485,24 +490,18 @@ bool run_fast(PyObject* const* args, size_t nargs, PyObject* kwnames, PyObject**
   }
   e->launched = 1;
 
-  auto* l = PyObject_GC_New(LaunchedObject, g_launched_type);
+  const Py_ssize_t n = static_cast<Py_ssize_t>(nargs) - 1 + nkw;
+  auto* l = PyObject_GC_NewVar(LaunchedObject, g_launched_type, n);
   if (l == nullptr) {
     *result = nullptr;
     return true;
   }
-  const Py_ssize_t n = static_cast<Py_ssize_t>(nargs) - 1 + nkw;
   l->fn = new_ref(fn);
-  l->values = PyTuple_New(n);
   l->kwnames = new_ref(kwnames);
   l->nargs = static_cast<Py_ssize_t>(nargs) - 1;
   l->skip = skip;
   l->compiled = nullptr;
-  if (l->values == nullptr) {
-    Py_DECREF(l);
-    *result = nullptr;
-    return true;
-  }
-  for (Py_ssize_t i = 0; i < n; ++i) PyTuple_SET_ITEM(l->values, i, new_ref(args[1 + i]));
+  for (Py_ssize_t i = 0; i < n; ++i) l->values[i] = new_ref(args[1 + i]);
   PyObject_GC_Track(l);
   *result = reinterpret_cast<PyObject*>(l);
   return true;
