@@ -3,15 +3,17 @@
 
     install_overhead_bench.py [--fake-hip LIB] [--calls N] [--rounds N] [--profile] [--out FILE.json]
 
-Times, per call and in one process, alternating round by round (the figure is the median over
-the rounds): the direct launcher `triton_jit.jit(k)[grid](...)`, the installed `k[grid](...)`
-(Triton's __getitem__, then the installed run) and the installed `JITFunction.run(k, *args,
-grid=grid, warmup=False, **kwargs)` (what the Autotuner, Heuristics and bench/python/install_bench.py
-call) and the installed Python run (`_install._installed_run_python`: the run before the C++
-one, which now takes only the calls the C++ run does not), for two argument lists: a small add (3 tensors, an int, BLOCK by keyword) and a Liger-like
-row kernel (4 tensors, 4 strides as ints, sizes and eps, constexprs and num_warps by keyword, as
-Liger's _rms_norm_forward_kernel is called). The difference between the installed run and the
-direct launcher is what the installed path adds.
+Times, per call and in one process, alternating round by round: the direct launcher
+`triton_jit.jit(k)[grid](...)`, the installed `k[grid](...)` (Triton's __getitem__, then the
+installed run), the installed `JITFunction.run(k, *args, grid=grid, warmup=False, **kwargs)`
+(what the Autotuner, Heuristics and bench/python/install_bench.py call) and the installed Python
+run (`_install._installed_run_python`: the run before the C++ one, which now takes only the calls
+the C++ run does not), for two argument lists: a small add (3 tensors, an int, BLOCK by keyword)
+and a Liger-like row kernel (4 tensors, 4 strides as ints, sizes and eps, constexprs and
+num_warps by keyword, as Liger's _rms_norm_forward_kernel is called). The figures are the median
+per path over the rounds and, in parentheses, the median of each path's excess over the direct
+launcher in the same round (paired, so that a busy machine moves both alike): what the installed
+path adds.
 
 Without a GPU, --fake-hip LIB (tests/cpu's libfake_amdhip64.so, target triton_jit_fake_hip)
 launches on the fake HIP runtime the tests use (tests/python/test_rocm.py): the kernels compile
@@ -20,8 +22,7 @@ hipModuleLaunchKernel, which records it. The tensors are stand-ins with data_ptr
 (DevicePointer; torch's CPU tensors are refused, and test_rocm.py's tensor subclass that says
 is_cuda runs torch's Python __torch_function__ on every read, which would swamp the figures).
 These are CPU fake-driver figures: they show where the installed path spends its time, not a
-GPU's launch cost.
-On a GPU (without --fake-hip) the tensors are real CUDA tensors.
+GPU's launch cost. On a GPU (without --fake-hip) the tensors are real CUDA tensors.
 
 --profile runs cProfile over the installed run (where the Python side's time goes)."""
 import argparse
@@ -94,9 +95,8 @@ def time_paths(torch, triton_jit, JITFunction, fn, grid, args, kwargs, calls, ro
     sync = torch.cuda.synchronize if gpu else (lambda: None)
 
     def run_direct():
-        launcher = direct[grid]
         for _ in range(calls):
-            launcher(*args, **kwargs)
+            direct[grid](*args, **kwargs)
 
     def run_getitem():
         for _ in range(calls):
@@ -130,7 +130,13 @@ def time_paths(torch, triton_jit, JITFunction, fn, grid, args, kwargs, calls, ro
             paths[name]()
             sync()
             times[name].append((time.perf_counter() - start) / calls)
-    return {name: statistics.median(t) * 1e6 for name, t in times.items()}
+    # Medians per path, and of each path's excess over the direct launcher within the same round
+    # (paired: a busy machine moves both alike).
+    direct = times[names[0]]
+    result = {name: statistics.median(t) * 1e6 for name, t in times.items()}
+    for name in names[1:]:
+        result[name + " - direct"] = statistics.median(a - b for a, b in zip(times[name], direct)) * 1e6
+    return result
 
 
 def main():
@@ -166,14 +172,16 @@ def main():
 
     where = "fake HIP runtime (CPU)" if not gpu else torch.cuda.get_device_name()
     print(f"Host µs per call, median of {opts.rounds} rounds of {opts.calls} calls; {where}\n")
-    print("| Workload | direct `jit(k)[grid]` | installed `k[grid]` | installed `JITFunction.run` | run − direct | "
-          "Python run (before) | Python run − direct |")
-    print("|---|---|---|---|---|---|---|")
+    print("| Workload | direct `jit(k)[grid]` | installed `k[grid]` | installed `JITFunction.run` | "
+          "Python run (the run before the C++ one) |")
+    print("|---|---|---|---|---|")
     for name, t in results.items():
-        d, g, r = (t["direct triton_jit.jit(k)[grid]"], t["installed k[grid]"], t["installed JITFunction.run"])
-        p = t.get("installed, Python run")
-        before = f"{p:.2f} | {p - d:+.2f}" if p is not None else "— | —"
-        print(f"| {name} | {d:.2f} | {g:.2f} | {r:.2f} | {r - d:+.2f} | {before} |")
+        cells = []
+        for path in ("installed k[grid]", "installed JITFunction.run", "installed, Python run"):
+            cells.append(f"{t[path]:.2f} ({t[path + ' - direct']:+.2f})" if path in t else "—")
+        print(f"| {name} | {t['direct triton_jit.jit(k)[grid]']:.2f} | " + " | ".join(cells) + " |")
+    print("\n(in parentheses: the median over the rounds of the path's excess over the direct launcher in the "
+          "same round)")
 
     if opts.profile:
         import cProfile

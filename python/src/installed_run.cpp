@@ -153,8 +153,14 @@ struct LaunchedObject {
   Py_ssize_t nargs;   // positional arguments in `values`
   uint64_t skip;
   PyObject* compiled;   // Triton's CompiledKernel, once made
-  PyObject* values[1];  // the call's positional arguments after fn, then its keyword values
+  PyObject* values[1];  // the call's positional arguments after fn, then its keyword values: see values_of
 };
+
+// The inline values, through a pointer: they run past the declared array (UBSan's bounds check
+// would flag values[i] for i > 0).
+PyObject** values_of(LaunchedObject* l) {
+  return reinterpret_cast<PyObject**>(reinterpret_cast<char*>(l) + offsetof(LaunchedObject, values));
+}
 
 PyTypeObject* g_launched_type = nullptr;
 
@@ -186,7 +192,8 @@ bool call_of(PyObject* const* values, PyObject* kwnames, Py_ssize_t nargs, uint6
 void clear_values(LaunchedObject* l) {
   const Py_ssize_t n = Py_SIZE(l);
   Py_SET_SIZE(l, 0);
-  for (Py_ssize_t i = 0; i < n; ++i) Py_CLEAR(l->values[i]);
+  PyObject** values = values_of(l);
+  for (Py_ssize_t i = 0; i < n; ++i) Py_CLEAR(values[i]);
   Py_CLEAR(l->kwnames);
 }
 
@@ -194,7 +201,7 @@ PyObject* launched_resolve(PyObject* self, PyObject* = nullptr) {
   auto* l = reinterpret_cast<LaunchedObject*>(self);
   if (l->compiled == nullptr) {
     nb::object args, kwargs;
-    if (!call_of(l->values, l->kwnames, l->nargs, l->skip, args, kwargs)) return nullptr;
+    if (!call_of(values_of(l), l->kwnames, l->nargs, l->skip, args, kwargs)) return nullptr;
     PyObject* resolve = global(s_resolve_launched);
     if (resolve == nullptr) return nullptr;
     PyObject* compiled = PyObject_CallFunctionObjArgs(resolve, l->fn, args.ptr(), kwargs.ptr(), nullptr);
@@ -234,7 +241,8 @@ PyObject* launched_repr(PyObject* self) {
 int launched_traverse(PyObject* self, visitproc visit, void* arg) {
   auto* l = reinterpret_cast<LaunchedObject*>(self);
   Py_VISIT(l->fn);
-  for (Py_ssize_t i = 0; i < Py_SIZE(l); ++i) Py_VISIT(l->values[i]);
+  PyObject** values = values_of(l);
+  for (Py_ssize_t i = 0; i < Py_SIZE(l); ++i) Py_VISIT(values[i]);
   Py_VISIT(l->kwnames);
   Py_VISIT(l->compiled);
   return 0;
@@ -501,7 +509,8 @@ bool run_fast(PyObject* const* args, size_t nargs, PyObject* kwnames, PyObject**
   l->nargs = static_cast<Py_ssize_t>(nargs) - 1;
   l->skip = skip;
   l->compiled = nullptr;
-  for (Py_ssize_t i = 0; i < n; ++i) l->values[i] = new_ref(args[1 + i]);
+  PyObject** values = values_of(l);
+  for (Py_ssize_t i = 0; i < n; ++i) values[i] = new_ref(args[1 + i]);
   PyObject_GC_Track(l);
   *result = reinterpret_cast<PyObject*>(l);
   return true;
