@@ -305,7 +305,8 @@ std::vector<std::string> Kernel::arg_names() {
 
 Kernel::~Kernel() = default;
 
-void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching) {
+void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching,
+                     uint64_t skip_keywords) {
   if (fn_ == nullptr) resolve();
   const Binder& b = *binder_;
   const size_t n = py_names_.size();
@@ -325,6 +326,7 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
 
   const Py_ssize_t num_keywords = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t kw = 0; kw < num_keywords; ++kw) {
+    if (kw < 64 && ((skip_keywords >> kw) & 1) != 0) continue;
     PyObject* key = PyTuple_GET_ITEM(kwnames, kw);
     PyObject* value = args[nargs + static_cast<size_t>(kw)];
     // By identity of the interned name (a keyword written in the call is interned), else by value
@@ -336,7 +338,11 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
         break;
       }
     }
-    if (found == n && PyUnicode_Check(key)) {
+    // A launch option spelled by its interned name is no parameter (a parameter of that name would
+    // have been found above, by the same object): no lookup by value for it.
+    const bool option = found == n &&
+                        (key == g_num_warps || key == g_num_stages || key == g_num_ctas || key == g_stream);
+    if (found == n && !option && PyUnicode_Check(key)) {
       Py_ssize_t size = 0;
       const char* utf8 = PyUnicode_AsUTF8AndSize(key, &size);
       if (utf8 == nullptr) throw nb::python_error();
@@ -489,10 +495,10 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
 }
 
 PyObject* Kernel::launch(nb::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames,
-                         PlaceholderUse placeholders) {
+                         PlaceholderUse placeholders, uint64_t skip_keywords) {
   Call c;
   c.placeholders = placeholders;
-  prepare(c, args, nargs, kwnames, /*launching=*/true);
+  prepare(c, args, nargs, kwnames, /*launching=*/true, skip_keywords);
   // Triton's launch hooks: one relaxed load when none is set.
   if (__builtin_expect((detail::launch_hook_bits() & detail::kPythonLaunchHooks) != 0, 0)) {
     launch_hooked(c, grid);
@@ -696,6 +702,18 @@ struct VectorArgs {
   PyObject* const* data() const { return items.data(); }
   PyObject* names() const { return kwnames.is_valid() ? kwnames.ptr() : nullptr; }
 };
+
+}  // namespace
+
+PyObject* call_deferred_hook(PyObject* kernel, PyObject* grid, PyObject* args, PyObject* kwargs) {
+  if (g_deferred_hook == nullptr) {
+    Py_INCREF(Py_NotImplemented);
+    return Py_NotImplemented;
+  }
+  return PyObject_CallFunctionObjArgs(g_deferred_hook, kernel, grid, args, kwargs, nullptr);
+}
+
+namespace {
 
 nb::object make_kernel(TritonJitFunction& fn) {
   auto& kernels = kernel_registry();

@@ -59,8 +59,11 @@ class Kernel {
   // callable taking the call's arguments by name (Triton's `meta`). Returns the arrays allocated
   // for triton_jit.empty_like placeholders (a new reference: the array for one, a tuple in
   // parameter order for several), nullptr when the call passed none.
+  //
+  // `skip_keywords`: bit i set, keyword i of `kwnames` is not the kernel's (triton_jit.install()'s
+  // run is called with grid= and warmup= among the kernel's keywords) and is ignored.
   PyObject* launch(nanobind::handle grid, PyObject* const* args, size_t nargs, PyObject* kwnames,
-                   PlaceholderUse placeholders = PlaceholderUse::Allocate);
+                   PlaceholderUse placeholders = PlaceholderUse::Allocate, uint64_t skip_keywords = 0);
   // The same call's specialization, or compiled kernel, without launching (no GPU needed).
   Specialization specialize(PyObject* const* args, size_t nargs, PyObject* kwnames);
   const KernelInfo& compile(PyObject* const* args, size_t nargs, PyObject* kwnames);
@@ -75,7 +78,8 @@ class Kernel {
 
  private:
   struct Call;
-  void prepare(Call& call, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching);
+  void prepare(Call& call, PyObject* const* args, size_t nargs, PyObject* kwnames, bool launching,
+               uint64_t skip_keywords = 0);
   // The array for placeholder argument `i` (allocated once per call and placeholder; the call owns
   // it), or the error where the call allows no placeholder. Cold.
   [[gnu::cold, gnu::noinline]] PyObject* bind_placeholder(Call& call, size_t i, PyObject* placeholder);

@@ -1,9 +1,11 @@
 // triton_jit._C: the extension behind the triton_jit package. One file per concern: errors
 // (errors.cpp), arguments (convert.cpp; element types in dtypes.cpp, C-API helpers in pyutil.h),
-// the kernel and its launch (kernel.cpp), value types and settings (types.cpp).
+// the kernel and its launch (kernel.cpp), triton_jit.install()'s run (installed_run.cpp), value types and settings
+// (types.cpp).
 #include <nanobind/nanobind.h>
 
 #include "errors.h"
+#include "installed_run.h"
 #include "kernel.h"
 #include "types.h"
 
@@ -15,4 +17,5 @@ NB_MODULE(_C, m) {
   triton_jit::python::register_types(m);
   triton_jit::python::register_settings(m);
   triton_jit::python::register_kernel(m);
+  triton_jit::python::register_installed_run(m);
 }

@@ -8,7 +8,14 @@ the framework's current stream. Whatever the runtime cannot do exactly goes to T
 that call (a fallback, counted per reason in install_stats()): warmup, pre-run hooks, compile hooks,
 async compiles, TRITON_DEBUG, an instrumentation mode, the deprecated stream/device options,
 arguments the runtime does not convert, a kernel the runtime refuses or cannot compile, a Triton
-version outside the tested range."""
+version outside the tested range.
+
+JITFunction.run is the C++ run (_C.InstalledRun, python/src/installed_run.cpp): the common call (the
+entry made, its own launcher in place, none of the conditions below holding) launches from C++
+without a Python frame; every other call goes to _installed_run_python, the reference of these
+semantics, which decides the fallback. Both read the settings of this module at each call
+(_version_ok, _knobs, _async_active, _instrumentation), so what a test or a program changes here
+holds for both."""
 import logging
 import threading
 
@@ -26,25 +33,16 @@ _ENTRY = "_triton_jit_install_entry"
 # Set at install(): this Triton's version is in the tested range; its async-compile check.
 _version_ok = True
 _async_active = None
+_async_default = None  # the checker install() set, which the C++ run reads without calling it ...
+_async_var = None  # ... through this ContextVar (None: it calls _async_active)
 _knobs = None  # triton.knobs.runtime
 _instrumentation = None  # triton.knobs.compilation, where it has instrumentation_mode
 
 
-class _Entry:
-    """What the installed run keeps on one JITFunction: the runtime's Kernel (None when the runtime
-    refuses the function, with the reason) and the fallback reasons already logged."""
-    __slots__ = ("kernel", "launch", "refused", "launched", "logged")
-
-    def __init__(self, kernel, refused):
-        self.kernel, self.refused = kernel, refused
-        self.launch = kernel._installed_launcher if kernel is not None else None
-        self.launched = False
-        self.logged = set()
-
-    def __reduce__(self):
-        # A copy (copy, deepcopy, pickle) of a JITFunction gets none: the runtime's Kernel is made
-        # again for it at its first installed launch.
-        return (type(None), ())
+# What the installed run keeps on one JITFunction: the runtime's Kernel (None when the runtime refuses
+# the function, with the reason), its launcher, whether it launched, the fallback reasons already
+# logged. A C type, which the C++ run reads; a copy of a JITFunction gets none (see its __reduce__).
+_Entry = _C.InstallEntry
 
 
 class _LaunchedKernel:
@@ -60,7 +58,7 @@ class _LaunchedKernel:
 
     def _resolve(self):
         if self._compiled is None:
-            self._compiled = _triton_run(self._fn, *self._args, grid=None, warmup=True, **self._kwargs)
+            self._compiled = _resolve_launched(self._fn, self._args, self._kwargs)
             self._args = self._kwargs = None
         return self._compiled
 
@@ -74,6 +72,12 @@ class _LaunchedKernel:
 
     def __repr__(self):
         return repr(self._resolve())
+
+
+def _resolve_launched(fn, args, kwargs):
+    """The CompiledKernel Triton's run returns for the call fn.run(*args, **kwargs): what a launch
+    returns (_LaunchedKernel here, _C.LaunchedKernel from the C++ run) is made of it on first use."""
+    return _triton_run(fn, *args, grid=None, warmup=True, **kwargs)
 
 
 def _entry_for(fn):
@@ -117,8 +121,15 @@ def _check_globals(fn):
                 f"Global variable {name} has changed since we compiled this kernel, from {val} to {new_val}")
 
 
-def _installed_run(self, *args, grid, warmup, **kwargs):
-    """JITFunction.run while triton_jit.install() is in effect."""
+# The errors of a launch that raised before anything launched, which a fallback handles
+# (_launch_failed); any other error is the call's own.
+_LAUNCH_FALLBACK_ERRORS = (ArgumentError, LaunchConfigError, CudaError, ArchitectureMismatchError, KernelLookupError,
+                           CompileError, PythonError)
+
+
+def _installed_run_python(self, *args, grid, warmup, **kwargs):
+    """JITFunction.run while triton_jit.install() is in effect, for the calls the C++ run does not
+    take (_C.InstalledRun): the reference of the installed run's semantics."""
     entry = self.__dict__.get(_ENTRY)
     if entry is None:
         entry = _entry_for(self)
@@ -146,34 +157,44 @@ def _installed_run(self, *args, grid, warmup, **kwargs):
             _check_globals(self)
         try:
             launch(grid)(*args, **kwargs)
-        except (ArgumentError, LaunchConfigError):
-            # Raised before anything launched: an argument the runtime does not convert, or a call
-            # Triton refuses too; Triton's run launches it, or raises its own error.
-            return _fallback(self, entry, "argument", args, grid, warmup, kwargs)
-        except (CudaError, ArchitectureMismatchError):
-            # A driver call before or at the launch failed (no device, a module that does not load,
-            # a launch the driver refused): nothing ran. Triton's run raises Triton's error for it
-            # (an Autotuner skips a config on Triton's OutOfResources, not on ours), or launches.
-            return _fallback(self, entry, "cuda_error", args, grid, warmup, kwargs)
-        except (KernelLookupError, CompileError, PythonError) as e:
-            # Raised before anything launched: the runtime could not load or compile what the call
-            # needs. Triton's run compiles it, or raises Triton's own error. At the function's first
-            # launch, the runtime refuses the function: Triton's run from now on.
-            if not entry.launched:
-                entry.kernel = entry.launch = None
-                entry.refused = "refused"
-                _log.debug("triton_jit.install: %s goes to Triton's own run: %s", _name(self), e)
-                return _fallback(self, entry, "refused", args, grid, warmup, kwargs)
-            return _fallback(self, entry, "compile", args, grid, warmup, kwargs)
+        except _LAUNCH_FALLBACK_ERRORS as e:
+            return _launch_failed(self, entry, e, args, grid, warmup, kwargs)
         entry.launched = True
         return _LaunchedKernel(self, args, kwargs)
     return _fallback(self, entry, reason, args, grid, warmup, kwargs)
 
 
+def _launch_failed(self, entry, e, args, grid, warmup, kwargs):
+    """A launch raised `e`, one of _LAUNCH_FALLBACK_ERRORS, before anything launched (called while
+    `e` is handled, by either run)."""
+    if isinstance(e, (ArgumentError, LaunchConfigError)):
+        # An argument the runtime does not convert, or a call Triton refuses too; Triton's run
+        # launches it, or raises its own error.
+        return _fallback(self, entry, "argument", args, grid, warmup, kwargs)
+    if isinstance(e, (CudaError, ArchitectureMismatchError)):
+        # A driver call before or at the launch failed (no device, a module that does not load, a
+        # launch the driver refused): nothing ran. Triton's run raises Triton's error for it (an
+        # Autotuner skips a config on Triton's OutOfResources, not on ours), or launches.
+        return _fallback(self, entry, "cuda_error", args, grid, warmup, kwargs)
+    # KernelLookupError, CompileError, PythonError: the runtime could not load or compile what the
+    # call needs. Triton's run compiles it, or raises Triton's own error. At the function's first
+    # launch, the runtime refuses the function: Triton's run from now on.
+    if not entry.launched:
+        entry.kernel = entry.launch = None
+        entry.refused = "refused"
+        _log.debug("triton_jit.install: %s goes to Triton's own run: %s", _name(self), e)
+        return _fallback(self, entry, "refused", args, grid, warmup, kwargs)
+    return _fallback(self, entry, "compile", args, grid, warmup, kwargs)
+
+
+# JITFunction.run while installed: the C++ run over the Python one.
+_installed_run = _C._installed_run(_installed_run_python, globals())
+
+
 def install():
     """Routes every JITFunction.run of this process through the runtime's C++ launcher (see the
     module's doc). Idempotent; thread-safe."""
-    global _triton_run, _version_ok, _async_active, _knobs, _instrumentation
+    global _triton_run, _version_ok, _async_active, _async_default, _async_var, _knobs, _instrumentation
     with _patch_lock:
         from triton.runtime.jit import JITFunction
         if JITFunction.run is _installed_run:
@@ -184,7 +205,8 @@ def install():
         runtime_bridge()  # loaded first: it also watches Triton's launch hooks for the runtime's launches
         versions = importlib.import_module("triton_jit_bridge.versions")
         _version_ok = versions.install_supported()
-        _async_active = versions.async_compile_checker()
+        _async_active = _async_default = versions.async_compile_checker()
+        _async_var = versions.async_compile_mode_var()
         _knobs = knobs.runtime
         _instrumentation = versions.instrumentation_knobs()
         _triton_run = JITFunction.run

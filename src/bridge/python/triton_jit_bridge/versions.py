@@ -182,6 +182,17 @@ def async_compile_checker():
     return lambda: _async_compile.active_mode.get() is not None
 
 
+def async_compile_mode_var():
+    """The ContextVar async_compile_checker()'s function reads (its value is not None while a mode is
+    active), for a reader without a Python call (triton_jit.install()'s C++ run); None where this
+    Triton has no async-compile mode."""
+    try:
+        from triton.runtime import _async_compile
+    except ImportError:
+        return None
+    return getattr(_async_compile, "active_mode", None)
+
+
 def instrumentation_knobs():
     """An object whose `instrumentation_mode` is Triton's knob (TRITON_INSTRUMENTATION_MODE, which
     Triton's run adds to every call's options from 3.5 on), or an empty mode where this Triton

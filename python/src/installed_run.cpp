@@ -1,0 +1,607 @@
+#include "installed_run.h"
+
+#include <structmember.h>
+
+#include <cstdint>
+
+#include "errors.h"
+#include "kernel.h"
+
+namespace nb = nanobind;
+
+namespace triton_jit::python {
+
+// kernel.cpp: the hook a launch that failed to convert calls (a launch inside jax.jit becomes an
+// XLA custom call): a new reference, NotImplemented when it has nothing to do, or nullptr with
+// its error set.
+PyObject* call_deferred_hook(PyObject* kernel, PyObject* grid, PyObject* args, PyObject* kwargs);
+
+namespace {
+
+// Interned names the run compares keywords and reads attributes by.
+PyObject *s_grid, *s_warmup, *s_stream, *s_device, *s_device_type, *s_entry, *s_version_ok, *s_knobs,
+    *s_instrumentation, *s_async_active, *s_async_default, *s_async_var, *s_pre_run_hooks, *s_jit_cache_hook,
+    *s_jit_post_compile_hook, *s_debug, *s_instrumentation_mode, *s_used_global_vals, *s_fallback_errors,
+    *s_launch_failed, *s_resolve_launched, *s_installed_launcher;
+
+PyObject* new_ref(PyObject* o) {  // Py_NewRef, which Python 3.9 lacks
+  Py_INCREF(o);
+  return o;
+}
+
+PyObject* g_install_globals = nullptr;  // triton_jit._install's module dict: read at each call, as Python reads it
+
+// ---- InstallEntry -------------------------------------------------------------------------------
+
+struct EntryObject {
+  PyObject_HEAD PyObject* kernel;  // the runtime's Kernel, or None when it refuses the function
+  PyObject* launch;                // kernel._installed_launcher (or what replaced it), or None
+  PyObject* refused;               // why the runtime refuses the function, or None
+  PyObject* logged;                // the fallback reasons already logged (a set)
+  char launched;                   // the function launched through the runtime once
+  // The launcher the entry was made with: the C++ run launches itself only while `launch` is it
+  // (a test, or the refusal of the function, puts something else there: the Python run then).
+  PyObject* own_launch;
+  PyObject* own_kernel_object;
+  Kernel* own_kernel;
+};
+
+PyTypeObject* g_entry_type = nullptr;
+
+PyObject* entry_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyObject *kernel, *refused;
+  static const char* names[] = {"kernel", "refused", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO", const_cast<char**>(names), &kernel, &refused)) {
+    return nullptr;
+  }
+  nb::object logged = nb::steal(PySet_New(nullptr));
+  if (!logged.is_valid()) return nullptr;
+  nb::object launch = nb::none();
+  Kernel* own_kernel = nullptr;
+  if (kernel != Py_None) {
+    if (!nb::isinstance<Kernel>(kernel)) {
+      PyErr_SetString(PyExc_TypeError, "InstallEntry(kernel, refused): kernel must be a triton_jit Kernel or None");
+      return nullptr;
+    }
+    launch = nb::steal(PyObject_GetAttr(kernel, s_installed_launcher));
+    if (!launch.is_valid()) return nullptr;
+    own_kernel = nb::inst_ptr<Kernel>(kernel);
+  }
+  auto* e = reinterpret_cast<EntryObject*>(type->tp_alloc(type, 0));
+  if (e == nullptr) return nullptr;
+  e->kernel = new_ref(kernel);
+  e->refused = new_ref(refused);
+  e->logged = logged.release().ptr();
+  e->launch = new_ref(launch.ptr());
+  e->own_launch = own_kernel != nullptr ? new_ref(launch.ptr()) : nullptr;
+  e->own_kernel_object = own_kernel != nullptr ? new_ref(kernel) : nullptr;
+  e->own_kernel = own_kernel;
+  e->launched = 0;
+  return reinterpret_cast<PyObject*>(e);
+}
+
+int entry_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* e = reinterpret_cast<EntryObject*>(self);
+  Py_VISIT(e->kernel);
+  Py_VISIT(e->launch);
+  Py_VISIT(e->refused);
+  Py_VISIT(e->logged);
+  Py_VISIT(e->own_launch);
+  Py_VISIT(e->own_kernel_object);
+  return 0;
+}
+
+int entry_clear(PyObject* self) {
+  auto* e = reinterpret_cast<EntryObject*>(self);
+  Py_CLEAR(e->kernel);
+  Py_CLEAR(e->launch);
+  Py_CLEAR(e->refused);
+  Py_CLEAR(e->logged);
+  Py_CLEAR(e->own_launch);
+  Py_CLEAR(e->own_kernel_object);
+  e->own_kernel = nullptr;
+  return 0;
+}
+
+void entry_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  entry_clear(self);
+  type->tp_free(self);
+  Py_DECREF(type);
+}
+
+// A copy (copy, deepcopy, pickle) of a JITFunction gets no entry: the runtime's Kernel is made
+// again for it at its first installed launch.
+PyObject* entry_reduce(PyObject*, PyObject*) {
+  return Py_BuildValue("(O())", reinterpret_cast<PyObject*>(Py_TYPE(Py_None)));
+}
+
+PyTypeObject* make_entry_type(nb::module_& m) {
+  static PyMemberDef members[] = {{"kernel", T_OBJECT, offsetof(EntryObject, kernel), 0, nullptr},
+                                  {"launch", T_OBJECT, offsetof(EntryObject, launch), 0, nullptr},
+                                  {"refused", T_OBJECT, offsetof(EntryObject, refused), 0, nullptr},
+                                  {"logged", T_OBJECT, offsetof(EntryObject, logged), 0, nullptr},
+                                  {"launched", T_BOOL, offsetof(EntryObject, launched), 0, nullptr},
+                                  {nullptr, 0, 0, 0, nullptr}};
+  static PyMethodDef methods[] = {{"__reduce__", entry_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
+  static PyType_Slot slots[] = {
+      {Py_tp_new, reinterpret_cast<void*>(entry_new)},
+      {Py_tp_dealloc, reinterpret_cast<void*>(entry_dealloc)},
+      {Py_tp_traverse, reinterpret_cast<void*>(entry_traverse)},
+      {Py_tp_clear, reinterpret_cast<void*>(entry_clear)},
+      {Py_tp_members, members},
+      {Py_tp_methods, methods},
+      {Py_tp_doc, const_cast<char*>("What triton_jit.install()'s run keeps on one JITFunction: the runtime's Kernel "
+                                    "(None when it refuses the function, with the reason), its launcher, whether it "
+                                    "launched, the fallback reasons already logged.")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"triton_jit._C.InstallEntry", sizeof(EntryObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw nb::python_error();
+  m.attr("InstallEntry") = nb::handle(type);
+  return reinterpret_cast<PyTypeObject*>(type);
+}
+
+// ---- LaunchedKernel -----------------------------------------------------------------------------
+
+// One allocation per launch: the call's values are held inline (ob_size of them; 0 once resolved).
+struct LaunchedObject {
+  PyObject_VAR_HEAD PyObject* fn;
+  PyObject* kwnames;  // the call's keyword names (grid and warmup among them: `skip`)
+  Py_ssize_t nargs;   // positional arguments in `values`
+  uint64_t skip;
+  PyObject* compiled;   // Triton's CompiledKernel, once made
+  PyObject* values[1];  // the call's positional arguments after fn, then its keyword values: see values_of
+};
+
+// The inline values, through a pointer: they run past the declared array (UBSan's bounds check
+// would flag values[i] for i > 0).
+PyObject** values_of(LaunchedObject* l) {
+  return reinterpret_cast<PyObject**>(reinterpret_cast<char*>(l) + offsetof(LaunchedObject, values));
+}
+
+PyTypeObject* g_launched_type = nullptr;
+
+PyObject* global(PyObject* name) {
+  PyObject* v = PyDict_GetItemWithError(g_install_globals, name);  // borrowed
+  if (v == nullptr && !PyErr_Occurred()) PyErr_Format(PyExc_RuntimeError, "triton_jit._install has no %U", name);
+  return v;
+}
+
+// (args, kwargs) of the call the values hold, without grid= and warmup=.
+bool call_of(PyObject* const* values, PyObject* kwnames, Py_ssize_t nargs, uint64_t skip, nb::object& args,
+             nb::object& kwargs) {
+  args = nb::steal(PyTuple_New(nargs));
+  if (args.is_valid()) {
+    for (Py_ssize_t i = 0; i < nargs; ++i) PyTuple_SET_ITEM(args.ptr(), i, new_ref(values[i]));
+  }
+  kwargs = nb::steal(PyDict_New());
+  if (!args.is_valid() || !kwargs.is_valid()) return false;
+  const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    if (k < 64 && ((skip >> k) & 1) != 0) continue;
+    if (PyDict_SetItem(kwargs.ptr(), PyTuple_GET_ITEM(kwnames, k), values[nargs + k]) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+void clear_values(LaunchedObject* l) {
+  const Py_ssize_t n = Py_SIZE(l);
+  Py_SET_SIZE(l, 0);
+  PyObject** values = values_of(l);
+  for (Py_ssize_t i = 0; i < n; ++i) Py_CLEAR(values[i]);
+  Py_CLEAR(l->kwnames);
+}
+
+PyObject* launched_resolve(PyObject* self, PyObject* = nullptr) {
+  auto* l = reinterpret_cast<LaunchedObject*>(self);
+  if (l->compiled == nullptr) {
+    nb::object args, kwargs;
+    if (!call_of(values_of(l), l->kwnames, l->nargs, l->skip, args, kwargs)) return nullptr;
+    PyObject* resolve = global(s_resolve_launched);
+    if (resolve == nullptr) return nullptr;
+    PyObject* compiled = PyObject_CallFunctionObjArgs(resolve, l->fn, args.ptr(), kwargs.ptr(), nullptr);
+    if (compiled == nullptr) return nullptr;
+    if (l->compiled == nullptr) {
+      l->compiled = compiled;
+      clear_values(l);  // the call's arguments are not kept once resolved
+    } else {
+      Py_DECREF(compiled);
+    }
+  }
+  return new_ref(l->compiled);
+}
+
+PyObject* launched_getattro(PyObject* self, PyObject* name) {
+  PyObject* r = PyObject_GenericGetAttr(self, name);
+  if (r != nullptr || !PyErr_ExceptionMatches(PyExc_AttributeError)) return r;
+  PyErr_Clear();
+  nb::object compiled = nb::steal(launched_resolve(self));
+  if (!compiled.is_valid()) return nullptr;
+  return PyObject_GetAttr(compiled.ptr(), name);
+}
+
+// compiled[grid](*args): FlagGems' LibEntry launches the kernel it kept this way.
+PyObject* launched_subscript(PyObject* self, PyObject* key) {
+  nb::object compiled = nb::steal(launched_resolve(self));
+  if (!compiled.is_valid()) return nullptr;
+  return PyObject_GetItem(compiled.ptr(), key);
+}
+
+PyObject* launched_repr(PyObject* self) {
+  nb::object compiled = nb::steal(launched_resolve(self));
+  if (!compiled.is_valid()) return nullptr;
+  return PyObject_Repr(compiled.ptr());
+}
+
+int launched_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* l = reinterpret_cast<LaunchedObject*>(self);
+  Py_VISIT(l->fn);
+  PyObject** values = values_of(l);
+  for (Py_ssize_t i = 0; i < Py_SIZE(l); ++i) Py_VISIT(values[i]);
+  Py_VISIT(l->kwnames);
+  Py_VISIT(l->compiled);
+  return 0;
+}
+
+int launched_clear(PyObject* self) {
+  auto* l = reinterpret_cast<LaunchedObject*>(self);
+  Py_CLEAR(l->fn);
+  clear_values(l);
+  Py_CLEAR(l->compiled);
+  return 0;
+}
+
+void launched_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  launched_clear(self);
+  PyObject_GC_Del(self);
+  Py_DECREF(type);
+}
+
+PyTypeObject* make_launched_type(nb::module_& m) {
+  static PyMethodDef methods[] = {{"_resolve", launched_resolve, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
+  static PyType_Slot slots[] = {
+      {Py_tp_dealloc, reinterpret_cast<void*>(launched_dealloc)},
+      {Py_tp_traverse, reinterpret_cast<void*>(launched_traverse)},
+      {Py_tp_clear, reinterpret_cast<void*>(launched_clear)},
+      {Py_tp_getattro, reinterpret_cast<void*>(launched_getattro)},
+      {Py_mp_subscript, reinterpret_cast<void*>(launched_subscript)},
+      {Py_tp_repr, reinterpret_cast<void*>(launched_repr)},
+      {Py_tp_methods, methods},
+      {Py_tp_doc, const_cast<char*>("What triton_jit.install()'s run returns for a launch: Triton's CompiledKernel, "
+                                    "made on first use by Triton's run with warmup=True for the same call.")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"triton_jit._C.LaunchedKernel", offsetof(LaunchedObject, values), sizeof(PyObject*),
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw nb::python_error();
+  m.attr("LaunchedKernel") = nb::handle(type);
+  return reinterpret_cast<PyTypeObject*>(type);
+}
+
+// ---- InstalledRun -------------------------------------------------------------------------------
+
+struct RunObject {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject* slow;  // the Python run: every call the C++ run does not take
+};
+
+PyTypeObject* g_run_type = nullptr;
+
+// `key` is `name`: by identity for an interned key (every keyword written in code), else by value.
+bool is_name(PyObject* key, PyObject* name) {
+  if (key == name) return true;
+  if (PyUnicode_CHECK_INTERNED(key)) return false;
+  return PyUnicode_Check(key) && PyUnicode_Compare(key, name) == 0;
+}
+
+// Truthiness; an error counts as true (the Python run asks again and raises it).
+bool truthy(PyObject* v) {
+  if (v == Py_None || v == Py_False) return false;
+  if (v == Py_True) return true;
+  const int t = PyObject_IsTrue(v);
+  if (t < 0) PyErr_Clear();
+  return t != 0;
+}
+
+bool attr_truthy(PyObject* o, PyObject* name) {
+  if (o == nullptr) return true;
+  nb::object v = nb::steal(PyObject_GetAttr(o, name));
+  if (!v.is_valid()) {
+    PyErr_Clear();
+    return true;
+  }
+  return truthy(v.ptr());
+}
+
+bool attr_not_none(PyObject* o, PyObject* name) {
+  nb::object v = nb::steal(PyObject_GetAttr(o, name));
+  if (!v.is_valid()) {
+    PyErr_Clear();
+    return true;
+  }
+  return !v.is_none();
+}
+
+PyObject* global_or_clear(PyObject* name) {
+  PyObject* v = PyDict_GetItemWithError(g_install_globals, name);
+  if (v == nullptr) PyErr_Clear();
+  return v;
+}
+
+// Whether a call with these module-level settings goes to Triton's own run (the Python run's
+// conditions after the entry's own: version, pre-run hooks, compile hooks, async compiles, debug,
+// instrumentation).
+bool falls_back(PyObject* fn) {
+  PyObject* version_ok = global_or_clear(s_version_ok);
+  if (version_ok == nullptr || !truthy(version_ok) || attr_truthy(fn, s_pre_run_hooks)) return true;
+  PyObject* knobs = global_or_clear(s_knobs);
+  if (knobs == nullptr || attr_not_none(knobs, s_jit_cache_hook) || attr_not_none(knobs, s_jit_post_compile_hook)) {
+    return true;
+  }
+  PyObject* active = global_or_clear(s_async_active);
+  if (active == nullptr) return true;
+  PyObject* var = global_or_clear(s_async_var);
+  if (active == global_or_clear(s_async_default) && var != nullptr && PyContextVar_CheckExact(var)) {
+    // The checker install() set: Triton's async-compile mode, read without a Python call.
+    PyObject* mode = nullptr;
+    if (PyContextVar_Get(var, nullptr, &mode) < 0) {
+      PyErr_Clear();
+      return true;
+    }
+    if (mode == nullptr) return true;
+    const bool on = mode != Py_None;
+    Py_DECREF(mode);
+    if (on) return true;
+  } else {
+    nb::object on = nb::steal(PyObject_CallNoArgs(active));
+    if (!on.is_valid()) {
+      PyErr_Clear();
+      return true;
+    }
+    if (truthy(on.ptr())) return true;
+  }
+  if (attr_truthy(knobs, s_debug)) return true;
+  PyObject* instrumentation = global_or_clear(s_instrumentation);
+  return instrumentation == nullptr || attr_truthy(instrumentation, s_instrumentation_mode);
+}
+
+// Triton's check of the globals the kernel read at its compile (JITFunction.used_global_vals):
+// true when one has changed (the Python run raises Triton's error for it) or it cannot be read.
+bool globals_changed(PyObject* fn) {
+  nb::object used = nb::steal(PyObject_GetAttr(fn, s_used_global_vals));
+  if (!used.is_valid()) {
+    PyErr_Clear();
+    return true;
+  }
+  if (!PyDict_Check(used.ptr())) return true;
+  Py_ssize_t pos = 0;
+  PyObject *key, *value;
+  while (PyDict_Next(used.ptr(), &pos, &key, &value)) {
+    if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 2 || !PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 2 ||
+        !PyDict_CheckExact(PyTuple_GET_ITEM(value, 1))) {
+      return true;
+    }
+    PyObject* now = PyDict_GetItemWithError(PyTuple_GET_ITEM(value, 1), PyTuple_GET_ITEM(key, 0));
+    if (now == nullptr) {
+      PyErr_Clear();
+      return true;
+    }
+    // Python's `!=`, which NaN and objects with their own __ne__ answer (no identity shortcut).
+    nb::object ne = nb::steal(PyObject_RichCompare(now, PyTuple_GET_ITEM(value, 0), Py_NE));
+    if (!ne.is_valid()) {
+      PyErr_Clear();
+      return true;
+    }
+    if (truthy(ne.ptr())) return true;
+  }
+  return false;
+}
+
+// A launch that raised one of _install._LAUNCH_FALLBACK_ERRORS: _install._launch_failed decides
+// (Triton's run for the call, or for good), inside the handling of that error as the Python run's
+// `except` is. Returns its result, or nullptr with an error set.
+PyObject* launch_failed(PyObject* fn, PyObject* entry, PyObject* call_args, PyObject* grid, PyObject* warmup,
+                        PyObject* call_kwargs) {
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  if (traceback != nullptr) PyException_SetTraceback(value, traceback);
+  nb::object error = nb::steal(value);
+  Py_XDECREF(type);
+  Py_XDECREF(traceback);
+  PyObject* handler = global(s_launch_failed);
+  if (handler == nullptr) return nullptr;
+  PyObject *saved_type, *saved_value, *saved_traceback;
+  PyErr_GetExcInfo(&saved_type, &saved_value, &saved_traceback);
+  PyErr_SetExcInfo(new_ref(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr()))), new_ref(error.ptr()),
+                   PyException_GetTraceback(error.ptr()));
+  PyObject* r = PyObject_CallFunctionObjArgs(handler, fn, entry, error.ptr(), call_args, grid, warmup, call_kwargs,
+                                             nullptr);
+  PyErr_SetExcInfo(saved_type, saved_value, saved_traceback);
+  return r;
+}
+
+// A launch that threw (the C++ exception in flight), as the launcher handles it (kernel.cpp's
+// launcher_call: the deferred hook first, for launches inside jax.jit), then as the Python run's
+// `except` does. Returns true when the hook launched (a success), else false with *result set.
+bool launch_threw(PyObject* fn, EntryObject* e, PyObject* const* args, size_t nargs, PyObject* kwnames,
+                  Py_ssize_t grid_at, Py_ssize_t warmup_at, uint64_t skip, PyObject** result) {
+  *result = nullptr;
+  nb::object call_args, call_kwargs;
+  if (!call_of(args + 1, kwnames, static_cast<Py_ssize_t>(nargs) - 1, skip, call_args, call_kwargs)) {
+    return false;
+  }
+  PyObject* grid = args[nargs + grid_at];
+  PyObject* hooked = call_deferred_hook(e->own_kernel_object, grid, call_args.ptr(), call_kwargs.ptr());
+  if (hooked != nullptr) {
+    const bool launched = hooked != Py_NotImplemented;
+    Py_DECREF(hooked);
+    if (launched) return true;
+    set_python_error_from_current_exception();  // the launch's own error
+  }                                             // else: the hook's error
+  PyObject* classes = global(s_fallback_errors);
+  if (classes != nullptr && PyErr_ExceptionMatches(classes)) {
+    *result = launch_failed(fn, reinterpret_cast<PyObject*>(e), call_args.ptr(), grid, args[nargs + warmup_at],
+                            call_kwargs.ptr());
+  }  // else: raised as the Python run raises it
+  return false;
+}
+
+// The call JITFunction.run(fn, *args, grid=..., warmup=..., **kwargs), when the C++ run takes it:
+// true with *result set (or nullptr with an error set); false: the Python run takes it.
+bool run_fast(PyObject* const* args, size_t nargs, PyObject* kwnames, PyObject** result) {
+  if (nargs < 1 || kwnames == nullptr || g_install_globals == nullptr) return false;
+  const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
+  Py_ssize_t grid_at = -1, warmup_at = -1;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+    if (is_name(key, s_grid)) {
+      grid_at = k;
+    } else if (is_name(key, s_warmup)) {
+      warmup_at = k;
+    } else if (is_name(key, s_stream) || is_name(key, s_device) || is_name(key, s_device_type)) {
+      return false;  // the deprecated options: Triton's run refuses them
+    }
+  }
+  if (grid_at < 0 || warmup_at < 0 || grid_at >= 64 || warmup_at >= 64) return false;
+  if (truthy(args[nargs + warmup_at])) return false;
+  PyObject* fn = args[0];
+  nb::object dict = nb::steal(PyObject_GenericGetDict(fn, nullptr));
+  if (!dict.is_valid() || !PyDict_Check(dict.ptr())) {
+    PyErr_Clear();
+    return false;
+  }
+  PyObject* found = PyDict_GetItemWithError(dict.ptr(), s_entry);
+  if (found == nullptr || !Py_IS_TYPE(found, g_entry_type)) {
+    PyErr_Clear();
+    return false;
+  }
+  nb::object entry = nb::borrow(found);  // another thread may replace it meanwhile
+  auto* e = reinterpret_cast<EntryObject*>(found);
+  if (e->own_kernel == nullptr || e->launch != e->own_launch) return false;
+  if (falls_back(fn) || globals_changed(fn)) return false;
+
+  const uint64_t skip = (uint64_t{1} << grid_at) | (uint64_t{1} << warmup_at);
+  try {
+    PyObject* outputs = e->own_kernel->launch(nb::handle(args[nargs + grid_at]), args + 1, nargs - 1, kwnames,
+                                              PlaceholderUse::RefuseInstalled, skip);
+    Py_XDECREF(outputs);  // none: a placeholder is refused under install()
+  } catch (...) {
+    if (!launch_threw(fn, e, args, nargs, kwnames, grid_at, warmup_at, skip, result)) return true;
+  }
+  e->launched = 1;
+
+  const Py_ssize_t n = static_cast<Py_ssize_t>(nargs) - 1 + nkw;
+  auto* l = PyObject_GC_NewVar(LaunchedObject, g_launched_type, n);
+  if (l == nullptr) {
+    *result = nullptr;
+    return true;
+  }
+  l->fn = new_ref(fn);
+  l->kwnames = new_ref(kwnames);
+  l->nargs = static_cast<Py_ssize_t>(nargs) - 1;
+  l->skip = skip;
+  l->compiled = nullptr;
+  PyObject** values = values_of(l);
+  for (Py_ssize_t i = 0; i < n; ++i) values[i] = new_ref(args[1 + i]);
+  PyObject_GC_Track(l);
+  *result = reinterpret_cast<PyObject*>(l);
+  return true;
+}
+
+PyObject* run_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  PyObject* result = nullptr;
+  if (run_fast(args, PyVectorcall_NARGS(nargsf), kwnames, &result)) return result;
+  return PyObject_Vectorcall(reinterpret_cast<RunObject*>(self)->slow, args, nargsf, kwnames);
+}
+
+// As a Python function: JITFunction.run is the run itself, fn.run a bound method.
+PyObject* run_descr_get(PyObject* self, PyObject* obj, PyObject*) {
+  if (obj == nullptr || obj == Py_None) return new_ref(self);
+  return PyMethod_New(self, obj);
+}
+
+void run_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  Py_XDECREF(reinterpret_cast<RunObject*>(self)->slow);
+  PyObject_Free(self);
+  Py_DECREF(type);
+}
+
+PyTypeObject* make_run_type(nb::module_& m) {
+  static PyMemberDef members[] = {
+      {"__vectorcalloffset__", T_PYSSIZET, offsetof(RunObject, vectorcall), READONLY, nullptr},
+      {"__wrapped__", T_OBJECT, offsetof(RunObject, slow), READONLY, nullptr},
+      {nullptr, 0, 0, 0, nullptr}};
+  static PyType_Slot slots[] = {
+      {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+      {Py_tp_descr_get, reinterpret_cast<void*>(run_descr_get)},
+      {Py_tp_dealloc, reinterpret_cast<void*>(run_dealloc)},
+      {Py_tp_members, members},
+      {Py_tp_doc, const_cast<char*>("JITFunction.run while triton_jit.install() is in effect (see triton_jit._install; "
+                                    "__wrapped__ is the Python run, which takes every call this one does not).")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"triton_jit._C.InstalledRun", sizeof(RunObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw nb::python_error();
+  m.attr("InstalledRun") = nb::handle(type);
+  return reinterpret_cast<PyTypeObject*>(type);
+}
+
+PyObject* intern(const char* s) {
+  PyObject* o = PyUnicode_InternFromString(s);
+  if (o == nullptr) throw nb::python_error();
+  return o;
+}
+
+}  // namespace
+
+void register_installed_run(nb::module_& m) {
+  s_grid = intern("grid");
+  s_warmup = intern("warmup");
+  s_stream = intern("stream");
+  s_device = intern("device");
+  s_device_type = intern("device_type");
+  s_entry = intern("_triton_jit_install_entry");
+  s_version_ok = intern("_version_ok");
+  s_knobs = intern("_knobs");
+  s_instrumentation = intern("_instrumentation");
+  s_async_active = intern("_async_active");
+  s_async_default = intern("_async_default");
+  s_async_var = intern("_async_var");
+  s_pre_run_hooks = intern("pre_run_hooks");
+  s_jit_cache_hook = intern("jit_cache_hook");
+  s_jit_post_compile_hook = intern("jit_post_compile_hook");
+  s_debug = intern("debug");
+  s_instrumentation_mode = intern("instrumentation_mode");
+  s_used_global_vals = intern("used_global_vals");
+  s_fallback_errors = intern("_LAUNCH_FALLBACK_ERRORS");
+  s_launch_failed = intern("_launch_failed");
+  s_resolve_launched = intern("_resolve_launched");
+  s_installed_launcher = intern("_installed_launcher");
+  g_entry_type = make_entry_type(m);
+  g_launched_type = make_launched_type(m);
+  g_run_type = make_run_type(m);
+  m.def(
+      "_installed_run",
+      [](nb::object slow, nb::dict install_globals) {
+        Py_XDECREF(g_install_globals);
+        g_install_globals = install_globals.inc_ref().ptr();
+        auto* r = PyObject_New(RunObject, g_run_type);
+        if (r == nullptr) throw nb::python_error();
+        r->vectorcall = run_vectorcall;
+        r->slow = slow.inc_ref().ptr();
+        return nb::steal(reinterpret_cast<PyObject*>(r));
+      },
+      "The C++ run over the Python run `slow`, reading the settings of triton_jit._install's module dict.");
+}
+
+}  // namespace triton_jit::python

@@ -1,0 +1,200 @@
+"""triton_jit.install()'s C++ run (_C.InstalledRun) against its Python reference
+(_install._installed_run_python), launching for real without a GPU: on the fake HIP runtime
+(tests/support/fake_hip.cpp, as tests/python/test_rocm.py launches), so that the C++ run's own
+launch path runs (test_install.py replaces each kernel's launcher with a recorder, which sends
+every call to the Python run).
+
+Checked: the same launches (arguments, grid, block, stream) through both runs over varied calls
+(keywords in any order, defaults left out, a grid callable, launch options); each fallback reason
+counted by install_stats() when the C++ run meets it; a changed global raising Triton's error; an
+error of the call's own raised as is; what a launch returns resolving through Triton's run with the
+call's own arguments; a dropped result keeping nothing alive."""
+import pytest
+
+from test_rocm import run_on_fake_hip
+
+PRELUDE = """
+import gc, weakref
+from triton import knobs
+from triton.runtime.jit import JITFunction
+from triton_jit import _install
+
+triton_jit.install()
+handed = []  # the calls handed to Triton's own run (a recorder: it cannot launch on the fake)
+class Compiled:  # what the recorder returns in place of a CompiledKernel
+    def __init__(self, args, kwargs):
+        self.args, self.kwargs = args, kwargs
+_install._triton_run = lambda f, *a, **kw: handed.append((a, kw)) or Compiled(a, kw)
+
+def arrays():
+    return RocmArray(0x10000, shape=(1000, )), RocmArray(0x20000, shape=(1000, )), RocmArray(0x30000, shape=(1000, ))
+
+def shapes(since):
+    return [(l["args"][:4], l["grid"], l["block"], l["stream"]) for l in launches()[since:]]
+
+returned = []  # the type of what each call of through() returned
+
+def through(run, calls):
+    # The launches each call makes through `run`, and whether it was handed to Triton's run.
+    out = []
+    for args, kwargs, grid in calls:
+        before, handed_before = len(launches()), len(handed)
+        returned.append(type(run(fn, *args, grid=grid, warmup=False, **kwargs)).__name__)
+        out.append((shapes(before), len(handed) - handed_before))
+    return out
+"""
+
+
+def test_the_cpp_run_launches_as_the_python_run_does():
+    r = run_on_fake_hip(PRELUDE + """
+x, y, out = arrays()
+grid_fn = lambda meta: (meta["n"] // meta["BLOCK"] + 1, )
+calls = [((x, y, out, 1000), {"BLOCK": 256}, (4, )),
+         ((x, y, out, 1000), {}, (2, 3)),
+         ((x, y), {"n": 1000, "out_ptr": out, "BLOCK": 128}, (8, )),
+         ((x, y, out, 1000), {"num_warps": 2, "BLOCK": 64}, grid_fn),
+         ((x, y, out), {"BLOCK": 64, "n": 7, "num_warps": 8, "num_stages": 2}, grid_fn),
+         ((x, y, out, 1000, 256), {}, (1, 1, 1))]
+fn[(1, )](x, y, out, 1000)  # the entry, made by the Python run at the first call
+result["cpp"] = through(JITFunction.run, calls)
+result["python"] = through(_install._installed_run_python, calls)
+result["bound"] = through(lambda f, *a, **kw: f.run(*a, **kw), calls[:2])
+result["returned"] = returned
+before = len(launches())
+fn[(5, )](x, y, out, 1000, BLOCK=32)
+result["getitem"] = shapes(before)
+result["stats"] = _install.install_stats()
+result["is"] = JITFunction.run is _install._installed_run
+""")
+    assert r["is"]
+    assert r["cpp"] == r["python"], r
+    assert all(handed == 0 and len(launched) == 1 for launched, handed in r["cpp"]), r["cpp"]
+    assert r["bound"] == r["python"][:2]
+    # The C++ run took each call itself (its result type), the Python run its own.
+    n = len(r["cpp"])
+    assert r["returned"] == ["LaunchedKernel"] * n + ["_LaunchedKernel"] * n + ["LaunchedKernel"] * 2
+    assert r["getitem"] == [[[0x10000, 0x20000, 0x30000, 1000], [5, 1, 1], [256, 1, 1], 0]]
+    assert r["stats"] == {}
+
+
+def test_each_fallback_reason_is_counted_by_the_cpp_run():
+    r = run_on_fake_hip(PRELUDE + """
+from triton.runtime import _async_compile
+x, y, out = arrays()
+fn[(1, )](x, y, out, 1000)
+reasons = {}
+
+def reason_of(name, call):
+    before, launched, handed_before = _install.install_stats(), len(launches()), len(handed)
+    call()
+    after = _install.install_stats()
+    reasons[name] = ({k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)},
+                     len(launches()) - launched, len(handed) - handed_before)
+
+args = (x, y, out, 1000)
+reason_of("warmup", lambda: fn.warmup(*args, grid=(1, )))
+reason_of("stream", lambda: fn[(1, )](*args, stream=0))
+reason_of("device", lambda: fn[(1, )](*args, device=0))
+reason_of("argument", lambda: fn[(1, )](object(), y, out, 1000))
+fn.add_pre_run_hook(lambda *a, **k: None)
+reason_of("pre_run_hooks", lambda: fn[(1, )](*args))
+fn.pre_run_hooks.clear()
+knobs.runtime.jit_cache_hook = lambda *a, **k: None
+reason_of("jit_cache_hook", lambda: fn[(1, )](*args))
+knobs.runtime.jit_cache_hook = None
+knobs.runtime.jit_post_compile_hook = lambda *a, **k: None
+reason_of("jit_post_compile_hook", lambda: fn[(1, )](*args))
+knobs.runtime.jit_post_compile_hook = None
+token = _async_compile.active_mode.set(object())  # Triton's own async-compile mode, as its context sets it
+reason_of("async_mode", lambda: fn[(1, )](*args))
+_async_compile.active_mode.reset(token)
+checker = _install._async_active
+_install._async_active = lambda: True
+reason_of("async_checker", lambda: fn[(1, )](*args))
+_install._async_active = checker
+knobs.runtime.debug = True
+reason_of("debug", lambda: fn[(1, )](*args))
+knobs.runtime.debug = False
+instrumentation = _install._instrumentation
+_install._instrumentation = type("Knobs", (), {"instrumentation_mode": "fpsan"})()
+reason_of("instrumentation", lambda: fn[(1, )](*args))
+_install._instrumentation = instrumentation
+_install._version_ok = False
+reason_of("triton_version", lambda: fn[(1, )](*args))
+_install._version_ok = True
+reason_of("none", lambda: fn[(1, )](*args))
+result["reasons"] = reasons
+""")
+    want = {"warmup": ({"warmup": 1}, 0, 1), "stream": ({"deprecated_option": 1}, 0, 1),
+            "device": ({"deprecated_option": 1}, 0, 1), "argument": ({"argument": 1}, 0, 1),
+            "pre_run_hooks": ({"pre_run_hooks": 1}, 0, 1), "jit_cache_hook": ({"compile_hooks": 1}, 0, 1),
+            "jit_post_compile_hook": ({"compile_hooks": 1}, 0, 1), "async_mode": ({"async_compile": 1}, 0, 1),
+            "async_checker": ({"async_compile": 1}, 0, 1), "debug": ({"debug": 1}, 0, 1),
+            "instrumentation": ({"instrumentation": 1}, 0, 1), "triton_version": ({"triton_version": 1}, 0, 1),
+            "none": ({}, 1, 0)}
+    assert {k: tuple(v) for k, v in r["reasons"].items()} == {k: (v[0], v[1], v[2]) for k, v in want.items()}
+
+
+def test_the_cpp_runs_errors_and_results_are_the_python_runs():
+    r = run_on_fake_hip(PRELUDE + """
+x, y, out = arrays()
+fn[(1, )](x, y, out, 1000)
+
+# What a launch returns: Triton's CompiledKernel, made on first use by Triton's run for the same call.
+launched = fn[(2, )](x, y, out, 1000, num_warps=2, BLOCK=128)
+result["type"] = type(launched).__name__
+compiled = launched._resolve()
+result["resolved"] = compiled.args == (x, y, out, 1000) and compiled.kwargs == {"grid": None, "warmup": True,
+                                                                                "num_warps": 2, "BLOCK": 128}
+result["attr"] = launched.kwargs is compiled.kwargs and launched._resolve() is compiled and len(handed) == 1
+handed.clear()
+
+# A changed global: Triton's error, from either run.
+scope = {"SCALE": 2}
+fn.used_global_vals = {("SCALE", id(scope)): (1, scope)}
+errors = []
+for run in (JITFunction.run, _install._installed_run_python):
+    try:
+        run(fn, x, y, out, 1000, grid=(1, ), warmup=False)
+    except RuntimeError as e:
+        errors.append(str(e))
+scope["SCALE"] = 1
+before = len(launches())
+fn[(1, )](x, y, out, 1000)
+result["global_errors"] = errors
+result["global_ok_launches"] = len(launches()) - before
+nan = float("nan")
+scope["SCALE"] = nan
+fn.used_global_vals = {("SCALE", id(scope)): (nan, scope)}  # nan != nan: changed, as Python's != says
+try:
+    fn[(1, )](x, y, out, 1000)
+    result["nan"] = None
+except RuntimeError as e:
+    result["nan"] = str(e)
+fn.used_global_vals = {}
+
+# An error of the call's own (its grid function's) is raised as is, counted as no fallback.
+def bad_grid(meta):
+    raise ValueError("the grid function failed")
+try:
+    fn[bad_grid](x, y, out, 1000)
+    result["grid_error"] = None
+except ValueError as e:
+    result["grid_error"] = str(e)
+
+# A dropped result keeps nothing alive.
+z = RocmArray(0x40000, shape=(1000, ))
+watched = weakref.ref(z)
+fn[(1, )](x, y, z, 1000)
+del z
+gc.collect()
+result["alive"] = watched() is not None
+result["handed"] = len(handed)
+result["stats"] = _install.install_stats()
+""")
+    assert r["type"] == "LaunchedKernel" and r["resolved"] and r["attr"]
+    message = "Global variable SCALE has changed since we compiled this kernel, from 1 to 2"
+    assert r["global_errors"] == [message, message] and r["global_ok_launches"] == 1
+    assert r["nan"] == "Global variable SCALE has changed since we compiled this kernel, from nan to nan"
+    assert r["grid_error"] == "the grid function failed"
+    assert not r["alive"] and r["handed"] == 0 and r["stats"] == {}
