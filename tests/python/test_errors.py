@@ -137,7 +137,8 @@ def test_grid_dimension_out_of_range():
 @pytest.mark.parametrize("option, value, valid", [
     ("num_warps", 2**70, "a power of two in 1..64"),
     ("num_warps", 2**32 + 4, "a power of two in 1..64"),  # wrapped to 4 warps before
-    ("num_stages", -2**70, "in 0..255"),
+    ("num_stages", -2**70, "in 0..255 (None: the target's default)"),
+    ("num_stages", -1, "in 0..255 (None: the target's default)"),  # not the runtime's sentinel
     ("num_ctas", 2**31, "in 1..16"),
 ])
 def test_launch_option_out_of_range(option, value, valid):
