@@ -138,7 +138,8 @@ void register_types(nb::module_& m) {
             new (r) CompileRequest{std::move(signature),
                                    request_int("num_warps", num_warps, "a power of two in 1..64"),
                                    num_stages.is_none() ? kTargetDefaultNumStages
-                                                        : request_int("num_stages", num_stages, "in 0..255 (None: the target's default)", 0),
+                                                        : request_int("num_stages", num_stages,
+                                                                      "in 0..255 (None: the target's default)", 0),
                                    request_int("num_ctas", num_ctas, "in 1..16"),
                                    to_options(options),
                                    target ? std::optional<Target>(Target::parse(*target)) : std::nullopt};

@@ -429,8 +429,8 @@ int target_default_num_stages(const Target& target) {
         .attr("target_default_num_stages")(py::make_tuple(target.backend, target.arch, target.warp_size))
         .cast<int>();
   } catch (py::error_already_set& e) {
-    throw Error("asking the installed Triton for " + target.str() + "'s default num_stages failed: " +
-                std::string(e.what()));
+    throw Error("asking the installed Triton for " + target.str() +
+                "'s default num_stages failed: " + std::string(e.what()));
   }
 }
 
@@ -742,7 +742,8 @@ py::object python_grid_fn(const StaticSignature& sig, const std::vector<uint32_t
     // A meta without num_stages leaves it to the target: the caller's grid_fn resolves it
     // (decorators/python_wrapper.cpp).
     const Grid g = grid_fn(GridMeta(*signature, full.data(), option("num_warps", kDefaultNumWarps),
-                                    option("num_stages", kTargetDefaultNumStages), option("num_ctas", kDefaultNumCtas)));
+                                    option("num_stages", kTargetDefaultNumStages),
+                                    option("num_ctas", kDefaultNumCtas)));
     return py::make_tuple(g.x, g.y, g.z);
   });
 }

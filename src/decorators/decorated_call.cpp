@@ -548,7 +548,7 @@ void DecoratedCall::apply_heuristics(FunctionState& fn, size_t layer, ArgValue* 
     for (uint32_t p : memo->outputs) {
       // A heuristic's None (the target's default) is replayed as None.
       const int option = p & LayerMemo::kOptionOutput ? option_of(*out, p) : 0;
-      values.push_back(!(p & LayerMemo::kOptionOutput)              ? full[p]
+      values.push_back(!(p & LayerMemo::kOptionOutput)     ? full[p]
                        : option == kTargetDefaultNumStages ? ArgValue::none()
                                                            : ArgValue::integer(option));
     }

@@ -163,7 +163,8 @@ struct FunctionState {
     check_config(c);
     uint64_t* words = key->words;
     // The key holds the number the kernel compiles with, never kTargetDefaultNumStages.
-    words[0] = make_header(c.num_warps, key_num_stages(c.num_stages, hip, arch, warp_size), c.num_ctas, arch, warp_size);
+    const int stages = key_num_stages(c.num_stages, hip, arch, warp_size);
+    words[0] = make_header(c.num_warps, stages, c.num_ctas, arch, warp_size);
     words[1] = c.options ? c.options->hash() : 0;
     const uint32_t code_words = SpecKey::code_words(n);
     uint32_t next = 2 + code_words;  // payload words follow the codes
@@ -210,8 +211,8 @@ struct FunctionState {
   template <bool kPack>
   const ArgValue* bind_for(const LaunchConfig& c, ArgSpan args, const Target& target, SpecKey* key, ArgValue* storage,
                            PackedParams* packed) const {
-    const ArgValue* full =
-        bind<kPack>(c, args, target.arch, target.warp_size, target.backend == "hip", key, storage, packed);
+    const bool hip = target.backend == "hip";
+    const ArgValue* full = bind<kPack>(c, args, target.arch, target.warp_size, hip, key, storage, packed);
     if (target.backend != "cuda" && pointer_ranges_for(target, signature.function)) {
       mark_pointer_ranges(rules.data(), full, key);
     }

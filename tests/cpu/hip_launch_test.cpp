@@ -475,7 +475,8 @@ TEST_F(HipLaunch, ALaunchWithoutNumStagesRunsTritonsDefaultKernel) {
   for (size_t i = 0; i < c.args.size(); ++i) py_args[i] = to_python(c.args[i], c.storage[i]);
   py::dict kwargs;
   kwargs["num_warps"] = 4;
-  py::object r = reference().attr("triton_compile")(jit_fn, py_args, kwargs, reference().attr("hip_target")("hip:gfx942"));
+  py::object r = reference().attr("triton_compile")(jit_fn, py_args, kwargs,
+                                                    reference().attr("hip_target")("hip:gfx942"));
   if (r.is_none()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
   EXPECT_EQ(k.hash, r[py::int_(0)].cast<std::string>()) << "Triton's launch without num_stages";
   kwargs["num_stages"] = 3;

@@ -395,7 +395,8 @@ TEST(HipTargetNumStages, AHeuristicsNoneAndAConfigsNoneAreTheTargetsDefault) {
 // Triton's launch without it (another kernel than with num_stages=3, which stays 3); a
 // CompileRequest without num_stages is the same kernel.
 TEST(HipCompileParity, ALaunchWithoutNumStagesCompilesTritonsOwnKernel) {
-  if (!triton_jit::test::triton_links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+  if (!triton_jit::test::triton_links_hsaco())
+    GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
   const std::string path = test::canonical(test::kernel("add.py"));
   auto& fn = TritonJitFunction::get(path, "add_kernel");
   const AddCall call;
@@ -420,7 +421,8 @@ TEST(HipCompileParity, ALaunchWithoutNumStagesCompilesTritonsOwnKernel) {
     py::object r = reference().attr("triton_compile")(add_function(path), python_args(call), launch_kwargs(stages),
                                                       reference().attr("hip_target")("hip:gfx942"));
     if (r.is_none()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
-    EXPECT_EQ(hash, r[py::int_(0)].cast<std::string>()) << "num_stages " << (stages ? std::to_string(*stages) : "unset");
+    EXPECT_EQ(hash, r[py::int_(0)].cast<std::string>())
+        << "num_stages " << (stages ? std::to_string(*stages) : "unset");
   }
 }
 
