@@ -18,7 +18,8 @@ struct CUstream_st;
 namespace triton_jit {
 
 // Triton's defaults for the launch options, written here once: every struct that carries them
-// (LaunchConfig, CompileRequest, PackManifestEntry, Specialization, KernelInfo) starts from these.
+// (LaunchConfig, CompileRequest, PackManifestEntry, Specialization, KernelInfo) starts from these,
+// but for the num_stages of the first three, which start from kTargetDefaultNumStages (below).
 inline constexpr int kDefaultNumWarps = 4;
 // Triton's CUDA default (CUDAOptions.num_stages), and triton.Config's, which every autotune config
 // states explicitly, on AMD too. What a kernel was compiled with (Specialization, KernelInfo) is
