@@ -47,6 +47,8 @@ struct AutotuneConfigInfo {
   // The constexprs it sets: (parameter index, value as Python holds it).
   std::vector<std::pair<int, DefaultValue>> kwargs;
   int num_warps = kDefaultNumWarps;
+  // As the config states it (triton.Config's own default, 3, on AMD too); kTargetDefaultNumStages
+  // for num_stages=None, which Triton's launch leaves to the target.
   int num_stages = kDefaultNumStages;
   int num_ctas = kDefaultNumCtas;
   CompileOptions options;  // maxnreg and other compile options the config sets

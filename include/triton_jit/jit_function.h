@@ -31,7 +31,7 @@ struct CompileRequest {
   // One item per parameter: "*fp32:16,*fp32:16,i32,1024".
   std::string signature;
   int num_warps = kDefaultNumWarps;
-  int num_stages = kDefaultNumStages;
+  int num_stages = kTargetDefaultNumStages;  // the target's default, as LaunchConfig's
   int num_ctas = kDefaultNumCtas;
   CompileOptions options;
   // Default: the target a launch on the current device uses (explicit_target(), else the

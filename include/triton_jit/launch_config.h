@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "triton_jit/export.h"
+#include "triton_jit/target.h"
 
 // The driver's stream handle, declared without pulling cuda.h into user code.
 struct CUstream_st;
@@ -17,10 +18,22 @@ struct CUstream_st;
 namespace triton_jit {
 
 // Triton's defaults for the launch options, written here once: every struct that carries them
-// (LaunchConfig, CompileRequest, PackManifestEntry, Specialization, KernelInfo) starts from these.
+// (LaunchConfig, CompileRequest, PackManifestEntry, Specialization, KernelInfo) starts from these,
+// but for the num_stages of the first three, which start from kTargetDefaultNumStages (below).
 inline constexpr int kDefaultNumWarps = 4;
+// Triton's CUDA default (CUDAOptions.num_stages), and triton.Config's, which every autotune config
+// states explicitly, on AMD too. What a kernel was compiled with (Specialization, KernelInfo) is
+// never kTargetDefaultNumStages.
 inline constexpr int kDefaultNumStages = 3;
 inline constexpr int kDefaultNumCtas = 1;
+
+// num_stages left to the target, the default of LaunchConfig, CompileRequest and
+// PackManifestEntry: the launch compiles with its backend's default as the installed Triton's
+// options class has it, exactly as Triton's own launch without num_stages does (CUDAOptions: 3,
+// HIPOptions: 2). Resolved before anything is keyed, so a kernel's key, index record and pack
+// entry hold the number (an AMD launch without num_stages shares its kernel with one stating 2).
+// -1, as 0 is a legal num_stages on AMD (no software pipelining).
+inline constexpr int kTargetDefaultNumStages = -1;
 
 // Launch grid in programs, as in Triton's kernel[grid]. Any integer type converts without a
 // narrowing error; negative sizes are rejected at launch.
@@ -64,7 +77,9 @@ constexpr int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // What a grid function sees: the call's final arguments by parameter name, including the values
 // an autotuner's chosen config and the heuristics set (Python's `meta` in
-// `grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)`), and the chosen launch options.
+// `grid = lambda meta: (triton.cdiv(n, meta['BLOCK']),)`), and the chosen launch options
+// (num_stages resolved: the target's default where the call left it, never
+// kTargetDefaultNumStages).
 class TRITON_JIT_API GridMeta {
  public:
   GridMeta(const StaticSignature& signature, const ArgValue* args, int num_warps, int num_stages, int num_ctas)
@@ -84,10 +99,20 @@ class TRITON_JIT_API GridMeta {
   const int num_warps, num_stages, num_ctas;
 };
 
+// The num_stages a kernel for `target` compiles with: `num_stages` itself, or, for
+// kTargetDefaultNumStages, the target's default (kDefaultNumStages on CUDA; on HIP the installed
+// Triton's HIPOptions default, asked once a process, 2 where no Triton can be asked).
+TRITON_JIT_API int target_num_stages(int num_stages, const Target& target);
+// The same for the target a launch from here compiles for: the explicit target, else the current
+// device's (launch_target_is_hip() tells which backend), else CUDA.
+TRITON_JIT_API int launch_num_stages(int num_stages);
+
 struct LaunchConfig {
   Grid grid;
   int num_warps = kDefaultNumWarps;
-  int num_stages = kDefaultNumStages;
+  // kTargetDefaultNumStages: the target's default (target_num_stages), as Triton's launch
+  // without num_stages; any value in 0..255 is used as given.
+  int num_stages = kTargetDefaultNumStages;
   int num_ctas = kDefaultNumCtas;
   // The caller's stream; nullptr is the legacy default stream.
   CUstream_st* stream = nullptr;

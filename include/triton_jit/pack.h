@@ -48,7 +48,7 @@ struct PackManifestEntry {
   std::string function;
   std::string signature;
   int num_warps = kDefaultNumWarps;
-  int num_stages = kDefaultNumStages;
+  int num_stages = kTargetDefaultNumStages;  // no num_stages=: each target's own default
   int num_ctas = kDefaultNumCtas;
   CompileOptions options;
   std::vector<Target> targets;  // empty: the default target (see KernelRequest::target)

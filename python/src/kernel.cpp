@@ -67,10 +67,12 @@ int as_int_option(const Kernel& k, PyObject* name, PyObject* value) {
     fail_call(k, option, option + " must be an int, not " + Py_TYPE(value)->tp_name);
   }
   const std::optional<long long> v = as_long_long(value);
-  if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) {
+  // A negative num_stages would read as the runtime's kTargetDefaultNumStages: None says that.
+  const long long least = same_name(name, g_num_stages) ? 0 : std::numeric_limits<int>::min();
+  if (!v || *v < least || *v > std::numeric_limits<int>::max()) {
     const std::string option = PyUnicode_AsUTF8(name);
     const char* range = same_name(name, g_num_warps)    ? "a power of two in 1..64"
-                        : same_name(name, g_num_stages) ? "in 0..255"
+                        : same_name(name, g_num_stages) ? "in 0..255 (None: the target's default)"
                                                         : "in 1..16";
     fail_call(k, option, option + "=" + repr_of(value) + " is out of range: " + option + " must be " + range);
   }
@@ -356,7 +358,8 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
     } else if (same_name(key, g_num_warps)) {
       c.config.num_warps = as_int_option(*this, key, value);
     } else if (same_name(key, g_num_stages)) {
-      c.config.num_stages = as_int_option(*this, key, value);
+      // None, as Triton's parse_options drops it: the target's default, as when not given.
+      c.config.num_stages = value == Py_None ? kTargetDefaultNumStages : as_int_option(*this, key, value);
     } else if (same_name(key, g_num_ctas)) {
       c.config.num_ctas = as_int_option(*this, key, value);
     } else if (same_name(key, g_stream)) {
@@ -459,7 +462,7 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
       }
     }
     meta["num_warps"] = c.config.num_warps;
-    meta["num_stages"] = c.config.num_stages;
+    meta["num_stages"] = launch_num_stages(c.config.num_stages);  // the target's default resolved
     meta["num_ctas"] = c.config.num_ctas;
     nb::object g = grid(meta);
     c.config.grid = grid_of(*this, g.ptr());

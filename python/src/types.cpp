@@ -37,14 +37,14 @@ nb::object hint_of(const ParamSpecialization& p) {
 
 // num_warps, num_stages or num_ctas of a CompileRequest: an int (its range is checked with the
 // compile; one past an int's would wrap, so it stops here).
-int request_int(const char* name, nb::handle v, const char* range) {
+int request_int(const char* name, nb::handle v, const char* range, long long least = std::numeric_limits<int>::min()) {
   if (!PyLong_Check(v.ptr()) || PyBool_Check(v.ptr())) {
     fail_request(name, std::string(name) + " must be an int, not " + Py_TYPE(v.ptr())->tp_name);
   }
   int overflow = 0;
   const long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
   if (x == -1 && PyErr_Occurred()) throw nb::python_error();
-  if (overflow != 0 || x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max()) {
+  if (overflow != 0 || x < least || x > std::numeric_limits<int>::max()) {
     fail_request(name, std::string(name) + "=" + repr_of(v.ptr()) + " is out of range: " + name + " must be " + range);
   }
   return static_cast<int>(x);
@@ -137,16 +137,23 @@ void register_types(nb::module_& m) {
              std::optional<std::string> target, nb::dict options) {
             new (r) CompileRequest{std::move(signature),
                                    request_int("num_warps", num_warps, "a power of two in 1..64"),
-                                   request_int("num_stages", num_stages, "in 0..255"),
+                                   num_stages.is_none() ? kTargetDefaultNumStages
+                                                        : request_int("num_stages", num_stages,
+                                                                      "in 0..255 (None: the target's default)", 0),
                                    request_int("num_ctas", num_ctas, "in 1..16"),
                                    to_options(options),
                                    target ? std::optional<Target>(Target::parse(*target)) : std::nullopt};
           },
-          nb::arg("signature"), nb::arg("num_warps") = kDefaultNumWarps, nb::arg("num_stages") = kDefaultNumStages,
+          nb::arg("signature"), nb::arg("num_warps") = kDefaultNumWarps, nb::arg("num_stages") = nb::none(),
           nb::arg("num_ctas") = kDefaultNumCtas, nb::arg("target") = nb::none(), nb::arg("options") = nb::dict())
       .def_ro("signature", &CompileRequest::signature)
       .def_ro("num_warps", &CompileRequest::num_warps)
-      .def_ro("num_stages", &CompileRequest::num_stages)
+      // None where left to the target (kTargetDefaultNumStages), as given.
+      .def_prop_ro("num_stages",
+                   [](const CompileRequest& r) -> nb::object {
+                     if (r.num_stages == kTargetDefaultNumStages) return nb::none();
+                     return nb::int_(r.num_stages);
+                   })
       .def_ro("num_ctas", &CompileRequest::num_ctas);
 }
 

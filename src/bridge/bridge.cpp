@@ -68,7 +68,9 @@ AutotuneConfigInfo to_config(const py::dict& c) {
   for (auto [name, value] : c["options"].cast<py::dict>())
     config.options.set(name.cast<std::string>(), to_option_value(value));
   if (c.contains("num_warps")) config.num_warps = c["num_warps"].cast<int>();
-  if (c.contains("num_stages")) config.num_stages = c["num_stages"].cast<int>();
+  // triton.Config states num_stages (3 unless given), on AMD too; num_stages=None, which
+  // all_kwargs drops, leaves it to the target as a launch without it does.
+  config.num_stages = c.contains("num_stages") ? c["num_stages"].cast<int>() : kTargetDefaultNumStages;
   if (c.contains("num_ctas")) config.num_ctas = c["num_ctas"].cast<int>();
   config.has_pre_hook = c["pre_hook"].cast<bool>();
   config.repr = c["repr"].cast<std::string>();
@@ -420,6 +422,18 @@ bool hip_buffer_ops(const Target& target) {
   return rules[1].cast<bool>();
 }
 
+int target_default_num_stages(const Target& target) {
+  GilGuard gil;
+  try {
+    return bridge()
+        .attr("target_default_num_stages")(py::make_tuple(target.backend, target.arch, target.warp_size))
+        .cast<int>();
+  } catch (py::error_already_set& e) {
+    throw Error("asking the installed Triton for " + target.str() +
+                "'s default num_stages failed: " + std::string(e.what()));
+  }
+}
+
 ScopedGilRelease::ScopedGilRelease() {
   if (Py_IsInitialized() && PyGILState_Check()) saved_ = PyEval_SaveThread();
 }
@@ -725,8 +739,11 @@ py::object python_grid_fn(const StaticSignature& sig, const std::vector<uint32_t
     const auto option = [&](const char* name, int fallback) {
       return meta.contains(name) && py::isinstance<py::int_>(meta[name]) ? meta[name].cast<int>() : fallback;
     };
+    // A meta without num_stages leaves it to the target: the caller's grid_fn resolves it
+    // (decorators/python_wrapper.cpp).
     const Grid g = grid_fn(GridMeta(*signature, full.data(), option("num_warps", kDefaultNumWarps),
-                                    option("num_stages", kDefaultNumStages), option("num_ctas", kDefaultNumCtas)));
+                                    option("num_stages", kTargetDefaultNumStages),
+                                    option("num_ctas", kDefaultNumCtas)));
     return py::make_tuple(g.x, g.y, g.z);
   });
 }
@@ -758,7 +775,7 @@ void run_python_wrapper(PyHandle wrapper, const StaticSignature& sig, const std:
     // Only what the caller changed: a wrapper that sets them itself (an autotuner's config) would
     // get them twice, as Triton's kernel[grid](..., num_warps=...) on an autotuned kernel does.
     if (config.num_warps != kDefaultNumWarps) options["num_warps"] = config.num_warps;
-    if (config.num_stages != kDefaultNumStages) options["num_stages"] = config.num_stages;
+    if (config.num_stages != kTargetDefaultNumStages) options["num_stages"] = config.num_stages;
     if (config.num_ctas != kDefaultNumCtas) options["num_ctas"] = config.num_ctas;
     if (config.options != nullptr) {
       for (const auto& [name, value] : config.options->items()) options[py::str(name)] = option_value(value);

@@ -75,6 +75,11 @@ void check_compile_request(const std::string& function, const CompileOptions* op
 // pointers in buffers of at most 2^31 - 1 bytes (knobs.amd.use_buffer_ops).
 bool hip_buffer_ops(const Target& target);
 
+// The num_stages the installed Triton compiles with for `target` when a launch does not name it:
+// its backend's options without num_stages (parse_options), HIPOptions' 2 and CUDAOptions' 3 in
+// Triton 3.4 to 3.9. Throws Error when Triton cannot be asked.
+int target_default_num_stages(const Target& target);
+
 // One compile for the compile worker pool (compile_many here, compile_in_pool in
 // bridge/compile_pool.h): the function by source and name, as a worker process loads it.
 struct CompileJob {

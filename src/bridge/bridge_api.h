@@ -22,7 +22,7 @@
 namespace triton_jit::bridge {
 
 // Raised whenever the table's layout or meaning changes.
-inline constexpr uint32_t kBridgeAbiVersion = 7;
+inline constexpr uint32_t kBridgeAbiVersion = 8;
 
 // The file the core looks for beside itself, then in the installation's library folder.
 inline constexpr const char* kBridgeLibraryName = "libtriton_jit_python.so";
@@ -72,6 +72,7 @@ struct BridgeApi {
   decltype(&triton_jit::bridge::run_libtuner_policy) run_libtuner_policy;
   decltype(&triton_jit::bridge::hip_buffer_ops) hip_buffer_ops;
   decltype(&triton_jit::bridge::hooked_descriptors) hooked_descriptors;
+  decltype(&triton_jit::bridge::target_default_num_stages) target_default_num_stages;
 };
 
 // The signature of the bridge's entry: `core` outlives the process; returns the bridge's table,

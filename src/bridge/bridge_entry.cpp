@@ -51,7 +51,7 @@ extern "C" __attribute__((visibility("default"))) const triton_jit::bridge::Brid
       &b::prestart_fork_server,  &b::compile_pool_status,  &b::python_environment,
       &b::interpreter_used,      &b::python_launch_enter,  &b::python_launch_exit,
       &b::run_python_wrapper,    &b::run_libtuner_policy,   &b::hip_buffer_ops,
-      &b::hooked_descriptors,
+      &b::hooked_descriptors,    &b::target_default_num_stages,
   };
   // clang-format on
   return &api;

@@ -317,6 +317,7 @@ void check_compile_request(const std::string& function, const CompileOptions* op
 }
 
 bool hip_buffer_ops(const Target& target) { return api().hip_buffer_ops(target); }
+int target_default_num_stages(const Target& target) { return api().target_default_num_stages(target); }
 
 bool workers_may_load(const std::string& source) { return api().workers_may_load(source); }
 

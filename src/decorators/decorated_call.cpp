@@ -464,9 +464,9 @@ void set_heuristic_option(const FunctionState& fn, const HeuristicInfo& heuristi
     case ArgValue::Kind::Int: v = value.as_int(); break;
     case ArgValue::Kind::UInt: v = value.as_uint() > 1000 ? 1000 : static_cast<int64_t>(value.as_uint()); break;
     case ArgValue::Kind::Bool: v = value.as_bool() ? 1 : 0; break;
-    case ArgValue::Kind::None:  // JITFunction.run drops a None option: Triton's default
+    case ArgValue::Kind::None:  // JITFunction.run drops a None option: Triton's default, the target's
       v = heuristic.option == HeuristicOption::NumWarps    ? kDefaultNumWarps
-          : heuristic.option == HeuristicOption::NumStages ? kDefaultNumStages
+          : heuristic.option == HeuristicOption::NumStages ? kTargetDefaultNumStages
                                                            : kDefaultNumCtas;
       break;
     default: is_int = false; break;
@@ -480,7 +480,9 @@ void set_heuristic_option(const FunctionState& fn, const HeuristicInfo& heuristi
       target = &out->num_warps;
       break;
     case HeuristicOption::NumStages:
-      if (!is_int || v < 0 || v > 255) rule = "num_stages must be an int in 0..255";
+      if (!is_int || v < (value.kind() == ArgValue::Kind::None ? kTargetDefaultNumStages : 0) || v > 255) {
+        rule = "num_stages must be an int in 0..255";
+      }
       target = &out->num_stages;
       break;
     case HeuristicOption::NumCtas:
@@ -544,7 +546,11 @@ void DecoratedCall::apply_heuristics(FunctionState& fn, size_t layer, ArgValue* 
   if (memoize && num_words != UINT32_MAX && all_by_program && memo->values.size() < LayerMemo::kMaxEntries) {
     std::vector<ArgValue> values;
     for (uint32_t p : memo->outputs) {
-      values.push_back(p & LayerMemo::kOptionOutput ? ArgValue::integer(option_of(*out, p)) : full[p]);
+      // A heuristic's None (the target's default) is replayed as None.
+      const int option = p & LayerMemo::kOptionOutput ? option_of(*out, p) : 0;
+      values.push_back(!(p & LayerMemo::kOptionOutput)     ? full[p]
+                       : option == kTargetDefaultNumStages ? ArgValue::none()
+                                                           : ArgValue::integer(option));
     }
     memo->values.insert(words, num_words, std::move(values));
   }
@@ -625,7 +631,9 @@ void copy_launch_options(const LaunchConfig& config, LaunchConfig* out) {
 void apply_grid_fn(const StaticSignature& signature, const LaunchConfig& config, const ArgValue* full,
                    LaunchConfig* out) {
   if (config.grid_fn) {
-    out->grid = config.grid_fn(GridMeta(signature, full, out->num_warps, out->num_stages, out->num_ctas));
+    // The grid function reads the number the kernel compiles with: the target's default resolved.
+    out->grid = config.grid_fn(
+        GridMeta(signature, full, out->num_warps, launch_num_stages(out->num_stages), out->num_ctas));
   }
 }
 

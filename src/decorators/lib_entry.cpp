@@ -351,7 +351,9 @@ const FrozenChoice* LibEntryRuntime::first_call(FunctionState& fn, const Decorat
   auto choice = std::make_unique<FrozenChoice>();
   for (uint32_t p : frozen_params_) choice->values.emplace_back(p, to_value(full[p]));
   choice->num_warps = out->num_warps;
-  choice->num_stages = out->num_stages;
+  // The kernel's number, as LibEntry keeps the kernel the first call compiled (with the
+  // target's default where the call left num_stages to it).
+  choice->num_stages = launch_num_stages(out->num_stages);
   choice->num_ctas = out->num_ctas;
   if (out->options != nullptr) choice->options = *out->options;
   for (size_t l = 1; l < fn.signature.decorators.size(); ++l) {

@@ -57,7 +57,19 @@ void run_python_wrapper(FunctionState& fn, size_t layer, const LaunchConfig& con
                             " were given; the caller must not pass the parameters its wrappers set",
                         fn.signature.function, "");
   }
-  bridge::run_python_wrapper(wrapper, fn.signature, params, args.data, args.size, config);
+  // A wrapper whose meta gives no num_stages (Triton's JITFunction.run passes only the
+  // arguments) leaves it to the target: the caller's grid function reads the target's default.
+  LaunchConfig resolved = config;
+  if (config.grid_fn) {
+    const StaticSignature* signature = &fn.signature;
+    resolved.grid_fn = [signature, inner = &config.grid_fn](const GridMeta& meta) {
+      if (meta.num_stages != kTargetDefaultNumStages) return (*inner)(meta);
+      ArgValue full[kMaxParams];
+      for (const ParamInfo& p : signature->params) full[p.index] = meta.arg(p.name);
+      return (*inner)(GridMeta(*signature, full, meta.num_warps, launch_num_stages(meta.num_stages), meta.num_ctas));
+    };
+  }
+  bridge::run_python_wrapper(wrapper, fn.signature, params, args.data, args.size, resolved);
   fn.python_wrapper_calls.fetch_add(1, std::memory_order_relaxed);
 }
 

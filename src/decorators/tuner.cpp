@@ -83,9 +83,10 @@ void compile_in_parallel(FunctionState& fn, const std::vector<Candidate>& candid
     if (fn.table.find(key, full) != nullptr) continue;
     KernelRequest r;
     r.function = fn.self;
-    r.signature = fn.describe(key, full, c.config, target).signature();
+    const Specialization spec = fn.describe(key, full, c.config, target);
+    r.signature = spec.signature();
     r.num_warps = c.config.num_warps;
-    r.num_stages = c.config.num_stages;
+    r.num_stages = spec.num_stages;
     r.num_ctas = c.config.num_ctas;
     if (c.config.options != nullptr) r.options = *c.config.options;
     r.target = target;

@@ -23,11 +23,12 @@ inline void launch_call(FunctionState& m, const LaunchConfig& config, ArgSpan ar
   const uint32_t explicit_target = explicit_target_packed();
   const int arch = explicit_target ? static_cast<int>(explicit_target & 0xffff) : dev.info->arch;
   const int warp_size = explicit_target ? static_cast<int>(explicit_target >> 16) : dev.info->warp_size;
+  const bool hip = explicit_target ? g_explicit_target_hip.load(std::memory_order_acquire) : dev.info->hip;
 
   SpecKey key;
   ArgStorage storage;
   PackedParams packed;
-  const ArgValue* full = m.bind<true>(config, args, arch, warp_size, &key, storage.data(), &packed);
+  const ArgValue* full = m.bind<true>(config, args, arch, warp_size, hip, &key, storage.data(), &packed);
 
   const KernelEntry* entry = m.table.find(key, full);
   if (entry != nullptr) {

@@ -74,9 +74,10 @@ bool Resolver::complete_request(const TritonJitFunction& function, const LaunchC
   ArgStorage bound;
   const ArgValue* full = fn.bind_for<false>(*effective, span, target, &key, bound.data(), nullptr);
   out->function = &function;
-  out->signature = fn.describe(key, full, *effective, target).signature();
+  const Specialization spec = fn.describe(key, full, *effective, target);
+  out->signature = spec.signature();
   out->num_warps = effective->num_warps;
-  out->num_stages = effective->num_stages;
+  out->num_stages = spec.num_stages;  // the target's default resolved, as the key has it
   out->num_ctas = effective->num_ctas;
   out->options = effective->options != nullptr ? *effective->options : CompileOptions{};
   return fn.tunings.load(std::memory_order_relaxed) != tunings_before;

@@ -306,6 +306,7 @@ inline uint64_t make_header(int num_warps, int num_stages, int num_ctas, int arc
          (static_cast<uint64_t>(num_ctas & 0xff) << 16) | (static_cast<uint64_t>(arch & 0xffff) << 24) |
          (static_cast<uint64_t>(warp_size & 0xff) << 40);
 }
+inline int header_num_stages(uint64_t header) { return static_cast<int>((header >> 8) & 0xff); }
 inline uint64_t hash_words(const uint64_t* words, uint32_t count) {
   uint64_t h = 0x243f6a8885a308d3ull ^ count;
   for (uint32_t i = 0; i < count; ++i) {

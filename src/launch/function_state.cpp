@@ -116,11 +116,12 @@ void FunctionState::fail_arg(int index, ArgProblem problem, const ArgValue& arg)
 }
 
 void FunctionState::fail_config(const LaunchConfig& c) const {
-  throw ArgumentError(signature.function + ": invalid launch options num_warps=" + std::to_string(c.num_warps) +
-                          ", num_stages=" + std::to_string(c.num_stages) +
-                          ", num_ctas=" + std::to_string(c.num_ctas) +
-                          " (num_warps must be a power of two in 1..64, num_stages in 0..255, num_ctas in 1..16)",
-                      signature.function, "");
+  throw ArgumentError(
+      signature.function + ": invalid launch options num_warps=" + std::to_string(c.num_warps) +
+          ", num_stages=" + std::to_string(c.num_stages) + ", num_ctas=" + std::to_string(c.num_ctas) +
+          " (num_warps must be a power of two in 1..64, num_stages in 0..255 or kTargetDefaultNumStages (" +
+          std::to_string(kTargetDefaultNumStages) + ": the target's default), num_ctas in 1..16)",
+      signature.function, "");
 }
 
 void FunctionState::fail_none_scalar(uint32_t index, const ParamCode& code) const {

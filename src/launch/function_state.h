@@ -20,6 +20,7 @@
 #include "launch/launcher.h"
 #include "launch/pointer_ranges.h"
 #include "launch/table.h"
+#include "launch/target_stages.h"
 #include "triton_jit/binder.h"
 #include "triton_jit/errors.h"
 #include "triton_jit/launch_config.h"
@@ -114,8 +115,9 @@ struct FunctionState {
 
   void check_config(const LaunchConfig& c) const {
     const unsigned warps = static_cast<unsigned>(c.num_warps);
-    if (warps == 0 || warps > 64 || (warps & (warps - 1)) != 0 || c.num_stages < 0 || c.num_stages > 255 ||
-        c.num_ctas < 1 || c.num_ctas > 16) {
+    if (warps == 0 || warps > 64 || (warps & (warps - 1)) != 0 ||
+        (c.num_stages < 0 && c.num_stages != kTargetDefaultNumStages) || c.num_stages > 255 || c.num_ctas < 1 ||
+        c.num_ctas > 16) {
       fail_config(c);
     }
   }
@@ -145,12 +147,13 @@ struct FunctionState {
     return r;
   }
 
-  // Completes `args` with defaults (the binder, into `storage` when needed) and builds the key; with kPack,
+  // Completes `args` with defaults (the binder, into `storage` when needed) and builds the key for
+  // the target (arch, warp_size; hip: an AMD one, whose default num_stages is HIP's); with kPack,
   // also packs the runtime arguments into `packed` in the same pass. Returns the argument array
   // to use from here on.
   template <bool kPack>
-  const ArgValue* bind(const LaunchConfig& c, ArgSpan args, int arch, int warp_size, SpecKey* key, ArgValue* storage,
-                       PackedParams* packed) const {
+  const ArgValue* bind(const LaunchConfig& c, ArgSpan args, int arch, int warp_size, bool hip, SpecKey* key,
+                       ArgValue* storage, PackedParams* packed) const {
     const uint32_t n = static_cast<uint32_t>(rules.size());
     const ArgValue* full = args.data;
     if (args.size != n) {
@@ -159,7 +162,9 @@ struct FunctionState {
     }
     check_config(c);
     uint64_t* words = key->words;
-    words[0] = make_header(c.num_warps, c.num_stages, c.num_ctas, arch, warp_size);
+    // The key holds the number the kernel compiles with, never kTargetDefaultNumStages.
+    const int stages = key_num_stages(c.num_stages, hip, arch, warp_size);
+    words[0] = make_header(c.num_warps, stages, c.num_ctas, arch, warp_size);
     words[1] = c.options ? c.options->hash() : 0;
     const uint32_t code_words = SpecKey::code_words(n);
     uint32_t next = 2 + code_words;  // payload words follow the codes
@@ -206,17 +211,19 @@ struct FunctionState {
   template <bool kPack>
   const ArgValue* bind_for(const LaunchConfig& c, ArgSpan args, const Target& target, SpecKey* key, ArgValue* storage,
                            PackedParams* packed) const {
-    const ArgValue* full = bind<kPack>(c, args, target.arch, target.warp_size, key, storage, packed);
+    const bool hip = target.backend == "hip";
+    const ArgValue* full = bind<kPack>(c, args, target.arch, target.warp_size, hip, key, storage, packed);
     if (target.backend != "cuda" && pointer_ranges_for(target, signature.function)) {
       mark_pointer_ranges(rules.data(), full, key);
     }
     return full;
   }
 
+  // The call keyed as `key`: its num_stages is the key's, the target's default resolved.
   Specialization describe(const SpecKey& key, const ArgValue* args, const LaunchConfig& c, const Target& t) const {
     Specialization s;
     s.num_warps = c.num_warps;
-    s.num_stages = c.num_stages;
+    s.num_stages = header_num_stages(key.words[0]);
     s.num_ctas = c.num_ctas;
     s.target = t.str();
     for (uint32_t i = 0; i < key.num_params; ++i) s.params.push_back(detail::describe(key.param(i), args[i]));

@@ -269,6 +269,8 @@ std::vector<PackManifestEntry> parse_pack_manifest(std::string_view text, const 
       if (key == "num_warps" || key == "num_stages" || key == "num_ctas") {
         int v = 0;
         if (!parse_int(value, &v)) fail(key + " must be an integer, not '" + value + "'");
+        // A negative one would read as kTargetDefaultNumStages: leaving num_stages out says that.
+        if (key == "num_stages" && v < 0) fail("num_stages must be from 0 to 255, not " + value);
         (key == "num_warps" ? e.num_warps : key == "num_stages" ? e.num_stages : e.num_ctas) = v;
       } else if (key == "target") {
         size_t s = 0;

@@ -503,7 +503,7 @@ KernelInfo Resolver::compile_request(FunctionState& fn, const CompileRequest& re
     }
   }
   spec.num_warps = request.num_warps;
-  spec.num_stages = request.num_stages;
+  spec.num_stages = target_num_stages(request.num_stages, target);
   spec.num_ctas = request.num_ctas;
   spec.target = target.str();
   const CompileOptions* options = request.options.empty() ? nullptr : &request.options;

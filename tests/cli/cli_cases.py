@@ -974,7 +974,8 @@ NEEDS_NO_GPU = {"error_tune_no_gpu", "error_pack_tune_no_gpu"}
 
 # Cases that compile for hip: Triton 3.5 and newer link the hsaco themselves; 3.4 runs ROCm's
 # ld.lld, which a machine without ROCm lacks.
-NEEDS_HSACO_LINKER = {"compile_hip", "compile_hip_options", "compile_hip_range_signature"}
+NEEDS_HSACO_LINKER = {"compile_hip", "compile_hip_options", "compile_hip_range_signature", "compile_hip_default_num_stages",
+                      "compile_hip_stated_num_stages"}
 
 
 def _links_hsaco():

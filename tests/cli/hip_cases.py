@@ -2,6 +2,8 @@
 most 2**31-1 bytes (the pointer JSON's "storage_bytes"), the ':S' signature syntax, and the AMD
 backend's compile options. cli_cases.py adds them to its cases, passing itself as `m` (Case and its
 helpers)."""
+import json
+import os
 
 
 def _ptr(dtype, addr):
@@ -21,6 +23,22 @@ HIP_ARGS = {
     "unknown": [_ptr("fp16", 4096), sized("fp32", 4112, 1024), sized("fp32", 4096, 4096), 16, 1.5, 32, True, "abc"],
     "large": [sized("bf16", 4097, 2**40), _ptr("fp32", 4100), sized("i8", 64, 1), 2**40, 2.5, 1, False, "x"],
 }
+
+
+def _check_num_stages(m, out_dir, stdout, expected):
+    """A hip compile whose kernel, and Triton's metadata of it, have num_stages `expected`."""
+    m._check_hip_compiled(out_dir, stdout)
+    with open(os.path.join(out_dir, "add_kernel.json")) as f:
+        meta = json.load(f)
+    assert meta["num_stages"] == expected, meta["num_stages"]
+    assert meta["metadata"]["num_stages"] == expected, meta["metadata"].get("num_stages")
+
+
+def _tritons_hip_num_stages():
+    """HIPOptions' num_stages, which Triton's launch without num_stages compiles with."""
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import make_backend
+    return make_backend(GPUTarget("hip", "gfx942", 64)).parse_options({"enable_fp_fusion": True}).num_stages
 
 
 def cases(m):
@@ -67,6 +85,18 @@ def cases(m):
                                      "--option", "waves_per_eu=2", "--option", "matrix_instr_nonkdim=16",
                                      "--option", "kpack=1", "--option", "schedule_hint=none"],
                                     check=lambda o, out, err: m._check_hip_compiled(o, out)),
+        # Without --num-stages: the target's default, HIPOptions' (2), as Triton's own launch; a
+        # stated 3 stays 3.
+        "compile_hip_default_num_stages": m.Case(["compile", m.ADD, "--signature", m.ADD_SIG, "--target", "hip:gfx942",
+                                                "--out", "{out}"],
+                                               check=lambda o, out, err: _check_num_stages(
+                                                   m, o, out, _tritons_hip_num_stages())),
+        "compile_hip_stated_num_stages": m.Case(["compile", m.ADD, "--signature", m.ADD_SIG, "--target", "hip:gfx942",
+                                               "--num-stages", "3", "--out", "{out}"],
+                                              check=lambda o, out, err: _check_num_stages(m, o, out, 3)),
+        "error_negative_num_stages": m.Case(["compile", m.ADD, "--signature", m.ADD_SIG, "--target", "hip:gfx942",
+                                           "--num-stages", "-1", "--out", "{out}"], rc=2,
+                                          stderr=r"--num-stages must be from 0 to 255, got -1"),
         "error_hip_option_type": m.Case(["compile", m.ADD, "--signature", m.ADD_SIG, "--target", "hip:gfx942", "--out", "{out}",
                                        "--option", "waves_per_eu=two"], rc=1,
                                       stderr=r"add_kernel: the compile option waves_per_eu takes an integer, got str 'two'"),

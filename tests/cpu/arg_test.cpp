@@ -142,7 +142,9 @@ TEST(Grid, IntegerConversions) {
   const triton_jit::LaunchConfig c{{4, 2}, 8};
   EXPECT_EQ(c.grid.x, 4);
   EXPECT_EQ(c.num_warps, 8);
-  EXPECT_EQ(c.num_stages, 3);
+  EXPECT_EQ(c.num_stages, triton_jit::kTargetDefaultNumStages);  // the target's: 3 on CUDA, 2 on HIP
+  EXPECT_EQ(triton_jit::target_num_stages(c.num_stages, triton_jit::Target::parse("cuda:90")), 3);
+  EXPECT_EQ(triton_jit::target_num_stages(0, triton_jit::Target::parse("hip:gfx942")), 0);
   EXPECT_EQ(c.num_ctas, 1);
   EXPECT_EQ(c.stream, nullptr);
 }

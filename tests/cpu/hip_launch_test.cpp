@@ -424,19 +424,64 @@ TEST_F(HipLaunch, APackServesEachDeviceItsOwnKernel) {
   auto& fn = TritonJitFunction::get((root / "served" / "add.py").string(), "add_kernel");
   const std::vector<ArgValue> args = {test::ptr(0x1000), test::ptr(0x2000), test::ptr(0x3000), ArgValue::integer(1000),
                                       ArgValue::integer(512)};
-  fn.launch(test::config(2, 2), test::span(args));
+  // The manifest line names no num_stages, nor does the launch: each target's own default (2 on
+  // the AMD device, 3 on the NVIDIA one), in the pack and in the launch's key alike.
+  triton_jit::LaunchConfig config = test::config(2, 2);
+  config.num_stages = triton_jit::kTargetDefaultNumStages;
+  fn.launch(config, test::span(args));
   ASSERT_EQ(fake().launches.size(), 1u);
   EXPECT_EQ(fake().launches[0].block[0], 128u);  // 2 warps of 64
   EXPECT_EQ(fake().launches[0].args[0], 0x1000u);
   EXPECT_EQ(fn.stats().pack_hits, 1u);
   fake::install();  // now an NVIDIA device
-  fn.launch(test::config(2, 2), test::span(args));
+  fn.launch(config, test::span(args));
   ASSERT_EQ(fake::state().launches.size(), 1u);
   EXPECT_EQ(fake::state().launches[0].block[0], 64u);  // 2 warps of 32
   EXPECT_EQ(fake::state().launches[0].u64(0), 0x1000u);
   EXPECT_EQ(fn.stats().pack_hits, 2u);
   EXPECT_EQ(fn.stats().compiles, 0u);
   EXPECT_EQ(fake().launches.size(), 1u);
+}
+
+// A launch that leaves num_stages to the target, on the AMD device (its own target, none set):
+// the kernel triton.compile builds from Triton's launch without num_stages (HIPOptions' 2), keyed
+// as one stating 2; one stating 3 is another kernel, Triton's with num_stages=3.
+TEST_F(HipLaunch, ALaunchWithoutNumStagesRunsTritonsDefaultKernel) {
+  const std::string path = test::canonical(test::kernel("add.py"));
+  auto& fn = TritonJitFunction::get(path, "add_kernel");
+  const Call c = add_call(1000, 4);
+  triton_jit::LaunchConfig unset;
+  unset.grid = triton_jit::Grid(3);
+  fn.launch(unset, test::span(c.args));
+  ASSERT_EQ(fake().launches.size(), 1u);
+  const triton_jit::KernelInfo& k = fn.compile(unset, test::span(c.args));
+  EXPECT_EQ(k.target.str(), "hip:gfx942");
+  EXPECT_EQ(fake().launches[0].kernel, k.name);
+  EXPECT_EQ(fn.specialize(unset, test::span(c.args)).num_stages, 2);
+  triton_jit::LaunchConfig two = unset;
+  two.num_stages = 2;
+  fn.launch(two, test::span(c.args));
+  EXPECT_EQ(&fn.compile(two, test::span(c.args)), &k) << "num_stages=2 is the kernel the default compiled";
+  triton_jit::LaunchConfig three = unset;
+  three.num_stages = 3;
+  fn.launch(three, test::span(c.args));
+  ASSERT_EQ(fake().launches.size(), 3u);
+  const triton_jit::KernelInfo& k3 = fn.compile(three, test::span(c.args));
+  EXPECT_NE(k3.hash, k.hash) << "num_stages=3 is another kernel";
+  reference();
+  triton_jit::bridge::GilGuard gil;
+  py::object jit_fn = triton_jit::bridge::bridge().attr("load_function")(path, c.function)[py::int_(0)];
+  py::tuple py_args(c.args.size());
+  for (size_t i = 0; i < c.args.size(); ++i) py_args[i] = to_python(c.args[i], c.storage[i]);
+  py::dict kwargs;
+  kwargs["num_warps"] = 4;
+  py::object r = reference().attr("triton_compile")(jit_fn, py_args, kwargs,
+                                                    reference().attr("hip_target")("hip:gfx942"));
+  if (r.is_none()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
+  EXPECT_EQ(k.hash, r[py::int_(0)].cast<std::string>()) << "Triton's launch without num_stages";
+  kwargs["num_stages"] = 3;
+  r = reference().attr("triton_compile")(jit_fn, py_args, kwargs, reference().attr("hip_target")("hip:gfx942"));
+  EXPECT_EQ(k3.hash, r[py::int_(0)].cast<std::string>()) << "Triton's launch with num_stages=3";
 }
 
 // Graph capture as on CUDA (hipStreamIsCapturing): a miss during capture never compiles and says

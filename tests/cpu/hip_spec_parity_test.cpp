@@ -245,6 +245,7 @@ TEST(HipCompileParity, SameHashAndCodeObjectAsTritonsCompile) {
     // Ahead of time, from the signature syntax (":S" for the flag): the same kernel.
     const std::string signature = fn.specialize(test::config(), test::span(args)).signature();
     triton_jit::CompileRequest request{signature};
+    request.num_stages = 3;  // as test::config() states it
     request.target = Target::parse(target_text);
     EXPECT_EQ(fn.compile(request).hash, k.hash) << signature;
     triton_jit::bridge::GilGuard gil;
@@ -259,6 +260,169 @@ TEST(HipCompileParity, SameHashAndCodeObjectAsTritonsCompile) {
     if (r.is_none()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
     EXPECT_EQ(k.hash, r[py::int_(0)].cast<std::string>());
     EXPECT_TRUE(k.cubin == r[py::int_(1)].cast<std::string>()) << "the code objects differ";
+  }
+}
+
+// ---- num_stages left to the target: Triton's launch without num_stages ----
+
+// x in a 4 KiB buffer, y of unknown size, out in a 3 GiB buffer (the calls above).
+struct AddCall {
+  std::vector<ArgValue> args = {
+      ArgValue::pointer_in_storage(reinterpret_cast<const void*>(uintptr_t{0x1000}), triton_jit::DType::fp32, 0, 4096),
+      test::ptr(0x2000),
+      ArgValue::pointer_in_storage(reinterpret_cast<const void*>(uintptr_t{0x3000}), triton_jit::DType::fp32, 0,
+                                   uint64_t{3} << 30),
+      ArgValue::integer(1000), ArgValue::integer(256)};
+  std::vector<int64_t> storage = {4096, -1, int64_t{3} << 30, -1, -1};
+};
+
+py::object add_function(const std::string& path) {
+  return triton_jit::bridge::bridge().attr("load_function")(path, "add_kernel")[py::int_(0)];
+}
+
+py::tuple python_args(const AddCall& call) {
+  py::tuple out(call.args.size());
+  for (size_t i = 0; i < call.args.size(); ++i) out[i] = to_python(call.args[i], call.storage[i]);
+  return out;
+}
+
+// GPUTarget's fields for "hip:gfx942" or "cuda:90".
+py::object gpu_target(const char* text) {
+  if (std::string(text) == "cuda:90") return py::make_tuple("cuda", 90, 32);
+  return reference().attr("hip_target")(text);
+}
+
+// Launch options as Triton's launch takes them: num_warps=4, and num_stages only where given.
+py::dict launch_kwargs(std::optional<int> num_stages) {
+  py::dict kwargs;
+  kwargs["num_warps"] = 4;
+  if (num_stages) kwargs["num_stages"] = *num_stages;
+  return kwargs;
+}
+
+// A call that leaves num_stages to the target is keyed with the num_stages Triton's own launch
+// compiles with (HIPOptions' default 2 on AMD, CUDAOptions' 3 on NVIDIA); a stated one, 3
+// included, is kept, on AMD too.
+TEST(HipTargetNumStages, ALaunchWithoutNumStagesKeysTritonsDefault) {
+  const std::string path = test::canonical(test::kernel("add.py"));
+  auto& fn = TritonJitFunction::get(path, "add_kernel");
+  const AddCall call;
+  for (const char* target_text : {"hip:gfx942", "hip:gfx1100", "cuda:90"}) {
+    SCOPED_TRACE(target_text);
+    const ScopedTarget target(target_text);
+    const bool hip = std::string(target_text).rfind("hip:", 0) == 0;
+    triton_jit::LaunchConfig unset;
+    EXPECT_EQ(unset.num_stages, triton_jit::kTargetDefaultNumStages);
+    const triton_jit::Specialization spec = fn.specialize(unset, test::span(call.args));
+    int tritons = 0;
+    {
+      triton_jit::bridge::GilGuard gil;
+      tritons = reference()
+                    .attr("triton_num_stages")(add_function(path), python_args(call), launch_kwargs(std::nullopt),
+                                               gpu_target(target_text))
+                    .cast<int>();
+    }
+    EXPECT_EQ(spec.num_stages, tritons) << "Triton's launch without num_stages compiles with " << tritons;
+    EXPECT_EQ(spec.num_stages, hip ? 2 : triton_jit::kDefaultNumStages);
+    EXPECT_EQ(triton_jit::target_num_stages(triton_jit::kTargetDefaultNumStages, Target::parse(target_text)),
+              spec.num_stages);
+    // The kernel key names the number: the default and the same number stated are one kernel.
+    triton_jit::LaunchConfig same = unset;
+    same.num_stages = spec.num_stages;
+    EXPECT_EQ(fn.specialize(same, test::span(call.args)).num_stages, spec.num_stages);
+    for (int stated : {0, 2, 3, 4}) {  // 0 is legal on AMD: no pipelining
+      triton_jit::LaunchConfig c;
+      c.num_stages = stated;
+      EXPECT_EQ(fn.specialize(c, test::span(call.args)).num_stages, stated);
+      EXPECT_EQ(triton_jit::target_num_stages(stated, Target::parse(target_text)), stated);
+      triton_jit::bridge::GilGuard gil;
+      EXPECT_EQ(reference()
+                    .attr("triton_num_stages")(add_function(path), python_args(call), launch_kwargs(stated),
+                                               gpu_target(target_text))
+                    .cast<int>(),
+                stated);
+    }
+  }
+}
+
+// A grid function reads the number the kernel compiles with, never the sentinel.
+TEST(HipTargetNumStages, AGridFunctionSeesTheTargetsDefault) {
+  auto& fn = TritonJitFunction::get(test::canonical(test::kernel("add.py")), "add_kernel");
+  const AddCall call;
+  for (const char* target_text : {"hip:gfx942", "cuda:90"}) {
+    SCOPED_TRACE(target_text);
+    const ScopedTarget target(target_text);
+    int seen = -100;
+    triton_jit::LaunchConfig c;
+    c.grid_fn = [&seen](const triton_jit::GridMeta& meta) {
+      seen = meta.num_stages;
+      return triton_jit::Grid(1);
+    };
+    EXPECT_EQ(fn.specialize(c, test::span(call.args)).num_stages, seen);
+    EXPECT_EQ(seen, std::string(target_text) == "cuda:90" ? 3 : 2);
+    c.num_stages = 3;
+    fn.specialize(c, test::span(call.args));
+    EXPECT_EQ(seen, 3);
+  }
+}
+
+// A @triton.heuristics value None for num_stages, and a triton.Config(num_stages=None), leave it
+// to the target as Triton's launch does (its parse_options drops a None); a stated value, the
+// caller's included, is kept.
+TEST(HipTargetNumStages, AHeuristicsNoneAndAConfigsNoneAreTheTargetsDefault) {
+  const std::string path = test::canonical(test::kernel("heuristic_options.py"));
+  auto& heuristic = TritonJitFunction::get(path, "stages_none_kernel");
+  auto& tuned = TritonJitFunction::get(path, "config_stages_none_kernel");
+  ASSERT_EQ(tuned.signature().decorators.size(), 1u);
+  EXPECT_EQ(tuned.signature().decorators[0].autotune.configs.at(0).num_stages, triton_jit::kTargetDefaultNumStages)
+      << tuned.signature().decorators[0].autotune.configs.at(0).repr;
+  for (const char* target_text : {"hip:gfx942", "cuda:90"}) {
+    SCOPED_TRACE(target_text);
+    const ScopedTarget target(target_text);
+    const int expected = std::string(target_text) == "cuda:90" ? 3 : 2;
+    for (const int64_t n : {10, 5000}) {
+      const std::vector<ArgValue> args = {test::ptr(0x1000), ArgValue::integer(n)};
+      triton_jit::LaunchConfig c;
+      c.num_stages = 5;  // the heuristic overrides it, None included
+      EXPECT_EQ(heuristic.specialize(c, test::span(args)).num_stages, n < 1000 ? expected : 4) << "n=" << n;
+      EXPECT_EQ(heuristic.specialize(c, test::span(args)).num_stages, n < 1000 ? expected : 4) << "memoized, n=" << n;
+      EXPECT_EQ(tuned.specialize(triton_jit::LaunchConfig{}, test::span(args)).num_stages, expected) << "n=" << n;
+    }
+  }
+}
+
+// The kernel itself: a launch without num_stages compiles what triton.compile builds from
+// Triton's launch without it (another kernel than with num_stages=3, which stays 3); a
+// CompileRequest without num_stages is the same kernel.
+TEST(HipCompileParity, ALaunchWithoutNumStagesCompilesTritonsOwnKernel) {
+  if (!triton_jit::test::triton_links_hsaco())
+    GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+  const std::string path = test::canonical(test::kernel("add.py"));
+  auto& fn = TritonJitFunction::get(path, "add_kernel");
+  const AddCall call;
+  const ScopedTarget target("hip:gfx942");
+  triton_jit::LaunchConfig unset;
+  triton_jit::LaunchConfig three;
+  three.num_stages = 3;
+  triton_jit::LaunchConfig two;
+  two.num_stages = 2;
+  const triton_jit::KernelInfo& by_default = fn.compile(unset, test::span(call.args));
+  const triton_jit::KernelInfo& by_three = fn.compile(three, test::span(call.args));
+  EXPECT_NE(by_default.hash, by_three.hash) << "num_stages=3 is not HIP's default";
+  EXPECT_EQ(&fn.compile(two, test::span(call.args)), &by_default) << "the default is 2: one kernel";
+  triton_jit::CompileRequest request{fn.specialize(unset, test::span(call.args)).signature()};
+  request.target = Target::parse("hip:gfx942");
+  EXPECT_EQ(fn.compile(request).hash, by_default.hash);
+  request.num_stages = 3;
+  EXPECT_EQ(fn.compile(request).hash, by_three.hash);
+  triton_jit::bridge::GilGuard gil;
+  for (const auto& [stages, hash] : {std::pair<std::optional<int>, std::string>{std::nullopt, by_default.hash},
+                                     std::pair<std::optional<int>, std::string>{3, by_three.hash}}) {
+    py::object r = reference().attr("triton_compile")(add_function(path), python_args(call), launch_kwargs(stages),
+                                                      reference().attr("hip_target")("hip:gfx942"));
+    if (r.is_none()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
+    EXPECT_EQ(hash, r[py::int_(0)].cast<std::string>())
+        << "num_stages " << (stages ? std::to_string(*stages) : "unset");
   }
 }
 

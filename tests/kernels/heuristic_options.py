@@ -179,3 +179,19 @@ def maxnreg_kernel(x_ptr, n, BLOCK: tl.constexpr):
 def reads_num_warps_kernel(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, tl.zeros((BLOCK, ), tl.float32), mask=offs < n)
+
+
+# num_stages left to the target by a heuristic's None and by a config's num_stages=None (which
+# all_kwargs drops): Triton's launch then takes the backend's default, 2 on AMD and 3 on NVIDIA.
+@triton.heuristics({"num_stages": lambda args: None if args["n"] < 1000 else 4})
+@triton.jit
+def stages_none_kernel(x_ptr, n, BLOCK: tl.constexpr = 128):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.zeros((BLOCK, ), tl.float32), mask=offs < n)
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}, num_stages=None)], key=["n"])
+@triton.jit
+def config_stages_none_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.zeros((BLOCK, ), tl.float32), mask=offs < n)

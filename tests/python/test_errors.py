@@ -137,7 +137,8 @@ def test_grid_dimension_out_of_range():
 @pytest.mark.parametrize("option, value, valid", [
     ("num_warps", 2**70, "a power of two in 1..64"),
     ("num_warps", 2**32 + 4, "a power of two in 1..64"),  # wrapped to 4 warps before
-    ("num_stages", -2**70, "in 0..255"),
+    ("num_stages", -2**70, "in 0..255 (None: the target's default)"),
+    ("num_stages", -1, "in 0..255 (None: the target's default)"),  # not the runtime's sentinel
     ("num_ctas", 2**31, "in 1..16"),
 ])
 def test_launch_option_out_of_range(option, value, valid):
@@ -224,7 +225,7 @@ def test_compile_request_and_synchronize_arguments():
     with pytest.raises(triton_jit.ArgumentError, match=r"option names are str, not int"):
         triton_jit.CompileRequest("*fp32", options={1: 2})
     r = triton_jit.CompileRequest("*fp32", num_warps=8, options={"maxnreg": 128, "enable_fp_fusion": False})
-    assert (r.num_warps, r.num_stages, r.num_ctas) == (8, 3, 1)
+    assert (r.num_warps, r.num_stages, r.num_ctas) == (8, None, 1)  # num_stages: the target's default
     for stream in (-1, 2**64, "0"):
         with pytest.raises(triton_jit.ArgumentError, match=r"synchronize: stream .* is not a CUDA stream handle"):
             triton_jit.synchronize(stream)

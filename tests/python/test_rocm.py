@@ -152,6 +152,34 @@ def test_a_cuda_array_on_a_hip_target_is_refused(hip_target):
         k.specialize(RocmArray(4096, device_type=11), RocmArray(8192), RocmArray(12288), 1000)
 
 
+def test_num_stages_left_to_the_target_is_tritons_default(hip_target):
+    """A call without num_stages (or with None, which Triton's parse_options drops) is keyed with
+    the num_stages Triton's own HIP launch compiles with (HIPOptions: 2); a stated one, 3
+    included, is kept. A CUDA target's default stays 3."""
+    fn = py_kernels.add_kernel
+    k = triton_jit.jit(fn)
+    arrays = (RocmArray(4096), RocmArray(8192), RocmArray(12288))
+    args = [reference_pointer(a) for a in arrays] + [1000]
+    tritons = triton_reference.triton_num_stages(fn, args, {}, hip_target)
+    assert tritons == 2
+    assert k.specialize(*arrays, 1000).num_stages == tritons
+    assert k.specialize(*arrays, 1000, num_stages=None).num_stages == tritons
+    for stated in (0, 3, 4):
+        assert k.specialize(*arrays, 1000, num_stages=stated).num_stages == stated
+        assert triton_reference.triton_num_stages(fn, args, {"num_stages": stated}, hip_target) == stated
+    with pytest.raises(triton_jit.ArgumentError, match="num_stages"):
+        k.specialize(*arrays, 1000, num_stages=-1)
+    # A CompileRequest leaves it to the target unless it states one.
+    assert triton_jit.CompileRequest("*fp32:16,*fp32:16,*fp32:16,i32").num_stages is None
+    assert triton_jit.CompileRequest("*fp32:16,*fp32:16,*fp32:16,i32", num_stages=3).num_stages == 3
+    with pytest.raises(triton_jit.ArgumentError, match="num_stages"):
+        triton_jit.CompileRequest("*fp32:16,*fp32:16,*fp32:16,i32", num_stages=-1)
+    triton_jit.set_target("cuda:90")
+    cuda = [CudaArray(a, "fp32", shape=(16, )) for a in (4096, 8192, 12288)]
+    assert k.specialize(*cuda, 1000).num_stages == 3
+    assert triton_reference.triton_num_stages(fn, args, {}, ("cuda", 90, 32)) == 3
+
+
 def test_a_cuda_array_interface_gets_its_span_on_a_hip_target(hip_target):
     """CuPy-ROCm shows HIP memory through __cuda_array_interface__: its span decides 'S', as for
     the tensor torch.as_tensor makes over it."""
@@ -238,11 +266,21 @@ def test_a_python_launch_of_rocm_arrays_goes_through_the_hip_runtime():
         result["triton_spec"] = triton_reference.triton_specialization(fn, [(args, {"BLOCK": 256})],
                                                                        ("hip", "gfx942", 64))[0]
         result["layout"] = triton_reference.hip_launcher_layout(fn, args + [256], ("hip", "gfx942", 64))
+        # The launch named no num_stages, as Triton's below: HIPOptions' default.
         result["hash"] = k.compile(x, y, out, 1000, BLOCK=256).hash
-        # num_stages as the runtime's launch config has it (3; HIPOptions' own default is 2), as
-        # tests/cpu/hip_spec_parity_test.cpp compares.
-        result["triton_hash"] = triton_reference.triton_compile(fn, args, {"BLOCK": 256, "num_warps": 4, "num_stages": 3},
+        result["triton_hash"] = triton_reference.triton_compile(fn, args, {"BLOCK": 256, "num_warps": 4},
                                                                 ("hip", "gfx942", 64))[0]
+        result["hash_3"] = k.compile(x, y, out, 1000, BLOCK=256, num_stages=3).hash
+        result["triton_hash_3"] = triton_reference.triton_compile(fn, args, {"BLOCK": 256, "num_warps": 4, "num_stages": 3},
+                                                                  ("hip", "gfx942", 64))[0]
+        result["num_stages"] = k.specialize(x, y, out, 1000, BLOCK=256).num_stages
+        seen = []
+        def grid(meta):
+            seen.append(meta["num_stages"])
+            return (4, )
+        k[grid](x, y, out, 1000, BLOCK=256)  # the same kernel: the grid reads the target's default
+        result["grid_num_stages"] = seen
+        result["launches_after_grid"] = len(launches())
         """)
     assert r["target"] == "hip:gfx942"
     assert r["spec"] == r["triton_spec"], r
@@ -250,6 +288,8 @@ def test_a_python_launch_of_rocm_arrays_goes_through_the_hip_runtime():
     if knobs.amd.use_buffer_ops:
         assert r["spec"].startswith("[('*fp32', 'DS'), ('*fp32', 'D'), ('*fp32', 'DS')"), r["spec"]
     assert r["hash"] == r["triton_hash"]
+    assert r["hash_3"] == r["triton_hash_3"] and r["hash_3"] != r["hash"], r
+    assert r["num_stages"] == 2 and r["grid_num_stages"] == [2] and r["launches_after_grid"] == 3, r
     launches = r["launches"]
     assert len(launches) == 2, launches
     layout = r["layout"]

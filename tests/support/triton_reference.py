@@ -162,6 +162,22 @@ def triton_compile(fn, args, kwargs=None, target=("cuda", 90, 32)):
     return kernel.metadata.hash, kernel.asm["hsaco" if target[0] == "hip" else "cubin"]
 
 
+def triton_num_stages(fn, args, kwargs=None, target=("cuda", 90, 32)):
+    """The num_stages JITFunction.run compiles this call with for `target`: that of the options
+    _pack_args makes of the launch's keywords (backend.parse_options; inline in 3.4's run), so
+    the backend's default where the launch names none."""
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import make_backend
+    backend = make_backend(GPUTarget(*target))
+    kwargs = dict(kwargs or {})
+    if hasattr(fn, "_pack_args"):
+        bound_args, specialization, options = binder(fn, target)(*args, **kwargs)
+        options = fn._pack_args(backend, kwargs, bound_args, specialization, options)[0]
+    else:
+        options = backend.parse_options(kwargs)
+    return options.num_stages
+
+
 def make_descriptor(address, dtype_name, shape, strides, block_shape, padding="zero"):
     """Triton's TensorDescriptor over a pointer stand-in. Built without __post_init__, whose checks
     read torch-only attributes (itemsize); Triton's specializer reads base.dtype and block_shape."""

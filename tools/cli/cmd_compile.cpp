@@ -90,7 +90,7 @@ int run_compile(const Options& o) {
   j["function"] = fn.signature().function;
   j["file"] = fn.path();
   j["signature"] = o.signature;
-  j["num_stages"] = o.num_stages;
+  j["num_stages"] = triton_jit::target_num_stages(o.num_stages, info.target);  // what it compiled with
   j["triton_jit_version"] = TRITON_JIT_VERSION_STRING;
   j["cubin"] = cubin_name;
   j["options"] = options_json;

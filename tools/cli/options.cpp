@@ -104,7 +104,7 @@ void check_launch_options(const Options& o) {
   if (o.num_warps < 1 || o.num_warps > 64 || (w & (w - 1)) != 0) {
     throw UsageError("--num-warps must be " + std::string(kNumWarpsRange) + ", got " + std::to_string(o.num_warps));
   }
-  if (o.num_stages < 0 || o.num_stages > 255) {
+  if ((o.num_stages < 0 && o.num_stages != triton_jit::kTargetDefaultNumStages) || o.num_stages > 255) {
     throw UsageError("--num-stages must be " + std::string(kNumStagesRange) + ", got " + std::to_string(o.num_stages));
   }
   if (o.num_ctas < 1 || o.num_ctas > 16) {
@@ -168,6 +168,10 @@ void apply(std::string_view name, const std::string& value, Options* o) {
     o->num_warps = parse_int(name, value, kNumWarpsRange);
   } else if (name == "--num-stages") {
     o->num_stages = parse_int(name, value, kNumStagesRange);
+    // A negative number would read as kTargetDefaultNumStages: leaving --num-stages out says that.
+    if (o->num_stages < 0) {
+      throw UsageError("--num-stages must be " + std::string(kNumStagesRange) + ", got " + value);
+    }
   } else if (name == "--num-ctas") {
     o->num_ctas = parse_int(name, value, kNumCtasRange);
   } else if (name == "--out") {
@@ -396,7 +400,7 @@ Options:
                     {"torch_dtype": "float16"}      torch's dtype torch.float16, as x.dtype passes
                                                     it (tl.constexpr only; Triton keys it apart)
   --num-warps N   default 4
-  --num-stages N  default 3
+  --num-stages N  default: the target's, as Triton's launch without it (3 on cuda, 2 on hip)
   --num-ctas N    default 1
   --repr          also print Triton's specialization list, e.g. [('*fp16', 'D'), ('i32', '')]
 )";
@@ -423,7 +427,8 @@ Options:
                        gfx10 on for hip)
   --out DIR            output directory (created if missing)
   --num-warps N        default 4
-  --num-stages N       default 3
+  --num-stages N       default: the target's, as Triton's launch without it (3 on cuda, 2
+                       on hip)
   --num-ctas N         default 1
   --option KEY=VALUE   a further compile option (maxnreg=128, enable_fp_fusion=false, ...);
                        VALUE is read as a bool (true/false), an integer, a float, else a string,

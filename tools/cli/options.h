@@ -37,7 +37,7 @@ struct Options {
 
   // specialize and compile
   int num_warps = 4;
-  int num_stages = 3;
+  int num_stages = triton_jit::kTargetDefaultNumStages;  // no --num-stages: the target's default
   int num_ctas = 1;
 
   // compile

@@ -28,7 +28,8 @@ from .launch_hooks import begin_host_call, end_host_call, install_launch_hook_ob
 from .loading import (KernelLookupFailure, adopt_module, decorator_callable, load_function, module_file, set_preload,
                       workers_may_load)
 from .pool import compile_many, compile_pool
-from .targets import _constexpr_value, check_compile_request, hip_target_rules, specialization
+from .targets import (_constexpr_value, check_compile_request, hip_target_rules, specialization,
+                      target_default_num_stages)
 from .triton_key import set_index_dir_for_triton_key
 from .versions import triton_version
 from .wrappers import run_wrapper, wrapper_argument

@@ -251,6 +251,16 @@ def specialization(items):
     return [(ty, _constexpr_value(text)) for ty, text in items]
 
 
+def target_default_num_stages(target):
+    """The num_stages Triton compiles with for the target (backend, arch, warp_size) when the launch
+    does not name it: JITFunction.run hands the backend's parse_options only the options the
+    launch names, so it is the options class's default (HIPOptions: 2, CUDAOptions: 3).
+    enable_fp_fusion is named only so that parse_options does not read the fp-fusion knob, whose
+    first read warns once a process in Triton 3.9: that warning belongs to a compile."""
+    options = _make_backend(_gpu_target(target)).parse_options({"enable_fp_fusion": True})
+    return int(options.num_stages)
+
+
 def hip_target_rules(target):
     """What the runtime's key needs of the HIP target (backend, arch, warp_size), asked once per
     target before anything specializes for it: (problem, buffer_ops). `problem` says why the
