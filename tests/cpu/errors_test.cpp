@@ -139,7 +139,8 @@ TEST(ArgumentErrors, AnnotatedMismatch) {
 
 TEST(ArgumentErrors, InvalidLaunchOptions) {
   const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), 10, 64);
-  for (const auto& c : {test::config(1, 3), test::config(1, 0), test::config(1, 128), test::config(1, 4, -1),
+  // num_stages -1 is kTargetDefaultNumStages, the target's default: -2 is out of range.
+  for (const auto& c : {test::config(1, 3), test::config(1, 0), test::config(1, 128), test::config(1, 4, -2),
                         test::config(1, 4, 3, 0), test::config(1, 4, 3, 17)}) {
     const auto e = expect_throw<ArgumentError>([&] { add().specialize(c, test::span(args)); });
     EXPECT_TRUE(test::contains(e.what(), "add_kernel")) << e.what();
