@@ -6,6 +6,7 @@
 
 #include "errors.h"
 #include "kernel.h"
+#include "pyutil.h"
 
 namespace nb = nanobind;
 
@@ -138,10 +139,7 @@ PyTypeObject* make_entry_type(nb::module_& m) {
       {0, nullptr}};
   static PyType_Spec spec = {"triton_jit._C.InstallEntry", sizeof(EntryObject), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, slots};
-  PyObject* type = PyType_FromSpec(&spec);
-  if (type == nullptr) throw nb::python_error();
-  m.attr("InstallEntry") = nb::handle(type);
-  return reinterpret_cast<PyTypeObject*>(type);
+  return add_type(m, &spec);
 }
 
 // ---- LaunchedKernel -----------------------------------------------------------------------------
@@ -279,10 +277,7 @@ PyTypeObject* make_launched_type(nb::module_& m) {
       {0, nullptr}};
   static PyType_Spec spec = {"triton_jit._C.LaunchedKernel", offsetof(LaunchedObject, values), sizeof(PyObject*),
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, slots};
-  PyObject* type = PyType_FromSpec(&spec);
-  if (type == nullptr) throw nb::python_error();
-  m.attr("LaunchedKernel") = nb::handle(type);
-  return reinterpret_cast<PyTypeObject*>(type);
+  return add_type(m, &spec);
 }
 
 // ---- InstalledRun -------------------------------------------------------------------------------
@@ -550,10 +545,7 @@ PyTypeObject* make_run_type(nb::module_& m) {
       {0, nullptr}};
   static PyType_Spec spec = {"triton_jit._C.InstalledRun", sizeof(RunObject), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR, slots};
-  PyObject* type = PyType_FromSpec(&spec);
-  if (type == nullptr) throw nb::python_error();
-  m.attr("InstalledRun") = nb::handle(type);
-  return reinterpret_cast<PyTypeObject*>(type);
+  return add_type(m, &spec);
 }
 
 PyObject* intern(const char* s) {

@@ -675,10 +675,7 @@ PyTypeObject* make_launcher_type(nb::module_& m) {
       {0, nullptr}};
   static PyType_Spec spec = {"triton_jit._C.Launcher", sizeof(LauncherObject), 0,
                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL, slots};
-  PyObject* type = PyType_FromSpec(&spec);
-  if (type == nullptr) throw nb::python_error();
-  m.attr("Launcher") = nb::handle(type);
-  return reinterpret_cast<PyTypeObject*>(type);  // the module holds a reference; so does this
+  return add_type(m, &spec);
 }
 
 // A call from a nanobind method (*args, **kwargs) in vectorcall form: positional arguments, then

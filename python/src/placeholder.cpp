@@ -288,10 +288,7 @@ void register_placeholder(nb::module_& m) {
       {Py_tp_doc, const_cast<char*>("An output that a triton_jit launch allocates (triton_jit.empty_like).")},
       {0, nullptr}};
   static PyType_Spec spec = {"triton_jit._C.Placeholder", sizeof(PlaceholderObject), 0, Py_TPFLAGS_DEFAULT, slots};
-  PyObject* type = PyType_FromSpec(&spec);
-  if (type == nullptr) throw nb::python_error();
-  m.attr("Placeholder") = nb::handle(type);
-  g_placeholder_type = reinterpret_cast<PyTypeObject*>(type);
+  g_placeholder_type = add_type(m, &spec);
 
   static PyMethodDef def = {
       "empty_like", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(empty_like)),

@@ -2,6 +2,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <cstring>
 #include <string>
 
 // Small helpers over Python's C API for the extension: attribute probing that raises nothing,
@@ -19,6 +20,17 @@ inline nanobind::object optional_attr(PyObject* o, PyObject* name) {
   _PyObject_LookupAttr(o, name, &result);
 #endif
   return nanobind::steal(result);
+}
+
+// A C type of the extension made from `spec` ("triton_jit._C.NAME") and set as the module's NAME;
+// the module holds a reference, and so does the pointer returned (the type lives as long as the
+// process).
+inline PyTypeObject* add_type(nanobind::module_& m, PyType_Spec* spec) {
+  PyObject* type = PyType_FromSpec(spec);
+  if (type == nullptr) throw nanobind::python_error();
+  const char* dot = std::strrchr(spec->name, '.');
+  m.attr(dot != nullptr ? dot + 1 : spec->name) = nanobind::handle(type);
+  return reinterpret_cast<PyTypeObject*>(type);
 }
 
 // A type found in an imported module (never imports it): resolved once the module is there.
