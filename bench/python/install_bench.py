@@ -14,7 +14,8 @@ Three measurements, each against Triton's own launch in the same process:
    it), launched again --batch times in a row through JITFunction.run, installed and not,
    alternating batch by batch, --rounds batches each; torch.cuda.synchronize() after each batch
    (untimed). The figure is the median per launch; the kernels' inputs are small, so the host
-   side, not the GPU, sets the pace. The wrappers above JITFunction.run (Autotuner, Heuristics,
+   side, not the GPU, sets the pace. The same launch through the direct launcher,
+   triton_jit.jit(fn)[grid](...), is timed too: the floor the installed run adds to. The wrappers above JITFunction.run (Autotuner, Heuristics,
    the libraries' own Python) are not in this figure: install() leaves them as they are.
 3. An eager training step of a small model built from Liger's kernels (RMSNorm, SwiGLU, cross
    entropy), installed against not: the step's time, and how much of it the launches' host time
@@ -65,21 +66,34 @@ def kernel_name(fn):
 
 
 def time_launches(torch, triton_jit, JITFunction, fn, launch, batch, rounds):
-    """Median host seconds per launch through JITFunction.run: (Triton's, installed)."""
+    """Median host seconds per launch: (Triton's run, the installed run, the direct launcher
+    `triton_jit.jit(fn)[grid](...)`, the floor the installed run adds to; None where the direct
+    launcher refuses the call), the three in turn, their order rotating round by round."""
     args, kwargs, grid = launch
-    times = {False: [], True: []}
+    direct = triton_jit.jit(fn)
+    try:
+        direct[grid](*args, **kwargs)
+    except Exception:  # noqa: BLE001 - a call the direct front end does not take: no floor shown
+        direct = None
+    paths = ["triton", "installed"] + (["direct"] if direct is not None else [])
+    times = {p: [] for p in paths}
     for r in range(rounds):
-        for installed in ((False, True) if r % 2 == 0 else (True, False)):
-            (triton_jit.install if installed else triton_jit.uninstall)()
+        for path in paths[r % len(paths):] + paths[:r % len(paths)]:
+            (triton_jit.install if path == "installed" else triton_jit.uninstall)()
             run = JITFunction.run
             torch.cuda.synchronize()
             start = time.perf_counter()
-            for _ in range(batch):
-                run(fn, *args, grid=grid, warmup=False, **kwargs)
-            times[installed].append((time.perf_counter() - start) / batch)
+            if path == "direct":
+                for _ in range(batch):
+                    direct[grid](*args, **kwargs)
+            else:
+                for _ in range(batch):
+                    run(fn, *args, grid=grid, warmup=False, **kwargs)
+            times[path].append((time.perf_counter() - start) / batch)
             torch.cuda.synchronize()
     triton_jit.uninstall()
-    return statistics.median(times[False]), statistics.median(times[True])
+    median = {p: statistics.median(t) for p, t in times.items()}
+    return median["triton"], median["installed"], median.get("direct")
 
 
 def training_step_bench(torch, triton_jit, JITFunction, rounds, steps):
@@ -224,20 +238,23 @@ def main():
     # 2. Host time per launch, kernel by kernel.
     print(f"Host time per launch through JITFunction.run, median of {opts.rounds} alternating batches of "
           f"{opts.batch}:\n")
-    print("| kernel | Triton's run (µs) | installed (µs) | installed / Triton |")
-    print("| --- | ---: | ---: | ---: |")
+    print("| kernel | Triton's run (µs) | installed (µs) | installed / Triton | direct `jit(k)[grid]` (µs) |")
+    print("| --- | ---: | ---: | ---: | ---: |")
     ratios = []
     for fn, launch in launches.items():
         name = kernel_name(fn)
         try:
-            t_triton, t_installed = time_launches(torch, triton_jit, JITFunction, fn, launch, opts.batch, opts.rounds)
+            t_triton, t_installed, t_direct = time_launches(torch, triton_jit, JITFunction, fn, launch, opts.batch,
+                                                            opts.rounds)
         except Exception as e:  # noqa: BLE001
             triton_jit.uninstall()
-            print(f"| {name} | error: {type(e).__name__}: {str(e)[:100]} | | |")
+            print(f"| {name} | error: {type(e).__name__}: {str(e)[:100]} | | | |")
             continue
         ratios.append(t_installed / t_triton)
-        result["kernels"][name] = {"triton_us": t_triton * 1e6, "installed_us": t_installed * 1e6}
-        print(f"| `{name}` | {t_triton * 1e6:.2f} | {t_installed * 1e6:.2f} | {t_installed / t_triton:.3f} |")
+        result["kernels"][name] = {"triton_us": t_triton * 1e6, "installed_us": t_installed * 1e6,
+                                   "direct_us": t_direct * 1e6 if t_direct is not None else None}
+        floor = f"{t_direct * 1e6:.2f}" if t_direct is not None else "refused"
+        print(f"| `{name}` | {t_triton * 1e6:.2f} | {t_installed * 1e6:.2f} | {t_installed / t_triton:.3f} | {floor} |")
     if ratios:
         result["ratio_median"] = statistics.median(ratios)
         result["ratio_max"] = max(ratios)

@@ -3,6 +3,7 @@
 #include <structmember.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "errors.h"
 #include "kernel.h"
@@ -23,7 +24,7 @@ namespace {
 PyObject *s_grid, *s_warmup, *s_stream, *s_device, *s_device_type, *s_entry, *s_version_ok, *s_knobs,
     *s_instrumentation, *s_async_active, *s_async_default, *s_async_var, *s_pre_run_hooks, *s_jit_cache_hook,
     *s_jit_post_compile_hook, *s_debug, *s_instrumentation_mode, *s_used_global_vals, *s_fallback_errors,
-    *s_launch_failed, *s_resolve_launched, *s_installed_launcher;
+    *s_launch_failed, *s_resolve_launched, *s_installed_launcher, *s_run, *s_run_with_grid, *s_value;
 
 PyObject* new_ref(PyObject* o) {  // Py_NewRef, which Python 3.9 lacks
   Py_INCREF(o);
@@ -288,6 +289,7 @@ struct RunObject {
 };
 
 PyTypeObject* g_run_type = nullptr;
+PyTypeObject* g_getitem_type = nullptr;
 
 // `key` is `name`: by identity for an interned key (every keyword written in code), else by value.
 bool is_name(PyObject* key, PyObject* name) {
@@ -367,6 +369,36 @@ bool falls_back(PyObject* fn) {
   return instrumentation == nullptr || attr_truthy(instrumentation, s_instrumentation_mode);
 }
 
+bool builtin_scalar(PyObject* o) {
+  return o == Py_None || PyBool_Check(o) || PyLong_CheckExact(o) || PyFloat_CheckExact(o) || PyUnicode_CheckExact(o) ||
+         PyBytes_CheckExact(o);
+}
+
+// `now != old` as Python computes it, where that needs no Python frame: builtin scalars, or
+// Triton constexprs of them (kernels read constexpr globals: Liger's casting modes). In every
+// supported Triton, constexpr.__ne__ is `constexpr(self.value != _unwrap_if_constexpr(other))`,
+// Python code of about a microsecond, whose truth is that of the builtin `!=` of the two values.
+// A new reference; nullptr without an error set: ask Python.
+PyObject* scalar_ne(PyObject* now, PyObject* old) {
+  PyTypeObject* constexpr_type = g_tl_constexpr.get();
+  nb::object now_value, old_value;
+  if (constexpr_type != nullptr && Py_TYPE(now) == constexpr_type) {
+    if (Py_TYPE(old) != constexpr_type) return nullptr;
+    now_value = nb::steal(PyObject_GetAttr(now, s_value));
+    old_value = nb::steal(PyObject_GetAttr(old, s_value));
+    if (!now_value.is_valid() || !old_value.is_valid()) {
+      PyErr_Clear();
+      return nullptr;
+    }
+    now = now_value.ptr();
+    old = old_value.ptr();
+  }
+  if (!builtin_scalar(now) || !builtin_scalar(old)) return nullptr;
+  PyObject* ne = PyObject_RichCompare(now, old, Py_NE);  // no identity shortcut: NaN != NaN
+  if (ne == nullptr) PyErr_Clear();
+  return ne;
+}
+
 // Triton's check of the globals the kernel read at its compile (JITFunction.used_global_vals):
 // true when one has changed (the Python run raises Triton's error for it) or it cannot be read.
 bool globals_changed(PyObject* fn) {
@@ -389,7 +421,9 @@ bool globals_changed(PyObject* fn) {
       return true;
     }
     // Python's `!=`, which NaN and objects with their own __ne__ answer (no identity shortcut).
-    nb::object ne = nb::steal(PyObject_RichCompare(now, PyTuple_GET_ITEM(value, 0), Py_NE));
+    PyObject* old = PyTuple_GET_ITEM(value, 0);
+    nb::object ne = nb::steal(scalar_ne(now, old));
+    if (!ne.is_valid()) ne = nb::steal(PyObject_RichCompare(now, old, Py_NE));
     if (!ne.is_valid()) {
       PyErr_Clear();
       return true;
@@ -426,14 +460,11 @@ PyObject* launch_failed(PyObject* fn, PyObject* entry, PyObject* call_args, PyOb
 // A launch that threw (the C++ exception in flight), as the launcher handles it (kernel.cpp's
 // launcher_call: the deferred hook first, for launches inside jax.jit), then as the Python run's
 // `except` does. Returns true when the hook launched (a success), else false with *result set.
-bool launch_threw(PyObject* fn, EntryObject* e, PyObject* const* args, size_t nargs, PyObject* kwnames,
-                  Py_ssize_t grid_at, Py_ssize_t warmup_at, uint64_t skip, PyObject** result) {
+bool launch_threw(PyObject* fn, EntryObject* e, PyObject* grid, PyObject* warmup, PyObject* const* values,
+                  Py_ssize_t nargs, PyObject* kwnames, uint64_t skip, PyObject** result) {
   *result = nullptr;
   nb::object call_args, call_kwargs;
-  if (!call_of(args + 1, kwnames, static_cast<Py_ssize_t>(nargs) - 1, skip, call_args, call_kwargs)) {
-    return false;
-  }
-  PyObject* grid = args[nargs + grid_at];
+  if (!call_of(values, kwnames, nargs, skip, call_args, call_kwargs)) return false;
   PyObject* hooked = call_deferred_hook(e->own_kernel_object, grid, call_args.ptr(), call_kwargs.ptr());
   if (hooked != nullptr) {
     const bool launched = hooked != Py_NotImplemented;
@@ -443,14 +474,82 @@ bool launch_threw(PyObject* fn, EntryObject* e, PyObject* const* args, size_t na
   }                                             // else: the hook's error
   PyObject* classes = global(s_fallback_errors);
   if (classes != nullptr && PyErr_ExceptionMatches(classes)) {
-    *result = launch_failed(fn, reinterpret_cast<PyObject*>(e), call_args.ptr(), grid, args[nargs + warmup_at],
-                            call_kwargs.ptr());
+    *result = launch_failed(fn, reinterpret_cast<PyObject*>(e), call_args.ptr(), grid, warmup, call_kwargs.ptr());
   }  // else: raised as the Python run raises it
   return false;
 }
 
-// The call JITFunction.run(fn, *args, grid=..., warmup=..., **kwargs), when the C++ run takes it:
-// true with *result set (or nullptr with an error set); false: the Python run takes it.
+// A keyword the call passes that run() itself reads: grid= or warmup= (a second one, from
+// fn[grid](..., grid=...): Triton's TypeError), or a deprecated launch option (stream=, device=,
+// device_type=: Triton's run refuses them). Such a call goes to Python.
+bool names_run_keyword(PyObject* kwnames) {
+  const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    PyObject* key = PyTuple_GET_ITEM(kwnames, k);
+    if (is_name(key, s_grid) || is_name(key, s_warmup) || is_name(key, s_stream) || is_name(key, s_device) ||
+        is_name(key, s_device_type)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The launch of JITFunction `fn` over `grid` with the call's values (positional, then the values
+// of the keywords `kwnames` names, those whose bit is set in `skip` left out), when the C++ run
+// takes it: true with *result set (or nullptr with an error set); false: the Python run takes it.
+// `instance_run_allowed` false: a `run` in fn's own __dict__ (which fn.run would call) sends the
+// call to Python too.
+bool launch_fast(PyObject* fn, PyObject* grid, PyObject* warmup, PyObject* const* values, Py_ssize_t nargs,
+                 PyObject* kwnames, uint64_t skip, bool instance_run_allowed, PyObject** result) {
+  nb::object dict = nb::steal(PyObject_GenericGetDict(fn, nullptr));
+  if (!dict.is_valid() || !PyDict_Check(dict.ptr())) {
+    PyErr_Clear();
+    return false;
+  }
+  PyObject* found = PyDict_GetItemWithError(dict.ptr(), s_entry);
+  if (found == nullptr || !Py_IS_TYPE(found, g_entry_type)) {
+    PyErr_Clear();
+    return false;
+  }
+  if (!instance_run_allowed && PyDict_Contains(dict.ptr(), s_run) != 0) {
+    PyErr_Clear();
+    return false;
+  }
+  nb::object entry = nb::borrow(found);  // another thread may replace it meanwhile
+  auto* e = reinterpret_cast<EntryObject*>(found);
+  if (e->own_kernel == nullptr || e->launch != e->own_launch) return false;
+  if (falls_back(fn) || globals_changed(fn)) return false;
+
+  try {
+    PyObject* outputs = e->own_kernel->launch(nb::handle(grid), values, static_cast<size_t>(nargs), kwnames,
+                                              PlaceholderUse::RefuseInstalled, skip);
+    Py_XDECREF(outputs);  // none: a placeholder is refused under install()
+  } catch (...) {
+    if (!launch_threw(fn, e, grid, warmup, values, nargs, kwnames, skip, result)) return true;
+  }
+  e->launched = 1;
+
+  const Py_ssize_t n = nargs + (kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0);
+  auto* l = PyObject_GC_NewVar(LaunchedObject, g_launched_type, n);
+  if (l == nullptr) {
+    *result = nullptr;
+    return true;
+  }
+  l->fn = new_ref(fn);
+  Py_XINCREF(kwnames);
+  l->kwnames = kwnames;
+  l->nargs = nargs;
+  l->skip = skip;
+  l->compiled = nullptr;
+  PyObject** held = values_of(l);
+  for (Py_ssize_t i = 0; i < n; ++i) held[i] = new_ref(values[i]);
+  PyObject_GC_Track(l);
+  *result = reinterpret_cast<PyObject*>(l);
+  return true;
+}
+
+// The call JITFunction.run(fn, *args, grid=..., warmup=..., **kwargs), when the C++ run takes it
+// (see launch_fast).
 bool run_fast(PyObject* const* args, size_t nargs, PyObject* kwnames, PyObject** result) {
   if (nargs < 1 || kwnames == nullptr || g_install_globals == nullptr) return false;
   const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
@@ -466,49 +565,11 @@ bool run_fast(PyObject* const* args, size_t nargs, PyObject* kwnames, PyObject**
     }
   }
   if (grid_at < 0 || warmup_at < 0 || grid_at >= 64 || warmup_at >= 64) return false;
-  if (truthy(args[nargs + warmup_at])) return false;
-  PyObject* fn = args[0];
-  nb::object dict = nb::steal(PyObject_GenericGetDict(fn, nullptr));
-  if (!dict.is_valid() || !PyDict_Check(dict.ptr())) {
-    PyErr_Clear();
-    return false;
-  }
-  PyObject* found = PyDict_GetItemWithError(dict.ptr(), s_entry);
-  if (found == nullptr || !Py_IS_TYPE(found, g_entry_type)) {
-    PyErr_Clear();
-    return false;
-  }
-  nb::object entry = nb::borrow(found);  // another thread may replace it meanwhile
-  auto* e = reinterpret_cast<EntryObject*>(found);
-  if (e->own_kernel == nullptr || e->launch != e->own_launch) return false;
-  if (falls_back(fn) || globals_changed(fn)) return false;
-
+  PyObject* warmup = args[nargs + warmup_at];
+  if (truthy(warmup)) return false;
   const uint64_t skip = (uint64_t{1} << grid_at) | (uint64_t{1} << warmup_at);
-  try {
-    PyObject* outputs = e->own_kernel->launch(nb::handle(args[nargs + grid_at]), args + 1, nargs - 1, kwnames,
-                                              PlaceholderUse::RefuseInstalled, skip);
-    Py_XDECREF(outputs);  // none: a placeholder is refused under install()
-  } catch (...) {
-    if (!launch_threw(fn, e, args, nargs, kwnames, grid_at, warmup_at, skip, result)) return true;
-  }
-  e->launched = 1;
-
-  const Py_ssize_t n = static_cast<Py_ssize_t>(nargs) - 1 + nkw;
-  auto* l = PyObject_GC_NewVar(LaunchedObject, g_launched_type, n);
-  if (l == nullptr) {
-    *result = nullptr;
-    return true;
-  }
-  l->fn = new_ref(fn);
-  l->kwnames = new_ref(kwnames);
-  l->nargs = static_cast<Py_ssize_t>(nargs) - 1;
-  l->skip = skip;
-  l->compiled = nullptr;
-  PyObject** values = values_of(l);
-  for (Py_ssize_t i = 0; i < n; ++i) values[i] = new_ref(args[1 + i]);
-  PyObject_GC_Track(l);
-  *result = reinterpret_cast<PyObject*>(l);
-  return true;
+  return launch_fast(args[0], args[nargs + grid_at], warmup, args + 1, static_cast<Py_ssize_t>(nargs) - 1, kwnames,
+                     skip, /*instance_run_allowed=*/true, result);
 }
 
 PyObject* run_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
@@ -530,7 +591,7 @@ void run_dealloc(PyObject* self) {
   Py_DECREF(type);
 }
 
-PyTypeObject* make_run_type(nb::module_& m) {
+PyTypeObject* make_run_type(nb::module_& m, const char* name, const char* doc) {
   static PyMemberDef members[] = {
       {"__vectorcalloffset__", T_PYSSIZET, offsetof(RunObject, vectorcall), READONLY, nullptr},
       {"__wrapped__", T_OBJECT, offsetof(RunObject, slow), READONLY, nullptr},
@@ -540,12 +601,114 @@ PyTypeObject* make_run_type(nb::module_& m) {
       {Py_tp_descr_get, reinterpret_cast<void*>(run_descr_get)},
       {Py_tp_dealloc, reinterpret_cast<void*>(run_dealloc)},
       {Py_tp_members, members},
-      {Py_tp_doc, const_cast<char*>("JITFunction.run while triton_jit.install() is in effect (see triton_jit._install; "
-                                    "__wrapped__ is the Python run, which takes every call this one does not).")},
+      {Py_tp_doc, const_cast<char*>(doc)},
       {0, nullptr}};
-  static PyType_Spec spec = {"triton_jit._C.InstalledRun", sizeof(RunObject), 0,
-                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR, slots};
+  PyType_Spec spec = {name, sizeof(RunObject), 0,
+                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR, slots};
   return add_type(m, &spec);
+}
+
+// ---- JITFunction.__getitem__ --------------------------------------------------------------------
+
+// fn[grid]: Triton's KernelInterface.__getitem__ returns `lambda *args, **kwargs: self.run(grid=grid,
+// warmup=False, *args, **kwargs)`. Installed, it returns this object instead, which calls the
+// C++ run without that lambda's frame and keyword dict while the run fn.run resolves to is the
+// installed one; otherwise (uninstalled since, a subclass's own run, grid= or warmup= among the
+// keywords) it calls _install._run_with_grid, the lambda's body.
+struct GridCallObject {
+  PyObject_HEAD vectorcallfunc vectorcall;
+  PyObject* fn;
+  PyObject* grid;
+};
+
+PyTypeObject* g_grid_call_type = nullptr;
+PyObject* g_installed_run = nullptr;  // the run _installed_run made
+
+
+PyObject* grid_call_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* g = reinterpret_cast<GridCallObject*>(self);
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (g_install_globals != nullptr && g_installed_run != nullptr &&
+      _PyType_Lookup(Py_TYPE(g->fn), s_run) == g_installed_run && !names_run_keyword(kwnames)) {
+    PyObject* result = nullptr;
+    if (launch_fast(g->fn, g->grid, Py_False, args, nargs, kwnames, 0, /*instance_run_allowed=*/false, &result)) {
+      return result;
+    }
+  }
+  PyObject* slow = global(s_run_with_grid);
+  if (slow == nullptr) return nullptr;
+  // _run_with_grid(fn, grid, *args, **kwargs): two values ahead of the call's own.
+  const Py_ssize_t total = nargs + (kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0);
+  std::vector<PyObject*> values(static_cast<size_t>(total) + 2);
+  values[0] = g->fn;
+  values[1] = g->grid;
+  for (Py_ssize_t i = 0; i < total; ++i) values[static_cast<size_t>(i) + 2] = args[i];
+  return PyObject_Vectorcall(slow, values.data(), static_cast<size_t>(nargs) + 2, kwnames);
+}
+
+PyObject* grid_call_repr(PyObject* self) {
+  auto* g = reinterpret_cast<GridCallObject*>(self);
+  return PyUnicode_FromFormat("<installed launch of %R over grid %R>", g->fn, g->grid);
+}
+
+int grid_call_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* g = reinterpret_cast<GridCallObject*>(self);
+  Py_VISIT(g->fn);
+  Py_VISIT(g->grid);
+  Py_VISIT(Py_TYPE(self));
+  return 0;
+}
+
+int grid_call_clear(PyObject* self) {
+  auto* g = reinterpret_cast<GridCallObject*>(self);
+  Py_CLEAR(g->fn);
+  Py_CLEAR(g->grid);
+  return 0;
+}
+
+void grid_call_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  grid_call_clear(self);
+  PyObject_GC_Del(self);
+  Py_DECREF(type);
+}
+
+PyTypeObject* make_grid_call_type(nb::module_& m) {
+  static PyMemberDef members[] = {
+      {"__vectorcalloffset__", T_PYSSIZET, offsetof(GridCallObject, vectorcall), READONLY, nullptr},
+      {"fn", T_OBJECT, offsetof(GridCallObject, fn), READONLY, nullptr},
+      {"grid", T_OBJECT, offsetof(GridCallObject, grid), READONLY, nullptr},
+      {nullptr, 0, 0, 0, nullptr}};
+  static PyType_Slot slots[] = {
+      {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+      {Py_tp_repr, reinterpret_cast<void*>(grid_call_repr)},
+      {Py_tp_dealloc, reinterpret_cast<void*>(grid_call_dealloc)},
+      {Py_tp_traverse, reinterpret_cast<void*>(grid_call_traverse)},
+      {Py_tp_clear, reinterpret_cast<void*>(grid_call_clear)},
+      {Py_tp_members, members},
+      {Py_tp_doc, const_cast<char*>("What fn[grid] returns while triton_jit.install() is in effect: calling it is "
+                                    "fn.run(*args, grid=grid, warmup=False, **kwargs), as Triton's lambda is.")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"triton_jit._C.InstalledGridCall", sizeof(GridCallObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC, slots};
+  return add_type(m, &spec);
+}
+
+// JITFunction.__getitem__ while installed: (fn, grid) -> InstalledGridCall. A RunObject whose
+// vectorcall is this one (no Python run behind it).
+PyObject* getitem_vectorcall(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  if (PyVectorcall_NARGS(nargsf) != 2 || kwnames != nullptr) {
+    PyErr_SetString(PyExc_TypeError, "JITFunction.__getitem__ takes the function and its grid");
+    return nullptr;
+  }
+  auto* g = PyObject_GC_New(GridCallObject, g_grid_call_type);
+  if (g == nullptr) return nullptr;
+  g->vectorcall = grid_call_vectorcall;
+  g->fn = new_ref(args[0]);
+  g->grid = new_ref(args[1]);
+  PyObject_GC_Track(g);
+  return reinterpret_cast<PyObject*>(g);
 }
 
 PyObject* intern(const char* s) {
@@ -579,9 +742,18 @@ void register_installed_run(nb::module_& m) {
   s_launch_failed = intern("_launch_failed");
   s_resolve_launched = intern("_resolve_launched");
   s_installed_launcher = intern("_installed_launcher");
+  s_run = intern("run");
+  s_run_with_grid = intern("_run_with_grid");
+  s_value = intern("value");
   g_entry_type = make_entry_type(m);
   g_launched_type = make_launched_type(m);
-  g_run_type = make_run_type(m);
+  g_run_type = make_run_type(m, "triton_jit._C.InstalledRun",
+                             "JITFunction.run while triton_jit.install() is in effect (see triton_jit._install; "
+                             "__wrapped__ is the Python run, which takes every call this one does not).");
+  g_getitem_type = make_run_type(m, "triton_jit._C.InstalledGetitem",
+                                 "JITFunction.__getitem__ while triton_jit.install() is in effect: fn[grid] is an "
+                                 "InstalledGridCall (__wrapped__: the call it makes when the C++ run does not take it).");
+  g_grid_call_type = make_grid_call_type(m);
   m.def(
       "_installed_run",
       [](nb::object slow, nb::dict install_globals) {
@@ -591,9 +763,22 @@ void register_installed_run(nb::module_& m) {
         if (r == nullptr) throw nb::python_error();
         r->vectorcall = run_vectorcall;
         r->slow = slow.inc_ref().ptr();
-        return nb::steal(reinterpret_cast<PyObject*>(r));
+        Py_XDECREF(g_installed_run);
+        g_installed_run = new_ref(reinterpret_cast<PyObject*>(r));
+        return nb::steal(g_installed_run);
       },
       "The C++ run over the Python run `slow`, reading the settings of triton_jit._install's module dict.");
+  m.def(
+      "_installed_getitem",
+      [](nb::object run_with_grid) {
+        auto* r = PyObject_New(RunObject, g_getitem_type);
+        if (r == nullptr) throw nb::python_error();
+        r->vectorcall = getitem_vectorcall;
+        r->slow = run_with_grid.inc_ref().ptr();
+        return nb::steal(reinterpret_cast<PyObject*>(r));
+      },
+      "JITFunction.__getitem__ while installed (fn[grid] -> InstalledGridCall); `run_with_grid` is Triton's "
+      "lambda, as its __wrapped__.");
 }
 
 }  // namespace triton_jit::python

@@ -7,9 +7,11 @@
 // without a Python frame, a keyword dict or a launcher object; every other call goes to the
 // Python run (_install._installed_run_python), which stays the reference of the semantics.
 //
-// Three types:
+// Five types:
 // - InstalledRun: the run. A descriptor, as a Python function is: JITFunction.run gives it back
 //   as is, fn.run a bound method.
+// - InstalledGetitem: JITFunction.__getitem__, a descriptor too: fn[grid] is an
+//   - InstalledGridCall, whose call launches through the run without Triton's lambda.
 // - InstallEntry: what the run keeps on one JITFunction (the Kernel, the launcher, why the
 //   runtime refuses it, whether it launched, the fallbacks logged): _install._Entry.
 // - LaunchedKernel: what a launch returns, Triton's CompiledKernel made on first use from the

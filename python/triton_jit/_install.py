@@ -1,6 +1,7 @@
 """triton_jit.install(): every launch of the process (`kernel[grid](...)`, the Autotuner's and
 Heuristics' `fn.run`, a LibEntry miss) through the runtime's C++ launcher, by replacing
-triton.runtime.jit.JITFunction.run.
+triton.runtime.jit.JITFunction.run, and JITFunction.__getitem__ so that `kernel[grid](...)` reaches
+it without Triton's lambda (_C.InstalledGridCall; the same call, see _run_with_grid).
 
 The installed run hands a call to the runtime's Kernel of the JITFunction (made once, kept on the
 JITFunction), which builds the key Triton's binder builds and launches Triton's compiled kernel on
@@ -187,14 +188,27 @@ def _launch_failed(self, entry, e, args, grid, warmup, kwargs):
     return _fallback(self, entry, "compile", args, grid, warmup, kwargs)
 
 
-# JITFunction.run while installed: the C++ run over the Python one.
+def _run_with_grid(fn, grid, /, *args, **kwargs):
+    """fn[grid](*args, **kwargs) as Triton's KernelInterface.__getitem__ makes it (its lambda's
+    body): the call of an InstalledGridCall that the C++ run does not take (Triton's run since
+    uninstall(), a subclass's own run, or grid= / warmup= among the keywords, Triton's TypeError)."""
+    return fn.run(grid=grid, warmup=False, *args, **kwargs)
+
+
+# JITFunction.run while installed: the C++ run over the Python one. JITFunction.__getitem__: fn[grid]
+# as an InstalledGridCall, which calls the C++ run without the frame and keyword dict of Triton's
+# lambda.
 _installed_run = _C._installed_run(_installed_run_python, globals())
+_installed_getitem = _C._installed_getitem(_run_with_grid)
+_ABSENT = object()
+_triton_getitem = _ABSENT  # JITFunction's own __getitem__ while installed (_ABSENT: it inherits KernelInterface's)
 
 
 def install():
     """Routes every JITFunction.run of this process through the runtime's C++ launcher (see the
     module's doc). Idempotent; thread-safe."""
-    global _triton_run, _version_ok, _async_active, _async_default, _async_var, _knobs, _instrumentation
+    global _triton_run, _triton_getitem, _version_ok, _async_active, _async_default, _async_var, _knobs
+    global _instrumentation
     with _patch_lock:
         from triton.runtime.jit import JITFunction
         if JITFunction.run is _installed_run:
@@ -210,7 +224,9 @@ def install():
         _knobs = knobs.runtime
         _instrumentation = versions.instrumentation_knobs()
         _triton_run = JITFunction.run
+        _triton_getitem = JITFunction.__dict__.get("__getitem__", _ABSENT)
         JITFunction.run = _installed_run
+        JITFunction.__getitem__ = _installed_getitem
 
 
 def uninstall():
@@ -219,6 +235,10 @@ def uninstall():
         from triton.runtime.jit import JITFunction
         if JITFunction.run is _installed_run:
             JITFunction.run = _triton_run
+            if _triton_getitem is _ABSENT:
+                del JITFunction.__getitem__
+            else:
+                JITFunction.__getitem__ = _triton_getitem
 
 
 def installed():

@@ -198,3 +198,100 @@ result["stats"] = _install.install_stats()
     assert r["nan"] == "Global variable SCALE has changed since we compiled this kernel, from nan to nan"
     assert r["grid_error"] == "the grid function failed"
     assert not r["alive"] and r["handed"] == 0 and r["stats"] == {}
+
+
+def test_fn_of_grid_calls_the_cpp_run_as_tritons_lambda_calls_run():
+    """fn[grid] while installed is an InstalledGridCall, which launches through the C++ run as
+    Triton's lambda (`self.run(grid=grid, warmup=False, *args, **kwargs)`) would; whatever the C++
+    run does not take goes to that lambda's body: a `run` of the instance's own, grid= among the
+    keywords (Triton's TypeError), a call held across uninstall() (Triton's run then)."""
+    r = run_on_fake_hip(PRELUDE + """
+x, y, out = arrays()
+grid_fn = lambda meta: (meta["n"] // meta["BLOCK"] + 1, )
+calls = [((x, y, out, 1000), {"BLOCK": 256}, (4, )),
+         ((x, y), {"n": 1000, "out_ptr": out, "BLOCK": 128}, (8, )),
+         ((x, y, out, 1000), {"num_warps": 2, "BLOCK": 64}, grid_fn),
+         ((x, y, out, 1000, 256), {}, (1, 1, 1))]
+fn[(1, )](x, y, out, 1000)  # the entry, made by the Python run at the first call
+result["getitem"] = through(lambda f, *a, grid, warmup, **kw: f[grid](*a, **kw), calls)
+result["cpp"] = through(JITFunction.run, calls)
+result["returned"] = returned[:len(calls)]
+result["type"] = type(fn[(1, )]).__name__
+held = fn[(3, )]
+result["repr"] = repr(held).startswith("<installed launch of ") and held.fn is fn and held.grid == (3, )
+
+errors = []
+for name in ("grid", "warmup"):
+    try:
+        fn[(1, )](x, y, out, 1000, **{name: (1, )})
+    except TypeError as e:
+        errors.append(str(e))
+result["errors"] = errors
+
+fn.__dict__["run"] = lambda *a, **kw: ("own run", kw["grid"], kw["warmup"])
+result["own_run"] = fn[(7, )](x, y, out, 1000)
+del fn.__dict__["run"]
+
+before_launches, before_handed = len(launches()), len(handed)
+triton_jit.uninstall()
+result["uninstalled_type"] = type(fn[(1, )]).__name__
+held(x, y, out, 1000)
+result["held_after_uninstall"] = (len(launches()) - before_launches, len(handed) - before_handed)
+triton_jit.install()
+result["reinstalled_type"] = type(fn[(1, )]).__name__
+result["stats"] = _install.install_stats()
+""")
+    assert r["getitem"] == r["cpp"], r
+    assert all(handed == 0 and len(launched) == 1 for launched, handed in r["getitem"]), r["getitem"]
+    assert r["returned"] == ["LaunchedKernel"] * len(r["getitem"])
+    assert r["type"] == "InstalledGridCall" and r["repr"]
+    assert len(r["errors"]) == 2 and all("multiple values for keyword argument" in e for e in r["errors"]), r["errors"]
+    assert r["own_run"] == ["own run", [7], False]
+    assert r["uninstalled_type"] == "function"  # Triton's lambda again
+    assert r["held_after_uninstall"] == [0, 1]  # Triton's run (the recorder): not launched by the runtime
+    assert r["reinstalled_type"] == "InstalledGridCall" and r["stats"] == {}
+
+
+def test_constexpr_globals_are_checked_as_triton_checks_them():
+    """Triton's run compares each global the kernel read at its compile (a deep copy of it) with
+    `!=`; the C++ run compares builtin scalars and constexprs of them without Python's frames
+    (constexpr.__ne__ is Python code), with the same outcome: NaN included, anything else asked
+    of Python."""
+    r = run_on_fake_hip(PRELUDE + """
+import copy
+import triton.language as tl
+x, y, out = arrays()
+fn[(1, )](x, y, out, 1000)
+outcomes = {}
+nan = float("nan")
+cases = [("equal constexpr", tl.constexpr(1), None), ("new equal constexpr", tl.constexpr(1), tl.constexpr(1)),
+         ("changed constexpr", tl.constexpr(1), tl.constexpr(2)), ("float constexpr", tl.constexpr(1.5), None),
+         ("int for constexpr", tl.constexpr(1), 1), ("constexpr nan", tl.constexpr(nan), None),
+         ("str", "a", None), ("changed str", "a", "b"), ("str for int", 1, "1"), ("float nan", nan, None),
+         ("tuple", (1, 2), None)]
+for name, old, new in cases:
+    scope = {"G": old}
+    fn.used_global_vals = {("G", id(scope)): (copy.deepcopy(old), scope)}
+    if new is not None:
+        scope["G"] = new
+    for run in ("cpp", "python"):
+        before = len(launches())
+        try:
+            if run == "cpp":
+                fn[(1, )](x, y, out, 1000)
+            else:
+                _install._installed_run_python(fn, x, y, out, 1000, grid=(1, ), warmup=False)
+            outcomes[f"{name} {run}"] = len(launches()) - before
+        except RuntimeError as e:
+            outcomes[f"{name} {run}"] = str(e)
+fn.used_global_vals = {}
+result["outcomes"] = outcomes
+""")
+    o = r["outcomes"]
+    for name in ("equal constexpr", "new equal constexpr", "float constexpr", "int for constexpr", "str", "tuple"):
+        assert o[f"{name} cpp"] == o[f"{name} python"] == 1, o
+    for name, text in (("changed constexpr", "from constexpr[1] to constexpr[2]"),
+                       ("constexpr nan", "from constexpr[nan] to constexpr[nan]"), ("changed str", "from a to b"),
+                       ("str for int", "from 1 to 1"), ("float nan", "from nan to nan")):
+        assert o[f"{name} cpp"] == o[f"{name} python"], o
+        assert "Global variable G has changed since we compiled this kernel" in o[f"{name} cpp"] and text in o[f"{name} cpp"], o
