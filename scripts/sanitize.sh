@@ -110,7 +110,7 @@ for p in "${parts[@]}"; do
   else
     dir="$ROOT/build-tsan"
     # Only the executables of the tests it runs (their helper processes come as dependencies).
-    configure_and_build "$dir" thread cpu_table_test cpu_launcher_test cpu_store_test cpu_compile_pool_test
+    configure_and_build "$dir" thread cpu_api_test cpu_internal_test
     tj_log "TSan: the concurrency tests in $dir"
     rc=0
     env TSAN_OPTIONS="suppressions=$SUPP/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0" \

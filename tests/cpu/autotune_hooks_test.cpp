@@ -30,7 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-py::module_& reference() { return triton_jit::test::support_module("triton_reference"); }
+using triton_jit::test::triton_reference;
 
 // tests/kernels/decorated_hooks.py imported by Python on its own (the runtime has its own copy).
 py::object python_function(const char* function) {
@@ -65,7 +65,7 @@ class AutotuneHooks : public ::testing::Test {
   // Hooks report to the recorder, and each report is placed among the fake driver's ops.
   static void record_hooks() {
     triton_jit::bridge::GilGuard gil;
-    reference().attr("install_hook_recorder")(py::cpp_function([] { fake::note("hook"); }));
+    triton_reference().attr("install_hook_recorder")(py::cpp_function([] { fake::note("hook"); }));
   }
 
   // This process's hook calls and launches since record_hooks(), in order, as the reference
@@ -74,7 +74,7 @@ class AutotuneHooks : public ::testing::Test {
     std::vector<std::string> hooks;
     {
       triton_jit::bridge::GilGuard gil;
-      hooks = reference().attr("hook_events")().cast<std::vector<std::string>>();
+      hooks = triton_reference().attr("hook_events")().cast<std::vector<std::string>>();
     }
     std::vector<std::string> out;
     size_t h = 0, l = 0;
@@ -121,13 +121,13 @@ std::string joined(const std::vector<std::string>& v) {
   return out;
 }
 
-py::object tensor(uint64_t address) { return reference().attr("make_tensor")(py::int_(address), "float32"); }
+py::object tensor(uint64_t address) { return triton_reference().attr("make_tensor")(py::int_(address), "float32"); }
 
 // Triton's events for the same call (after ours were read: the reference replaces the recorder).
 // `args` builds the Python arguments (under the GIL).
 std::vector<std::string> triton_events(const char* function, const std::function<py::list()>& args, int launches) {
   triton_jit::bridge::GilGuard gil;
-  return reference()
+  return triton_reference()
       .attr("triton_hook_events")(python_function(function), args(), 0, launches, py::make_tuple(4, 1, 1))
       .cast<std::vector<std::string>>();
 }

@@ -22,8 +22,6 @@ namespace {
 
 const unsigned char* bytes(const KernelInfo& k) { return reinterpret_cast<const unsigned char*>(k.cubin.data()); }
 
-TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
-
 // The scratch pointers the launcher appends, as this Triton's metadata implies them: global scratch in every
 // version, profile scratch where the metadata has the field (Triton 3.5 and newer).
 std::vector<std::string> expected_scratch_params(const KernelInfo& k) {
@@ -56,7 +54,7 @@ std::vector<triton_jit::ArgValue> add_args(int n, int block) {
 
 TEST(Compile, AddKernelForSm90) {
   const auto args = add_args(1000, 1024);
-  const KernelInfo& k = add().compile(test::config(), test::span(args));
+  const KernelInfo& k = test::add_kernel().compile(test::config(), test::span(args));
   ASSERT_GE(k.cubin.size(), 64u);
   EXPECT_EQ(k.cubin.compare(0, 4,
                             "\x7f"
@@ -94,8 +92,8 @@ TEST(Compile, AddKernelForSm90) {
 
 TEST(Compile, MoreWarps) {
   const auto args = add_args(1000, 2048);
-  const KernelInfo& k4 = add().compile(test::config(1, 4), test::span(args));
-  const KernelInfo& k8 = add().compile(test::config(1, 8), test::span(args));
+  const KernelInfo& k4 = test::add_kernel().compile(test::config(1, 4), test::span(args));
+  const KernelInfo& k8 = test::add_kernel().compile(test::config(1, 8), test::span(args));
   EXPECT_EQ(k4.num_warps, 4);
   EXPECT_EQ(k8.num_warps, 8);
   EXPECT_NE(&k4, &k8);
@@ -105,7 +103,7 @@ TEST(Compile, MoreWarps) {
 
 TEST(Compile, ClusterOfTwoCtasOnSm90) {
   const auto args = add_args(1000, 512);
-  const KernelInfo& k = add().compile(test::config(1, 4, 3, 2), test::span(args));
+  const KernelInfo& k = test::add_kernel().compile(test::config(1, 4, 3, 2), test::span(args));
   EXPECT_EQ(k.num_ctas, 2);
   EXPECT_EQ(triton_jit::test::launch_metadata(k).cluster_dims[0], 2);
   EXPECT_EQ(triton_jit::test::launch_metadata(k).cluster_dims[1], 1);
@@ -116,28 +114,30 @@ TEST(Compile, ClusterOfTwoCtasOnSm90) {
 TEST(Compile, SignatureGivesTheSameKernelAsArguments) {
   // n = 1000 is not divisible by 16: "i32" without ":16".
   const auto args = add_args(1000, 1024);
-  const KernelInfo& from_args = add().compile(test::config(), test::span(args));
-  const KernelInfo from_signature = add().compile(
+  const KernelInfo& from_args = test::add_kernel().compile(test::config(), test::span(args));
+  const KernelInfo from_signature = test::add_kernel().compile(
       triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, {}, Target{}});
   EXPECT_EQ(from_signature.hash, from_args.hash);
   EXPECT_EQ(from_signature.cubin, from_args.cubin);
   EXPECT_EQ(from_signature.name, from_args.name);
 
-  const KernelInfo divisible = add().compile(
+  const KernelInfo divisible = test::add_kernel().compile(
       triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32:16,1024", 4, 3, 1, {}, Target{}});
   EXPECT_NE(divisible.hash, from_args.hash);
   const auto args16 = add_args(1024, 1024);
-  EXPECT_EQ(add().compile(test::config(), test::span(args16)).hash, divisible.hash);
+  EXPECT_EQ(test::add_kernel().compile(test::config(), test::span(args16)).hash, divisible.hash);
 
-  const KernelInfo unaligned = add().compile(
+  const KernelInfo unaligned = test::add_kernel().compile(
       triton_jit::CompileRequest{"*fp32,*fp32:16,*fp32:16,i32,1024", 4, 3, 1, {}, Target{}});
   EXPECT_NE(unaligned.hash, from_args.hash);
 }
 
 TEST(Compile, SignatureWithConstexprOne) {
   const auto args = add_args(1, 128);
-  const KernelInfo& from_args = add().compile(test::config(), test::span(args));
-  EXPECT_EQ(add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,1,128", 4, 3, 1, {}, Target{}}).hash,
+  const KernelInfo& from_args = test::add_kernel().compile(test::config(), test::span(args));
+  EXPECT_EQ(test::add_kernel()
+                .compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,1,128", 4, 3, 1, {}, Target{}})
+                .hash,
             from_args.hash);
   // The size is a constant: the kernel takes only the pointers and the scratch pointers.
   EXPECT_EQ(param_sizes(from_args), with_scratch({8, 8, 8}, from_args));
@@ -203,18 +203,19 @@ TEST(Compile, GlobalScratchIsReported) {
 
 TEST(Compile, CompileOptionsChangeTheKernel) {
   const auto args = add_args(1000, 64);
-  const KernelInfo& plain = add().compile(test::config(), test::span(args));
+  const KernelInfo& plain = test::add_kernel().compile(test::config(), test::span(args));
   const triton_jit::CompileOptions options{{"enable_fp_fusion", false}};
   triton_jit::LaunchConfig c = test::config();
   c.options = &options;
-  const KernelInfo& no_fusion = add().compile(c, test::span(args));
+  const KernelInfo& no_fusion = test::add_kernel().compile(c, test::span(args));
   EXPECT_NE(&plain, &no_fusion);
   EXPECT_NE(plain.hash, no_fusion.hash);
   EXPECT_TRUE(test::contains(triton_jit::test::launch_metadata(no_fusion).metadata_json, "\"enable_fp_fusion\": false"))
       << triton_jit::test::launch_metadata(no_fusion).metadata_json;
-  EXPECT_EQ(
-      add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,64", 4, 3, 1, options, Target{}}).hash,
-      no_fusion.hash);
+  EXPECT_EQ(test::add_kernel()
+                .compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,64", 4, 3, 1, options, Target{}})
+                .hash,
+            no_fusion.hash);
 }
 
 TEST(Compile, ExplicitTarget) {
@@ -223,8 +224,8 @@ TEST(Compile, ExplicitTarget) {
   ASSERT_TRUE(triton_jit::explicit_target().has_value());
   EXPECT_EQ(triton_jit::explicit_target()->arch, 90);
   const auto args = add_args(1000, 32);
-  EXPECT_EQ(add().specialize(test::config(), test::span(args)).target, "cuda:90");
-  EXPECT_EQ(add().compile(test::config(), test::span(args)).target.arch, 90);
+  EXPECT_EQ(test::add_kernel().specialize(test::config(), test::span(args)).target, "cuda:90");
+  EXPECT_EQ(test::add_kernel().compile(test::config(), test::span(args)).target.arch, 90);
   triton_jit::set_target(std::nullopt);
   EXPECT_FALSE(triton_jit::explicit_target().has_value());
   EXPECT_THROW(Target::parse("rocm:90"), triton_jit::Error);
@@ -263,7 +264,7 @@ TEST(Compile, HipTargetCompilesAnHsaco) {
                                            Target::parse("hip:gfx942")};
   KernelInfo k;
   try {
-    k = add().compile(request);
+    k = test::add_kernel().compile(request);
   } catch (const triton_jit::ArgumentError& e) {
     if (test::contains(e.what(), "cannot compile for hip:gfx942")) GTEST_SKIP() << e.what();
     throw;
@@ -293,9 +294,9 @@ TEST(Compile, HipTargetCompilesAnHsaco) {
 // builder for an option of the wrong type) is refused before compiling, naming the culprit.
 TEST(Compile, UnbuildableTargetsAndBadOptionsAreRefusedFirst) {
   const std::string sig = "*fp32:16,*fp32:16,*fp32:16,i32,128";
-  const uint64_t compiles_before = add().stats().compiles;
+  const uint64_t compiles_before = test::add_kernel().stats().compiles;
   try {
-    add().compile(triton_jit::CompileRequest{sig, 4, 3, 1, {}, Target::parse("cuda:999")});
+    test::add_kernel().compile(triton_jit::CompileRequest{sig, 4, 3, 1, {}, Target::parse("cuda:999")});
     FAIL() << "cuda:999 compiled";
   } catch (const triton_jit::ArgumentError& e) {
     EXPECT_EQ(e.parameter(), "target");
@@ -310,23 +311,23 @@ TEST(Compile, UnbuildableTargetsAndBadOptionsAreRefusedFirst) {
   };
   for (const auto& [name, options] : bad) {
     try {
-      add().compile(triton_jit::CompileRequest{sig, 4, 3, 1, options, Target::parse("cuda:90")});
+      test::add_kernel().compile(triton_jit::CompileRequest{sig, 4, 3, 1, options, Target::parse("cuda:90")});
       ADD_FAILURE() << name << " compiled";
     } catch (const triton_jit::ArgumentError& e) {
       EXPECT_EQ(e.parameter(), name) << e.what();
       EXPECT_TRUE(test::contains(e.what(), name)) << e.what();
     }
   }
-  EXPECT_EQ(add().stats().compiles, compiles_before) << "something compiled before the check";
+  EXPECT_EQ(test::add_kernel().stats().compiles, compiles_before) << "something compiled before the check";
   // The same options through a launch's config are checked the same way.
   const triton_jit::CompileOptions options{{"maxnreg", 2.5}};
   triton_jit::LaunchConfig c = test::config();
   c.options = &options;
   const auto args = add_args(1000, 128);
-  EXPECT_THROW(add().compile(c, test::span(args)), triton_jit::ArgumentError);
+  EXPECT_THROW(test::add_kernel().compile(c, test::span(args)), triton_jit::ArgumentError);
   // A right value of each type passes.
   const triton_jit::CompileOptions good{{"maxnreg", int64_t{128}}, {"enable_fp_fusion", false}};
-  EXPECT_NO_THROW(add().compile(triton_jit::CompileRequest{sig, 4, 3, 1, good, Target::parse("cuda:90")}));
+  EXPECT_NO_THROW(test::add_kernel().compile(triton_jit::CompileRequest{sig, 4, 3, 1, good, Target::parse("cuda:90")}));
 }
 
 // Several kernels, each for sm_90 and sm_80: the binary is for the target asked, its entry point is

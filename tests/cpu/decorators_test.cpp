@@ -29,7 +29,7 @@ using triton_jit::TritonJitFunction;
 
 namespace {
 
-py::module_& reference() { return triton_jit::test::support_module("triton_reference"); }
+using triton_jit::test::triton_reference;
 
 // tests/kernels/<file> imported by Python on its own (the runtime's copy is a module of its own).
 py::object python_module(const std::string& file) {
@@ -58,7 +58,8 @@ py::object to_python(const ArgValue& a) {
     case ArgValue::Kind::Int: return py::int_(a.as_int());
     case ArgValue::Kind::Float: return py::float_(a.as_float());
     case ArgValue::Kind::Pointer:
-      return reference().attr("make_tensor")(py::int_(a.address()), std::string(reference_dtype_name(a.dtype())));
+      return triton_reference().attr("make_tensor")(py::int_(a.address()),
+                                                    std::string(reference_dtype_name(a.dtype())));
     default: ADD_FAILURE() << "no Python form in this test"; return py::none();
   }
 }
@@ -77,7 +78,7 @@ Reference triton_reference(const std::string& file, const char* function, const 
   if (it == modules->end()) it = modules->emplace(file, python_module(file)).first;
   py::list py_args;
   for (const ArgValue& a : args) py_args.append(to_python(a));
-  py::tuple r = reference().attr("decorated_call")(it->second.attr(function), py_args, pick);
+  py::tuple r = triton_reference().attr("decorated_call")(it->second.attr(function), py_args, pick);
   Reference out;
   out.specialization = r[0].cast<std::string>();
   out.num_warps = r[1].cast<int>();
@@ -182,7 +183,8 @@ TEST(Decorators, TuningKeyIsTritonsAutotunerKey) {
   {
     triton_jit::bridge::GilGuard gil;
     // Triton keys a tensor by str(tensor.dtype): torch's spelling, which needs torch.
-    if (!reference().attr("has_torch")().cast<bool>()) GTEST_SKIP() << "torch is not importable: no tensors to key";
+    if (!triton_reference().attr("has_torch")().cast<bool>())
+      GTEST_SKIP() << "torch is not importable: no tensors to key";
   }
   for (const Case& c : cases) {
     const Reference theirs = triton_reference("decorated.py", c.function, c.args);
@@ -388,7 +390,7 @@ TEST_F(DecoratorStore, TuningResultsAreSharedWithTritonsAutotuneCache) {
     triton_jit::bridge::GilGuard gil;
     py::object tuner = python_module("decorated.py").attr("cached_tuning_kernel");
     // Triton "benchmarked" n1 and found config 1 faster.
-    py::tuple written = reference().attr("triton_autotune_cache")(
+    py::tuple written = triton_reference().attr("triton_autotune_cache")(
         tuner, py::make_tuple(n1, "torch.float32"),
         py::make_tuple(py::make_tuple(2.0, 2.0, 2.0), py::make_tuple(1.0, 1.0, 1.0)));
     was_cached = written[0].cast<bool>();
@@ -405,7 +407,7 @@ TEST_F(DecoratorStore, TuningResultsAreSharedWithTritonsAutotuneCache) {
   EXPECT_EQ(tuned["tunings"], "1");
   triton_jit::bridge::GilGuard gil;
   py::object tuner = python_module("decorated.py").attr("cached_tuning_kernel");
-  py::tuple read = reference().attr("triton_autotune_cache")(tuner, py::make_tuple(n2, "torch.float32"));
+  py::tuple read = triton_reference().attr("triton_autotune_cache")(tuner, py::make_tuple(n2, "torch.float32"));
   EXPECT_TRUE(read[0].cast<bool>()) << "Triton's autotuner found the runtime's result";
   EXPECT_EQ(read[1].cast<int>(), 0);
 }

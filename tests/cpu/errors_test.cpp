@@ -79,11 +79,9 @@ TEST(LookupErrors, FileThatFailsToImport) {
   expect_throw<KernelLookupError>([] { TritonJitFunction::get(test::kernel("broken_syntax.py"), "never_kernel"); });
 }
 
-TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
-
 TEST(ArgumentErrors, TooManyArguments) {
   const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), 10, 64, 7);
-  const auto e = expect_throw<ArgumentError>([&] { add().specialize(test::config(), test::span(args)); });
+  const auto e = expect_throw<ArgumentError>([&] { test::add_kernel().specialize(test::config(), test::span(args)); });
   EXPECT_TRUE(test::contains(e.what(), "add_kernel takes 5 arguments")) << e.what();
   EXPECT_TRUE(test::contains(e.what(), "6 were given")) << e.what();
   EXPECT_EQ(e.function(), "add_kernel");
@@ -92,7 +90,7 @@ TEST(ArgumentErrors, TooManyArguments) {
 
 TEST(ArgumentErrors, TooFewArgumentsNamesTheMissingParameter) {
   const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16));
-  const auto e = expect_throw<ArgumentError>([&] { add().compile(test::config(), test::span(args)); });
+  const auto e = expect_throw<ArgumentError>([&] { test::add_kernel().compile(test::config(), test::span(args)); });
   EXPECT_TRUE(test::contains(e.what(), "'n_elements' is missing")) << e.what();
   EXPECT_TRUE(test::contains(e.what(), "3 were given")) << e.what();
   EXPECT_EQ(e.parameter(), "n_elements");
@@ -101,7 +99,7 @@ TEST(ArgumentErrors, TooFewArgumentsNamesTheMissingParameter) {
 
 TEST(ArgumentErrors, PointerForConstexpr) {
   const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), 10, test::ptr(32));
-  const auto e = expect_throw<ArgumentError>([&] { add().specialize(test::config(), test::span(args)); });
+  const auto e = expect_throw<ArgumentError>([&] { test::add_kernel().specialize(test::config(), test::span(args)); });
   EXPECT_EQ(e.parameter(), "BLOCK_SIZE");
   EXPECT_TRUE(test::contains(e.what(), "'BLOCK_SIZE'")) << e.what();
   EXPECT_TRUE(test::contains(e.what(), "constexpr")) << e.what();
@@ -110,7 +108,7 @@ TEST(ArgumentErrors, PointerForConstexpr) {
 
 TEST(ArgumentErrors, StringForRuntimeParameter) {
   const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), "ten", 64);
-  const auto e = expect_throw<ArgumentError>([&] { add().compile(test::config(), test::span(args)); });
+  const auto e = expect_throw<ArgumentError>([&] { test::add_kernel().compile(test::config(), test::span(args)); });
   EXPECT_EQ(e.parameter(), "n_elements");
   EXPECT_TRUE(test::contains(e.what(), "'n_elements'")) << e.what();
   EXPECT_TRUE(test::contains(e.what(), "string")) << e.what();
@@ -142,7 +140,7 @@ TEST(ArgumentErrors, InvalidLaunchOptions) {
   // num_stages -1 is kTargetDefaultNumStages, the target's default: -2 is out of range.
   for (const auto& c : {test::config(1, 3), test::config(1, 0), test::config(1, 128), test::config(1, 4, -2),
                         test::config(1, 4, 3, 0), test::config(1, 4, 3, 17)}) {
-    const auto e = expect_throw<ArgumentError>([&] { add().specialize(c, test::span(args)); });
+    const auto e = expect_throw<ArgumentError>([&] { test::add_kernel().specialize(c, test::span(args)); });
     EXPECT_TRUE(test::contains(e.what(), "add_kernel")) << e.what();
     EXPECT_TRUE(test::contains(e.what(), "num_warps")) << e.what();
   }
@@ -150,11 +148,12 @@ TEST(ArgumentErrors, InvalidLaunchOptions) {
 
 TEST(ArgumentErrors, BadSignatureString) {
   const auto e = expect_throw<ArgumentError>([] {
-    add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32", 4, 3, 1, {}, triton_jit::Target{}});
+    test::add_kernel().compile(
+        triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32", 4, 3, 1, {}, triton_jit::Target{}});
   });
   EXPECT_TRUE(test::contains(e.what(), "4 items")) << e.what();
   const auto f = expect_throw<ArgumentError>([] {
-    add().compile(
+    test::add_kernel().compile(
         triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,*fp32", 4, 3, 1, {}, triton_jit::Target{}});
   });
   EXPECT_EQ(f.parameter(), "BLOCK_SIZE");
@@ -188,7 +187,8 @@ TEST(ArgumentErrors, DTypeForRuntimeParameter) {
   for (const ArgValue dtype :
        {ArgValue::triton_dtype(triton_jit::DType::fp16), ArgValue::torch_dtype(triton_jit::DType::fp16)}) {
     const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), dtype, 64);
-    const auto e = expect_throw<ArgumentError>([&] { add().specialize(test::config(), test::span(args)); });
+    const auto e = expect_throw<ArgumentError>(
+        [&] { test::add_kernel().specialize(test::config(), test::span(args)); });
     EXPECT_EQ(e.parameter(), "n_elements");
     EXPECT_TRUE(test::contains(e.what(), "'n_elements'")) << e.what();
     EXPECT_TRUE(test::contains(e.what(), "runtime parameter")) << e.what();
@@ -197,7 +197,7 @@ TEST(ArgumentErrors, DTypeForRuntimeParameter) {
   }
   // The same in a signature.
   const auto e = expect_throw<ArgumentError>([] {
-    add().compile(
+    test::add_kernel().compile(
         triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,torch.float16,64", 4, 3, 1, {}, triton_jit::Target{}});
   });
   EXPECT_EQ(e.parameter(), "n_elements");
@@ -275,7 +275,7 @@ TEST(CompileErrors, UnknownCompileOptionIsNamed) {
   c.options = &options;
   const auto args = test::args(test::ptr(16), test::ptr(16), test::ptr(16), 10, 64);
   // Refused before compiling: an ArgumentError naming the option, with the options Triton has.
-  const auto e = expect_throw<triton_jit::ArgumentError>([&] { add().compile(c, test::span(args)); });
+  const auto e = expect_throw<triton_jit::ArgumentError>([&] { test::add_kernel().compile(c, test::span(args)); });
   EXPECT_EQ(e.parameter(), "no_such_option");
   EXPECT_TRUE(test::contains(e.what(), "unknown compile option 'no_such_option'")) << e.what();
   EXPECT_TRUE(test::contains(e.what(), "maxnreg")) << e.what();
@@ -284,19 +284,19 @@ TEST(CompileErrors, UnknownCompileOptionIsNamed) {
 TEST(LaunchErrors, NoDriverMeansNoDeviceError) {
   if (triton_jit::cuda::driver_available()) GTEST_SKIP() << "a CUDA driver is present";
   const float* x = reinterpret_cast<const float*>(uintptr_t{0x1000});
-  const auto stats = add().stats();
+  const auto stats = test::add_kernel().stats();
   try {
-    add()(test::config(4), x, x, x, 1000, 256);
+    test::add_kernel()(test::config(4), x, x, x, 1000, 256);
     ADD_FAILURE() << "launch without a driver did not throw";
   } catch (const triton_jit::NoDeviceError& e) {
     EXPECT_TRUE(test::contains(e.what(), "libcuda")) << e.what();
     EXPECT_TRUE(test::contains(e.what(), "GPU")) << e.what();
   }
   // Nothing was compiled for a launch that could not happen.
-  EXPECT_EQ(add().stats().compiles, stats.compiles);
+  EXPECT_EQ(test::add_kernel().stats().compiles, stats.compiles);
   // NoDeviceError is a CudaError and a triton_jit::Error.
-  EXPECT_THROW(add()(test::config(4), x, x, x, 1000, 256), triton_jit::CudaError);
-  EXPECT_THROW(add()(test::config(4), x, x, x, 1000, 256), triton_jit::Error);
+  EXPECT_THROW(test::add_kernel()(test::config(4), x, x, x, 1000, 256), triton_jit::CudaError);
+  EXPECT_THROW(test::add_kernel()(test::config(4), x, x, x, 1000, 256), triton_jit::Error);
 }
 
 }  // namespace

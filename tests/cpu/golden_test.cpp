@@ -44,7 +44,7 @@ using triton_jit::detail::PackFunction;
 
 namespace {
 
-const std::string kEnvironment = "golden-environment";
+const std::string kGoldenEnvironment = "golden-environment";
 
 fs::path golden(const std::string& name) { return fs::path(TRITON_JIT_GOLDEN_DIR) / name; }
 
@@ -329,7 +329,7 @@ class IndexGolden : public ::testing::Test {
   }
   // The file the index keeps `r` in, below the index folder `dir`.
   static fs::path entry_file(const fs::path& dir, const KernelRecord& r) {
-    const std::string id = KernelIndex::kernel_id(r.function_path, r.function_name, r.key, kEnvironment);
+    const std::string id = KernelIndex::kernel_id(r.function_path, r.function_name, r.key, kGoldenEnvironment);
     return dir / "v3" / "kernels" / id.substr(0, 2) / (id + ".tjk");
   }
   fs::path root_;
@@ -342,7 +342,7 @@ TEST_F(IndexGolden, KernelRecordVersion3) {
   const KernelRecord record = index_record();
   const fs::path written = root_ / "written";
   KernelIndex::instance().set_directory(written.string());
-  KernelIndex::instance().store(record, kEnvironment);
+  KernelIndex::instance().store(record, kGoldenEnvironment);
   const std::string bytes = read_bytes(entry_file(written, record));
   ASSERT_FALSE(bytes.empty());
   if (writing()) {
@@ -357,8 +357,8 @@ TEST_F(IndexGolden, KernelRecordVersion3) {
   write_bytes(entry_file(read, record), gold);
   KernelIndex::instance().set_directory(read.string());
   std::string stale;
-  const auto loaded = KernelIndex::instance().load(record.function_path, record.function_name, record.key, kEnvironment,
-                                                   &stale);
+  const auto loaded = KernelIndex::instance().load(record.function_path, record.function_name, record.key,
+                                                   kGoldenEnvironment, &stale);
   ASSERT_TRUE(loaded) << "the golden record was not read (stale: '" << stale << "')";
   expect_index_record(*loaded);
 

@@ -39,17 +39,17 @@ namespace fs = std::filesystem;
 constexpr const char* kFile = "heuristic_options.py";
 constexpr uint64_t kBase = 0x7f0000100000ull;
 
-py::module_& reference() { return triton_jit::test::support_module("heuristic_options_reference"); }
+py::module_& options_reference() { return triton_jit::test::support_module("heuristic_options_reference"); }
 
 // tests/kernels/heuristic_options.py imported by Python on its own (the runtime has its own copy).
 py::object python_kernel(const char* name) {
-  reference();
+  options_reference();
   return triton_jit::test::file_module(test::canonical(test::kernel(kFile)), "heuristic_options_reference_kernels")
       .attr(name);
 }
 
 TritonJitFunction& kernel(const char* name) {
-  reference();
+  options_reference();
   return TritonJitFunction::get(test::canonical(test::kernel(kFile)), name);
 }
 
@@ -84,7 +84,7 @@ Theirs triton_launch(const char* function, const std::vector<ArgValue>& args, in
   py::object fn = python_kernel(function);
   py::list py_args;
   for (const ArgValue& a : args) py_args.append(to_python(a));
-  py::tuple r = reference().attr("triton_launch")(fn, py_args, pick);
+  py::tuple r = options_reference().attr("triton_launch")(fn, py_args, pick);
   Theirs out;
   if (r[0].cast<std::string>() == "error") {
     out.error = true;

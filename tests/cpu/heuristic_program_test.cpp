@@ -34,7 +34,7 @@ using K = ArgValue::Kind;
 namespace {
 
 // tests/support/heuristics_reference.py. Call with the GIL.
-py::module_& reference() { return triton_jit::test::support_module("heuristics_reference"); }
+py::module_& heuristics_reference() { return triton_jit::test::support_module("heuristics_reference"); }
 
 // An argument as Python sees it: the bridge's own stand-ins. Call with the GIL.
 py::object to_python(const ArgValue& a) {
@@ -72,7 +72,7 @@ Loaded load(const std::string& file, const char* function) {
   Loaded l;
   l.sig = triton_jit::bridge::load_function(path, function).signature;
   triton_jit::bridge::GilGuard gil;
-  for (auto item : reference().attr("heuristics_of")(triton_jit::bridge::bridge(), path, function)) {
+  for (auto item : heuristics_reference().attr("heuristics_of")(triton_jit::bridge::bridge(), path, function)) {
     py::tuple t = item.cast<py::tuple>();
     l.heuristics.push_back({t[0].cast<std::string>(), keep(t[1])});
   }
@@ -130,8 +130,8 @@ Counts run_parity(const Loaded& l, const Heuristic& h, const HeuristicProgram& p
     py_ours.append(ours[c].first == HeuristicProgram::Outcome::NeedsPython ? py::str("<needs python>")
                                                                            : to_python(ours[c].second));
   }
-  py::list verdicts = reference().attr("check")(triton_jit::bridge::bridge(), py::handle(h.func), names, py_calls,
-                                                py_ours);
+  py::list verdicts = heuristics_reference().attr("check")(triton_jit::bridge::bridge(), py::handle(h.func), names,
+                                                           py_calls, py_ours);
   for (size_t c = 0; c < calls.size(); ++c) {
     const std::string v = verdicts[c].cast<std::string>();
     if (v.rfind("FAIL", 0) == 0) {
@@ -261,12 +261,12 @@ TEST(Translator, RefusesWhatItDoesNotModelAndSaysWhat) {
   PyObject* pair;
   {
     triton_jit::bridge::GilGuard gil;
-    py::dict refused = reference().attr("module_value")(triton_jit::bridge::bridge(), path, "REFUSED");
+    py::dict refused = heuristics_reference().attr("module_value")(triton_jit::bridge::bridge(), path, "REFUSED");
     for (auto item : refused) {
       py::tuple t = item.second.cast<py::tuple>();
       cases.emplace_back(item.first.cast<std::string>(), keep(t[0]), t[1].cast<std::string>());
     }
-    pair = keep(reference().attr("module_value")(triton_jit::bridge::bridge(), path, "PAIR"));
+    pair = keep(heuristics_reference().attr("module_value")(triton_jit::bridge::bridge(), path, "PAIR"));
   }
   ASSERT_GE(cases.size(), 15u);
   for (const auto& [name, func, expected] : cases) {
@@ -407,7 +407,7 @@ TEST(CallHeuristic, AResultThatCannotBeAConstexprIsAClearError) {
   PyObject* list_result;
   {
     triton_jit::bridge::GilGuard gil;
-    list_result = keep(reference().attr("module_value")(triton_jit::bridge::bridge(), path, "LIST_RESULT"));
+    list_result = keep(heuristics_reference().attr("module_value")(triton_jit::bridge::bridge(), path, "LIST_RESULT"));
   }
   try {
     triton_jit::bridge::call_heuristic(handle(list_result), l.sig, "L", args.data(), args.size());

@@ -11,9 +11,9 @@
 //      scratch its make_launcher generates (tests/support/triton_reference.py, hip_launcher_layout,
 //      from the installed Triton's backends/amd/driver.py and the signature its binder builds).
 #include <dlfcn.h>
-#include <unistd.h>
 #include <gtest/gtest.h>
 #include <pybind11/pybind11.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -27,8 +27,8 @@
 #include "../support/python_reference.h"
 #include "amdgpu_metadata.h"
 #include "cuda/driver_api.h"
-#include "decorators/benchmark.h"
 #include "cuda/hip_driver.h"
+#include "decorators/benchmark.h"
 #include "fake_driver.h"
 #include "fake_hip.h"
 #include "support/launch_metadata.h"
@@ -45,7 +45,7 @@ namespace {
 #error "FAKE_HIP_LIBRARY must name the fake HIP runtime (tests/support/fake_hip.cpp)"
 #endif
 
-py::module_& reference() { return triton_jit::test::support_module("triton_reference"); }
+using triton_jit::test::triton_reference;
 
 const triton_jit::cuda::DriverApi& hip_table() {
   static const triton_jit::cuda::DriverApi* table = [] {
@@ -75,7 +75,8 @@ struct ScopedTarget {
 class HipLaunch : public testing::Test {
  protected:
   void SetUp() override {
-    if (!triton_jit::test::triton_links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+    if (!triton_jit::test::triton_links_hsaco())
+      GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
     device("gfx942:sramecc+:xnack-", 64);
   }
   void TearDown() override {
@@ -97,7 +98,8 @@ class HipLaunch : public testing::Test {
 // is made once per process (each case of this suite runs in its own under CTest).
 TEST(HipRuntimeSelection, WithoutLibcudaTheHipRuntimeIsLoaded) {
   setenv("TRITON_JIT_HIP_LIBRARY", FAKE_HIP_LIBRARY, 1);
-  if (!triton_jit::test::triton_links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+  if (!triton_jit::test::triton_links_hsaco())
+    GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
   fake().reset();
   const triton_jit::cuda::DriverApi& d = triton_jit::cuda::driver();
   if (d.DeviceGetGfxArch == nullptr) GTEST_SKIP() << "libcuda is here and has a device: the runtime launches on it";
@@ -130,8 +132,8 @@ py::object to_python(const ArgValue& a, int64_t storage) {
     case ArgValue::Kind::Float: return py::float_(a.as_float());
     case ArgValue::Kind::Pointer: {
       const std::string dtype(triton_jit::dtype_name(a.dtype()));
-      if (storage < 0) return reference().attr("make_pointer")(py::int_(a.address()), dtype);
-      return reference().attr("make_pointer")(py::int_(a.address()), dtype, py::int_(storage));
+      if (storage < 0) return triton_reference().attr("make_pointer")(py::int_(a.address()), dtype);
+      return triton_reference().attr("make_pointer")(py::int_(a.address()), dtype, py::int_(storage));
     }
     default: throw std::logic_error("argument kind not used here");
   }
@@ -199,13 +201,13 @@ void launch_and_check(const Call& c, const char* target, int warp) {
   EXPECT_EQ(triton_jit::test::launch_metadata(k).profile_scratch_size, 0) << "these kernels need no profile scratch";
 
   // (b) Triton's own launcher for the same call.
-  reference();  // imported (it takes the GIL itself)
+  triton_reference();  // imported (it takes the GIL itself)
   triton_jit::bridge::GilGuard gil;
   py::object jit_fn = triton_jit::bridge::bridge().attr("load_function")(path, c.function)[py::int_(0)];
   py::tuple py_args(c.args.size());
   for (size_t i = 0; i < c.args.size(); ++i) py_args[i] = to_python(c.args[i], c.storage[i]);
-  const py::dict layout =
-      reference().attr("hip_launcher_layout")(jit_fn, py_args, reference().attr("hip_target")(target));
+  const py::dict layout = triton_reference().attr("hip_launcher_layout")(jit_fn, py_args,
+                                                                         triton_reference().attr("hip_target")(target));
   std::vector<std::string> params;
   for (auto p : layout["params"]) params.push_back(p.cast<std::string>());
   const py::dict types = layout["types"];
@@ -306,7 +308,10 @@ TEST_F(HipLaunch, AnnotatedParametersAndANonePointer) {
 TEST_F(HipLaunch, DefaultsFillTheCall) {
   // defaults_kernel(x_ptr, n): the constexpr defaults (a string, None, a float, a bool), scale=2
   // at run time and one=1 compiled in.
-  const Call c{"defaults.py", "defaults_kernel", {sized(0x8000, 4096), ArgValue::integer(100)}, {4096, -1},
+  const Call c{"defaults.py",
+               "defaults_kernel",
+               {sized(0x8000, 4096), ArgValue::integer(100)},
+               {4096, -1},
                {0x8000, 100, 0, 0, 0, 0, 0, 2, 0}};
   device("gfx1100", 32);
   launch_and_check(c, "hip:gfx1100", 32);
@@ -392,8 +397,8 @@ TEST_F(HipLaunch, ACodeObjectTheRuntimeRejectsIsAnArchitectureMismatch) {
 // source at another path: nothing in memory, an empty index, offline, so no compile) launches the
 // one of its device: the hsaco on the fake gfx942, the cubin on the fake NVIDIA sm_90.
 TEST_F(HipLaunch, APackServesEachDeviceItsOwnKernel) {
-  const std::filesystem::path root =
-      std::filesystem::temp_directory_path() / ("triton_jit_hip_pack_" + std::to_string(::getpid()));
+  const std::filesystem::path root = std::filesystem::temp_directory_path() /
+                                     ("triton_jit_hip_pack_" + std::to_string(::getpid()));
   std::filesystem::create_directories(root / "built");
   std::filesystem::create_directories(root / "served");
   std::filesystem::create_directories(root / "empty");
@@ -402,7 +407,8 @@ TEST_F(HipLaunch, APackServesEachDeviceItsOwnKernel) {
                                std::filesystem::copy_options::overwrite_existing);
   }
   const std::string manifest = (root / "built" / "manifest.txt").string();
-  std::ofstream(manifest) << "add.py:add_kernel *fp32:16,*fp32:16,*fp32:16,i32,512 num_warps=2 target=cuda:90,hip:gfx942\n";
+  std::ofstream(manifest)
+      << "add.py:add_kernel *fp32:16,*fp32:16,*fp32:16,i32,512 num_warps=2 target=cuda:90,hip:gfx942\n";
   const std::string pack = (root / "both.tjp").string();
   triton_jit::PrepareOptions quiet;
   quiet.progress = triton_jit::Progress::Never;
@@ -468,19 +474,20 @@ TEST_F(HipLaunch, ALaunchWithoutNumStagesRunsTritonsDefaultKernel) {
   ASSERT_EQ(fake().launches.size(), 3u);
   const triton_jit::KernelInfo& k3 = fn.compile(three, test::span(c.args));
   EXPECT_NE(k3.hash, k.hash) << "num_stages=3 is another kernel";
-  reference();
+  triton_reference();
   triton_jit::bridge::GilGuard gil;
   py::object jit_fn = triton_jit::bridge::bridge().attr("load_function")(path, c.function)[py::int_(0)];
   py::tuple py_args(c.args.size());
   for (size_t i = 0; i < c.args.size(); ++i) py_args[i] = to_python(c.args[i], c.storage[i]);
   py::dict kwargs;
   kwargs["num_warps"] = 4;
-  py::object r = reference().attr("triton_compile")(jit_fn, py_args, kwargs,
-                                                    reference().attr("hip_target")("hip:gfx942"));
+  py::object r = triton_reference().attr("triton_compile")(jit_fn, py_args, kwargs,
+                                                           triton_reference().attr("hip_target")("hip:gfx942"));
   if (r.is_none()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
   EXPECT_EQ(k.hash, r[py::int_(0)].cast<std::string>()) << "Triton's launch without num_stages";
   kwargs["num_stages"] = 3;
-  r = reference().attr("triton_compile")(jit_fn, py_args, kwargs, reference().attr("hip_target")("hip:gfx942"));
+  r = triton_reference().attr("triton_compile")(jit_fn, py_args, kwargs,
+                                                triton_reference().attr("hip_target")("hip:gfx942"));
   EXPECT_EQ(k3.hash, r[py::int_(0)].cast<std::string>()) << "Triton's launch with num_stages=3";
 }
 
@@ -513,8 +520,8 @@ TEST_F(HipLaunch, TimingUsesHipEvents) {
   const Call c = add_call(1000, 4);
   const triton_jit::LaunchConfig config = test::config(2);
   auto launch = [&] { fn.launch(config, test::span(c.args)); };
-  const triton_jit::detail::BenchmarkResult r =
-      triton_jit::detail::benchmark(config.stream, launch, triton_jit::detail::BenchmarkOptions{5.0, 20.0});
+  const triton_jit::detail::BenchmarkResult r = triton_jit::detail::benchmark(
+      config.stream, launch, triton_jit::detail::BenchmarkOptions{5.0, 20.0});
   EXPECT_DOUBLE_EQ(r.median_ms, fake_hip::kLaunchMs);  // each timed run is one launch
   EXPECT_GT(r.runs, 0);
   EXPECT_GE(fake().memsets, r.runs) << "the cache is flushed before every timed run";

@@ -31,7 +31,7 @@ using triton_jit::TritonJitFunction;
 
 namespace {
 
-py::module_& reference() { return triton_jit::test::support_module("triton_reference"); }
+using triton_jit::test::triton_reference;
 
 // The explicit target for one test, unset after it.
 struct ScopedTarget {
@@ -56,14 +56,14 @@ py::object to_python(const ArgValue& a, int64_t storage) {
     case K::Float: return py::float_(a.as_float());
     case K::Pointer: {
       const std::string dtype(triton_jit::dtype_name(a.dtype()));
-      if (storage < 0) return reference().attr("make_pointer")(py::int_(a.address()), dtype);
-      return reference().attr("make_pointer")(py::int_(a.address()), dtype, py::int_(storage));
+      if (storage < 0) return triton_reference().attr("make_pointer")(py::int_(a.address()), dtype);
+      return triton_reference().attr("make_pointer")(py::int_(a.address()), dtype, py::int_(storage));
     }
     case K::String: return py::str(a.as_string().data(), a.as_string().size());
     case K::DType: {
       const std::string_view name = a.is_torch_dtype() ? triton_jit::torch_name(a.dtype())
                                                        : triton_jit::triton_language_name(a.dtype());
-      return reference().attr("make_dtype")(std::string(name), a.is_torch_dtype());
+      return triton_reference().attr("make_dtype")(std::string(name), a.is_torch_dtype());
     }
     case K::TensorDesc: break;
   }
@@ -88,7 +88,7 @@ int64_t random_storage(test::ArgGenerator& gen) {
 bool torch_available() {
   static const bool available = [] {
     triton_jit::bridge::GilGuard gil;
-    return reference().attr("has_torch")().cast<bool>();
+    return triton_reference().attr("has_torch")().cast<bool>();
   }();
   return available;
 }
@@ -164,8 +164,8 @@ TEST_P(HipParity, RandomCallsMatchTritonsHipBinder) {
       for (size_t i = 0; i < call.args.size(); ++i) t[i] = to_python(call.args[i], call.storage[i]);
       py_calls.append(py::make_tuple(t, py::dict()));
     }
-    py::object gpu_target = reference().attr("hip_target")(c.target);
-    for (auto r : reference().attr("triton_specialization")(jit_fn, py_calls, gpu_target)) {
+    py::object gpu_target = triton_reference().attr("hip_target")(c.target);
+    for (auto r : triton_reference().attr("triton_specialization")(jit_fn, py_calls, gpu_target)) {
       theirs.push_back(r.cast<std::string>());
     }
   }
@@ -226,7 +226,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, HipParity, testing::ValuesIn(cases()), [](cons
 
 TEST(HipCompileParity, SameHashAndCodeObjectAsTritonsCompile) {
   // Triton 3.4 links the hsaco with ROCm's ld.lld, which a machine without ROCm lacks.
-  if (!triton_jit::test::triton_links_hsaco()) GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
+  if (!triton_jit::test::triton_links_hsaco())
+    GTEST_SKIP() << "Triton " << triton_jit::triton_version() << " needs ROCm's ld.lld to link";
   const std::string path = test::canonical(test::kernel("add.py"));
   auto& fn = TritonJitFunction::get(path, "add_kernel");
   for (const char* target_text : {"hip:gfx942", "hip:gfx1100"}) {
@@ -255,8 +256,8 @@ TEST(HipCompileParity, SameHashAndCodeObjectAsTritonsCompile) {
     py::dict kwargs;
     kwargs["num_warps"] = 4;
     kwargs["num_stages"] = 3;
-    py::object r = reference().attr("triton_compile")(jit_fn, py_args, kwargs,
-                                                      reference().attr("hip_target")(target_text));
+    py::object r = triton_reference().attr("triton_compile")(jit_fn, py_args, kwargs,
+                                                             triton_reference().attr("hip_target")(target_text));
     if (r.is_none()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
     EXPECT_EQ(k.hash, r[py::int_(0)].cast<std::string>());
     EXPECT_TRUE(k.cubin == r[py::int_(1)].cast<std::string>()) << "the code objects differ";
@@ -289,7 +290,7 @@ py::tuple python_args(const AddCall& call) {
 // GPUTarget's fields for "hip:gfx942" or "cuda:90".
 py::object gpu_target(const char* text) {
   if (std::string(text) == "cuda:90") return py::make_tuple("cuda", 90, 32);
-  return reference().attr("hip_target")(text);
+  return triton_reference().attr("hip_target")(text);
 }
 
 // Launch options as Triton's launch takes them: num_warps=4, and num_stages only where given.
@@ -317,7 +318,7 @@ TEST(HipTargetNumStages, ALaunchWithoutNumStagesKeysTritonsDefault) {
     int tritons = 0;
     {
       triton_jit::bridge::GilGuard gil;
-      tritons = reference()
+      tritons = triton_reference()
                     .attr("triton_num_stages")(add_function(path), python_args(call), launch_kwargs(std::nullopt),
                                                gpu_target(target_text))
                     .cast<int>();
@@ -336,7 +337,7 @@ TEST(HipTargetNumStages, ALaunchWithoutNumStagesKeysTritonsDefault) {
       EXPECT_EQ(fn.specialize(c, test::span(call.args)).num_stages, stated);
       EXPECT_EQ(triton_jit::target_num_stages(stated, Target::parse(target_text)), stated);
       triton_jit::bridge::GilGuard gil;
-      EXPECT_EQ(reference()
+      EXPECT_EQ(triton_reference()
                     .attr("triton_num_stages")(add_function(path), python_args(call), launch_kwargs(stated),
                                                gpu_target(target_text))
                     .cast<int>(),
@@ -418,8 +419,9 @@ TEST(HipCompileParity, ALaunchWithoutNumStagesCompilesTritonsOwnKernel) {
   triton_jit::bridge::GilGuard gil;
   for (const auto& [stages, hash] : {std::pair<std::optional<int>, std::string>{std::nullopt, by_default.hash},
                                      std::pair<std::optional<int>, std::string>{3, by_three.hash}}) {
-    py::object r = reference().attr("triton_compile")(add_function(path), python_args(call), launch_kwargs(stages),
-                                                      reference().attr("hip_target")("hip:gfx942"));
+    py::object r = triton_reference().attr("triton_compile")(add_function(path), python_args(call),
+                                                             launch_kwargs(stages),
+                                                             triton_reference().attr("hip_target")("hip:gfx942"));
     if (r.is_none()) GTEST_SKIP() << "this Triton has no JITFunction._pack_args to compile the reference with";
     EXPECT_EQ(hash, r[py::int_(0)].cast<std::string>())
         << "num_stages " << (stages ? std::to_string(*stages) : "unset");

@@ -57,7 +57,7 @@ LaunchConfig flaggems_grid() {
   return config;
 }
 
-py::module_& reference() { return triton_jit::test::support_module("host_tma_reference"); }
+py::module_& host_tma_reference() { return triton_jit::test::support_module("host_tma_reference"); }
 
 // tests/kernels/host_tma_mm.py imported by Python on its own.
 py::object python_kernel(const std::string& name) {
@@ -71,7 +71,7 @@ std::pair<std::string, std::vector<std::vector<int>>> triton_key(const std::stri
     return py::make_tuple(py::int_(address), "fp16", std::vector<int64_t>{rows, cols}, std::vector<int64_t>{cols, 1},
                           std::vector<int>{1, 1});
   };
-  py::list descs = reference().attr("descriptors")(desc(kA, kM, kK), desc(kB, kK, kN), desc(kC, kM, kN));
+  py::list descs = host_tma_reference().attr("descriptors")(desc(kA, kM, kK), desc(kB, kK, kN), desc(kC, kM, kN));
   py::list args = descs;
   args.append(kM);
   args.append(kN);
@@ -80,7 +80,7 @@ std::pair<std::string, std::vector<std::vector<int>>> triton_key(const std::stri
   kwargs["GROUP_M"] = 8;
   kwargs["A_ROW_MAJOR"] = true;
   kwargs["B_ROW_MAJOR"] = true;
-  py::tuple r = reference().attr("hooked_specialization")(python_kernel(name), config, args, kwargs);
+  py::tuple r = host_tma_reference().attr("hooked_specialization")(python_kernel(name), config, args, kwargs);
   return {r[0].cast<std::string>(), r[1].cast<std::vector<std::vector<int>>>()};
 }
 
@@ -197,7 +197,7 @@ TEST_F(HostTmaHookLaunch, TunedLaunchKeysAndEncodesTheHooksBlockShape) {
 // the key (a frozen hit, no tuning) runs that hook again, so its key and its maps have the hook's
 // block, not the caller's dummy [1, 1].
 TEST_F(HostTmaHookLaunch, LibEntryFrozenHitRunsTheHookBeforeTheKey) {
-  reference();  // tests/support on sys.path: the kernel module imports flaggems_libentry
+  host_tma_reference();  // tests/support on sys.path: the kernel module imports flaggems_libentry
   const std::string path = test::canonical(test::kernel("host_tma_libentry.py"));
   auto& fn = TritonJitFunction::get(path, "host_tma_mm_libentry");
   // Bases no other test used: this thread's encoded maps are reused for equal inputs.

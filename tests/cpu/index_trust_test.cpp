@@ -15,6 +15,7 @@
 
 #include "store/compile_lock.h"
 #include "store/index_entries.h"
+#include "test_util.h"
 #include "triton_jit/index.h"
 
 namespace fs = std::filesystem;
@@ -41,10 +42,7 @@ KernelRecord record_of(int slot) {
   return r;
 }
 
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
+using test::write_text;
 
 size_t count_of(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -118,8 +116,7 @@ TEST_F(IndexTrustTest, PruneLeavesWhatALinkedFolderPointsTo) {
   EXPECT_TRUE(fs::exists(old_temp));
   EXPECT_TRUE(fs::exists(root_ / "precious" / "ab" / "draft.tjk"));
   EXPECT_NE(err.find("skipped symbolic link " + (index_ / "v3" / "tables").string()), std::string::npos) << err;
-  EXPECT_NE(err.find("skipped symbolic link " + (index_ / "v3" / "kernels" / "ff").string()), std::string::npos)
-      << err;
+  EXPECT_NE(err.find("skipped symbolic link " + (index_ / "v3" / "kernels" / "ff").string()), std::string::npos) << err;
 }
 
 TEST_F(IndexTrustTest, ListingSkipsALinkedEntry) {
@@ -267,8 +264,7 @@ TEST_F(IndexTrustTest, AFolderOwnedByAnotherUserIsRefused) {
   index().store(record_of(14), kEnvironment);
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(count_of(err, "warning: not using the kernel index"), 1u) << err;
-  EXPECT_NE(err.find((index_ / "v3").string() + " is owned by uid 12345, not by this user (uid 0)"),
-            std::string::npos)
+  EXPECT_NE(err.find((index_ / "v3").string() + " is owned by uid 12345, not by this user (uid 0)"), std::string::npos)
       << err;
   EXPECT_FALSE(fs::exists(entry_file(record_of(14))));
 

@@ -31,8 +31,6 @@ class FakeLaunch : public testing::Test {
   }
 };
 
-TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
-
 float* device_ptr(uintptr_t address) { return reinterpret_cast<float*>(address); }
 
 CUstream_st* stream(uintptr_t value) { return reinterpret_cast<CUstream_st*>(value); }
@@ -43,7 +41,8 @@ CUstream_st* stream(uintptr_t value) { return reinterpret_cast<CUstream_st*>(val
 size_t scratch_count() {
   static const size_t n = [] {
     const auto args = test::args(device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 64);
-    return triton_jit::test::launch_metadata(add().compile(test::config(), test::span(args))).scratch_params.size();
+    return triton_jit::test::launch_metadata(test::add_kernel().compile(test::config(), test::span(args)))
+        .scratch_params.size();
   }();
   return n;
 }
@@ -71,7 +70,7 @@ uint64_t double_bits(double d) {
 TEST_F(FakeLaunch, AddKernelParameters) {
   triton_jit::LaunchConfig c = test::config(3);
   c.stream = stream(0x5);
-  add()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 1024);
+  test::add_kernel()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 1024);
   const fake::Launch l = only_launch();
   EXPECT_FALSE(l.ex);
   EXPECT_EQ(l.kernel, "add_kernel");
@@ -84,7 +83,7 @@ TEST_F(FakeLaunch, AddKernelParameters) {
   EXPECT_EQ(l.stream, stream(0x5));
   EXPECT_TRUE(l.extra_null);
   const auto args = test::args(device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 1024);
-  EXPECT_EQ(l.shared, static_cast<unsigned>(add().compile(c, test::span(args)).shared));
+  EXPECT_EQ(l.shared, static_cast<unsigned>(test::add_kernel().compile(c, test::span(args)).shared));
   // x, y, out, n (i32), then the scratch pointers; BLOCK_SIZE is compiled in.
   ASSERT_EQ(l.sizes(), with_scratch({8, 8, 8, 4}));
   EXPECT_EQ(l.u64(0), 0x100000u);
@@ -97,11 +96,11 @@ TEST_F(FakeLaunch, AddKernelParameters) {
 
 TEST_F(FakeLaunch, CompiledKernelIsReusedByTheLaunch) {
   const auto args = test::args(device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 512);
-  add().compile(test::config(), test::span(args));  // for the fake device: cc 9.0
-  const auto s0 = add().stats();
-  add()(test::config(2), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 512);
-  add()(test::config(2), device_ptr(0x100010), device_ptr(0x200000), device_ptr(0x300000), 999, 512);
-  const auto s1 = add().stats();
+  test::add_kernel().compile(test::config(), test::span(args));  // for the fake device: cc 9.0
+  const auto s0 = test::add_kernel().stats();
+  test::add_kernel()(test::config(2), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 512);
+  test::add_kernel()(test::config(2), device_ptr(0x100010), device_ptr(0x200000), device_ptr(0x300000), 999, 512);
+  const auto s1 = test::add_kernel().stats();
   EXPECT_EQ(s1.compiles, s0.compiles);
   EXPECT_EQ(s1.hits, s0.hits + 2);
   ASSERT_EQ(fake::state().launches.size(), 2u);
@@ -110,7 +109,7 @@ TEST_F(FakeLaunch, CompiledKernelIsReusedByTheLaunch) {
 }
 
 TEST_F(FakeLaunch, IntegerOneIsCompiledIn) {
-  add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1, 1024);
+  test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1, 1024);
   const fake::Launch l = only_launch();
   ASSERT_EQ(l.sizes(), with_scratch({8, 8, 8}));
   EXPECT_EQ(l.u64(2), 0x300000u);
@@ -120,8 +119,8 @@ TEST_F(FakeLaunch, IntegerOneIsCompiledIn) {
 TEST_F(FakeLaunch, IntegerWidths) {
   // A value beyond i32 is an i64 parameter; the kernel reads all 8 bytes.
   const int64_t big = (int64_t{1} << 40) + 3;
-  add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), big, 1024);
-  add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), -7, 1024);
+  test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), big, 1024);
+  test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), -7, 1024);
   ASSERT_EQ(fake::state().launches.size(), 2u);
   const fake::Launch& l64 = fake::state().launches[0];
   ASSERT_EQ(l64.sizes(), with_scratch({8, 8, 8, 8}));
@@ -223,7 +222,7 @@ TEST_F(FakeLaunch, EmptyGridLaunchesNothing) {
   for (const triton_jit::Grid g : {triton_jit::Grid(0), triton_jit::Grid(4, 0), triton_jit::Grid(4, 2, 0)}) {
     triton_jit::LaunchConfig c = test::config();
     c.grid = g;
-    add()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
+    test::add_kernel()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
   }
   EXPECT_TRUE(fake::state().launches.empty());
 }
@@ -235,7 +234,7 @@ TEST_F(FakeLaunch, GridBeyondDeviceLimits) {
     triton_jit::LaunchConfig c = test::config();
     c.grid = g;
     try {
-      add()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
+      test::add_kernel()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
       ADD_FAILURE() << "grid " << g.x << "x" << g.y << "x" << g.z << " launched";
     } catch (const triton_jit::LaunchConfigError& e) {
       EXPECT_TRUE(test::contains(e.what(), "add_kernel")) << e.what();
@@ -245,12 +244,12 @@ TEST_F(FakeLaunch, GridBeyondDeviceLimits) {
   // At the limits it launches.
   triton_jit::LaunchConfig c = test::config();
   c.grid = triton_jit::Grid(int64_t{2147483647}, 65535, 65535);
-  add()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
+  test::add_kernel()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
   ASSERT_EQ(fake::state().launches.size(), 1u);
   EXPECT_EQ(fake::state().launches[0].grid[0], 2147483647u);
   // With clusters of 2, x counts blocks: 2**30 programs are 2**31 blocks.
   c = test::config(int64_t{1} << 30, 4, 3, 2);
-  EXPECT_THROW(add()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256),
+  EXPECT_THROW(test::add_kernel()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256),
                triton_jit::LaunchConfigError);
   EXPECT_EQ(fake::state().launches.size(), 1u);
 }
@@ -258,7 +257,7 @@ TEST_F(FakeLaunch, GridBeyondDeviceLimits) {
 TEST_F(FakeLaunch, ClusterLaunchForTwoCtas) {
   triton_jit::LaunchConfig c = test::config(5, 4, 3, 2);
   c.stream = stream(0x77);
-  add()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
+  test::add_kernel()(c, device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
   const fake::Launch l = only_launch();
   EXPECT_TRUE(l.ex);
   EXPECT_EQ(l.grid[0], 10u);  // programs x CTAs per cluster
@@ -285,7 +284,7 @@ TEST_F(FakeLaunch, ArchitectureMismatch) {
   fake::reinstall();
   triton_jit::set_target(triton_jit::Target::parse("cuda:90"));
   try {
-    add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
+    test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
     ADD_FAILURE() << "an sm_90 kernel was launched on an sm_80 device";
   } catch (const triton_jit::ArchitectureMismatchError& e) {
     EXPECT_TRUE(test::contains(e.what(), "sm_90")) << e.what();
@@ -304,7 +303,7 @@ TEST_F(FakeLaunch, HipKernelsAreNotLaunchedOnNvidiaDevices) {
   } reset;
   triton_jit::set_target(triton_jit::Target::parse("hip:gfx942"));
   try {
-    add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
+    test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
     ADD_FAILURE() << "a hip kernel was launched";
   } catch (const triton_jit::ArchitectureMismatchError& e) {
     EXPECT_TRUE(test::contains(e.what(), "hip:gfx942")) << e.what();
@@ -321,7 +320,7 @@ TEST_F(FakeLaunch, HipKernelsAreNotLaunchedOnNvidiaDevices) {
 TEST_F(FakeLaunch, LaunchFailureIsCudaError) {
   fake::state().launch_result = CUDA_ERROR_LAUNCH_FAILED;
   try {
-    add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
+    test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);
     ADD_FAILURE() << "no error";
   } catch (const triton_jit::NoDeviceError& e) {
     ADD_FAILURE() << "a launch failure is not a missing device: " << e.what();
@@ -334,30 +333,30 @@ TEST_F(FakeLaunch, LaunchFailureIsCudaError) {
 }
 
 TEST_F(FakeLaunch, ModuleLoadedOncePerContext) {
-  const auto s0 = add().stats();
+  const auto s0 = test::add_kernel().stats();
   CUcontext first = fake::state().current;
   for (int i = 0; i < 3; ++i) {
-    add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 128);
+    test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 128);
   }
   EXPECT_EQ(fake::state().module_loads, 1);
-  EXPECT_EQ(add().stats().loads, s0.loads + 1);
+  EXPECT_EQ(test::add_kernel().stats().loads, s0.loads + 1);
 
   fake::state().current = fake::new_context();
-  add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 128);
+  test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 128);
   EXPECT_EQ(fake::state().module_loads, 2);
-  EXPECT_EQ(add().stats().loads, s0.loads + 2);
+  EXPECT_EQ(test::add_kernel().stats().loads, s0.loads + 2);
 
   fake::state().current = first;
-  add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 128);
+  test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 128);
   EXPECT_EQ(fake::state().module_loads, 2);
-  EXPECT_EQ(add().stats().loads, s0.loads + 2);
+  EXPECT_EQ(test::add_kernel().stats().loads, s0.loads + 2);
   EXPECT_EQ(fake::state().launches.size(), 5u);
   EXPECT_EQ(fake::state().launches.back().context, first);
 }
 
 TEST_F(FakeLaunch, NoCurrentContextUsesThePrimaryOne) {
   fake::state().current = nullptr;
-  add()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 128);
+  test::add_kernel()(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 128);
   EXPECT_EQ(fake::state().primary_retains, 1);
   EXPECT_EQ(fake::state().current, fake::primary_context());
   EXPECT_EQ(only_launch().context, fake::primary_context());
@@ -458,7 +457,7 @@ TEST_F(FakeLaunch, SharedMemoryBeyondTheDevice) {
 // ThreadSanitizer.
 TEST_F(FakeLaunch, ConcurrentLaunchesOfACachedKernelCountEveryHit) {
   constexpr int kThreads = 8, kLaunches = 200;
-  auto& fn = add();
+  auto& fn = test::add_kernel();
   fn(test::config(), device_ptr(0x100000), device_ptr(0x200000), device_ptr(0x300000), 1000, 256);  // compiles
   const triton_jit::Stats before = fn.stats();
   std::vector<std::thread> threads;

@@ -25,10 +25,7 @@ namespace {
 
 using Probe = test_support::ChildRun;
 
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+using test::write_text;
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

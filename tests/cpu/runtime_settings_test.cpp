@@ -12,8 +12,6 @@ using triton_jit::TritonJitFunction;
 
 namespace {
 
-TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
-
 std::vector<triton_jit::ArgValue> add_args(int block) {
   return {test::ptr(0x100000), test::ptr(0x200000), test::ptr(0x300000), triton_jit::to_arg(1000),
           triton_jit::to_arg(block)};
@@ -33,7 +31,7 @@ class LogTest : public ::testing::Test {
 TEST_F(LogTest, SilentByDefault) {
   EXPECT_EQ(triton_jit::log_level(), LogLevel::Off);  // TRITON_JIT_LOG is unset in the tests
   ::testing::internal::CaptureStderr();
-  add().compile(test::config(), test::span(add_args(2048)));
+  test::add_kernel().compile(test::config(), test::span(add_args(2048)));
   EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
@@ -41,8 +39,8 @@ TEST_F(LogTest, InfoLogsOneLinePerCompileAndNothingOnHits) {
   triton_jit::set_log_level(LogLevel::Info);
   const auto args = add_args(4096);
   ::testing::internal::CaptureStderr();
-  add().compile(test::config(), test::span(args));
-  add().compile(test::config(), test::span(args));  // a hit: no line
+  test::add_kernel().compile(test::config(), test::span(args));
+  test::add_kernel().compile(test::config(), test::span(args));  // a hit: no line
   const std::string log = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(count(log, "\n"), 1) << log;
   EXPECT_EQ(count(log, "[triton_jit] compiled add_kernel [*fp32:16,*fp32:16,*fp32:16,i32,4096] num_warps=4 "
@@ -60,11 +58,11 @@ class TargetTest : public ::testing::Test {
 TEST_F(TargetTest, ExplicitTargetIsCompiledForAndKeyedSeparately) {
   const auto args = add_args(8192);
   triton_jit::set_target(Target::parse("cuda:80"));
-  const triton_jit::KernelInfo& k80 = add().compile(test::config(), test::span(args));
+  const triton_jit::KernelInfo& k80 = test::add_kernel().compile(test::config(), test::span(args));
   EXPECT_EQ(k80.target.arch, 80);
-  EXPECT_EQ(add().specialize(test::config(), test::span(args)).target, "cuda:80");
+  EXPECT_EQ(test::add_kernel().specialize(test::config(), test::span(args)).target, "cuda:80");
   triton_jit::set_target(Target::parse("cuda:90"));
-  const triton_jit::KernelInfo& k90 = add().compile(test::config(), test::span(args));
+  const triton_jit::KernelInfo& k90 = test::add_kernel().compile(test::config(), test::span(args));
   EXPECT_EQ(k90.target.arch, 90);
   EXPECT_NE(&k80, &k90);
   EXPECT_NE(k80.cubin, k90.cubin);

@@ -26,13 +26,13 @@ using triton_jit::TritonJitFunction;
 namespace {
 
 // tests/support/triton_reference.py, imported into the runtime's interpreter. Call with the GIL.
-py::module_& reference() { return triton_jit::test::support_module("triton_reference"); }
+using triton_jit::test::triton_reference;
 
 // Whether torch imports: torch-spelled dtypes take part only then (requirements.txt has no torch).
 bool torch_available() {
   static const bool available = [] {
     triton_jit::bridge::GilGuard gil;
-    return reference().attr("has_torch")().cast<bool>();
+    return triton_reference().attr("has_torch")().cast<bool>();
   }();
   return available;
 }
@@ -47,12 +47,13 @@ py::object to_python(const ArgValue& a) {
     case K::UInt: return py::int_(a.as_uint());
     case K::Float: return py::float_(a.as_float());
     case K::Pointer:
-      return reference().attr("make_pointer")(py::int_(a.address()), std::string(triton_jit::dtype_name(a.dtype())));
+      return triton_reference().attr("make_pointer")(py::int_(a.address()),
+                                                     std::string(triton_jit::dtype_name(a.dtype())));
     case K::String: return py::str(a.as_string().data(), a.as_string().size());
     case K::DType: {
       const std::string_view name = a.is_torch_dtype() ? triton_jit::torch_name(a.dtype())
                                                        : triton_jit::triton_language_name(a.dtype());
-      return reference().attr("make_dtype")(std::string(name), a.is_torch_dtype());
+      return triton_reference().attr("make_dtype")(std::string(name), a.is_torch_dtype());
     }
   }
   return py::none();
@@ -133,7 +134,8 @@ TEST_P(Parity, RandomCallsMatchTritonsBinder) {
       for (size_t i = 0; i < args.size(); ++i) t[i] = to_python(args[i]);
       py_calls.append(py::make_tuple(t, py::dict()));
     }
-    for (auto r : reference().attr("triton_specialization")(jit_fn, py_calls)) theirs.push_back(r.cast<std::string>());
+    for (auto r : triton_reference().attr("triton_specialization")(jit_fn, py_calls))
+      theirs.push_back(r.cast<std::string>());
   }
   ASSERT_EQ(theirs.size(), calls.size());
 
@@ -179,7 +181,7 @@ std::pair<std::string, std::string> tritons_kernel(const std::string& path, cons
   py::dict kwargs;
   kwargs["num_warps"] = 4;
   kwargs["num_stages"] = 3;
-  py::object r = reference().attr("triton_compile")(jit_fn, py_args, kwargs);
+  py::object r = triton_reference().attr("triton_compile")(jit_fn, py_args, kwargs);
   if (r.is_none()) return {};  // this Triton packs inside run(): no separate reference path
   return {r[py::int_(0)].cast<std::string>(), r[py::int_(1)].cast<std::string>()};
 }
@@ -325,7 +327,7 @@ TEST(ReferenceMakePointer, EveryDType) {
     const std::string name(triton_jit::dtype_name(static_cast<triton_jit::DType>(d)));
     SCOPED_TRACE(name);
     try {
-      py::object p = reference().attr("make_pointer")(4096 + d, name);
+      py::object p = triton_reference().attr("make_pointer")(4096 + d, name);
       EXPECT_EQ(p.attr("data_ptr")().cast<uint64_t>(), 4096u + d);
       const std::string printed = py::str(p.attr("dtype"));
       EXPECT_EQ(canon.attr("get")(printed, printed).cast<std::string>(), name);

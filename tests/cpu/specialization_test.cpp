@@ -16,8 +16,6 @@ using triton_jit::TypedPtr;
 
 namespace {
 
-TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
-
 std::string signature_of(TritonJitFunction& fn, const std::vector<ArgValue>& args,
                          const triton_jit::LaunchConfig& c = test::config()) {
   return fn.specialize(c, test::span(args)).signature();
@@ -25,14 +23,16 @@ std::string signature_of(TritonJitFunction& fn, const std::vector<ArgValue>& arg
 
 TEST(Specialization, SignatureOfAlignedHalfPointers) {
   const TypedPtr p{reinterpret_cast<const void*>(uintptr_t{0x10000}), DType::fp16};
-  EXPECT_EQ(signature_of(add(), test::args(p, p, p, 1000, 1024)), "*fp16:16,*fp16:16,*fp16:16,i32,1024");
-  EXPECT_EQ(signature_of(add(), test::args(p, p, p, 98432, 1024)), "*fp16:16,*fp16:16,*fp16:16,i32:16,1024");
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(p, p, p, 1000, 1024)), "*fp16:16,*fp16:16,*fp16:16,i32,1024");
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(p, p, p, 98432, 1024)),
+            "*fp16:16,*fp16:16,*fp16:16,i32:16,1024");
 }
 
 TEST(Specialization, TritonReprAndLaunchOptions) {
   const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
   const float* misaligned = reinterpret_cast<const float*>(uintptr_t{0x20004});
-  const auto s = add().specialize(test::config(7, 8, 2, 1), test::span(test::args(x, misaligned, x, 4096, 256)));
+  const auto s = test::add_kernel().specialize(test::config(7, 8, 2, 1),
+                                               test::span(test::args(x, misaligned, x, 4096, 256)));
   EXPECT_EQ(s.triton_repr(), "[('*fp32', 'D'), ('*fp32', ''), ('*fp32', 'D'), ('i32', 'D'), ('constexpr', 256)]");
   EXPECT_EQ(s.signature(), "*fp32:16,*fp32,*fp32:16,i32:16,256");
   EXPECT_EQ(s.num_warps, 8);
@@ -48,7 +48,7 @@ TEST(Specialization, TritonReprAndLaunchOptions) {
 
 TEST(Specialization, IntegerOneBecomesConstexpr) {
   const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
-  const auto s = add().specialize(test::config(), test::span(test::args(x, x, x, 1, 64)));
+  const auto s = test::add_kernel().specialize(test::config(), test::span(test::args(x, x, x, 1, 64)));
   EXPECT_EQ(s.signature(), "*fp32:16,*fp32:16,*fp32:16,1,64");
   EXPECT_EQ(s.params[3].type, "constexpr");
   EXPECT_EQ(s.params[3].value_repr, "1");
@@ -56,29 +56,35 @@ TEST(Specialization, IntegerOneBecomesConstexpr) {
 
 TEST(Specialization, IntegerWidthsByValue) {
   const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
-  EXPECT_EQ(signature_of(add(), test::args(x, x, x, int64_t{2147483647}, 64)), "*fp32:16,*fp32:16,*fp32:16,i32,64");
-  EXPECT_EQ(signature_of(add(), test::args(x, x, x, int64_t{2147483648}, 64)), "*fp32:16,*fp32:16,*fp32:16,i64:16,64");
-  EXPECT_EQ(signature_of(add(), test::args(x, x, x, int64_t{-2147483649}, 64)), "*fp32:16,*fp32:16,*fp32:16,i64,64");
-  EXPECT_EQ(signature_of(add(), test::args(x, x, x, uint64_t{1} << 63, 64)), "*fp32:16,*fp32:16,*fp32:16,u64:16,64");
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(x, x, x, int64_t{2147483647}, 64)),
+            "*fp32:16,*fp32:16,*fp32:16,i32,64");
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(x, x, x, int64_t{2147483648}, 64)),
+            "*fp32:16,*fp32:16,*fp32:16,i64:16,64");
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(x, x, x, int64_t{-2147483649}, 64)),
+            "*fp32:16,*fp32:16,*fp32:16,i64,64");
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(x, x, x, uint64_t{1} << 63, 64)),
+            "*fp32:16,*fp32:16,*fp32:16,u64:16,64");
   // An unsigned value that fits int64 means the same as the signed one.
-  EXPECT_EQ(signature_of(add(), test::args(x, x, x, uint32_t{4000000001u}, 64)), "*fp32:16,*fp32:16,*fp32:16,i64,64");
-  EXPECT_EQ(signature_of(add(), test::args(x, x, x, -32, 64)), "*fp32:16,*fp32:16,*fp32:16,i32:16,64");
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(x, x, x, uint32_t{4000000001u}, 64)),
+            "*fp32:16,*fp32:16,*fp32:16,i64,64");
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(x, x, x, -32, 64)), "*fp32:16,*fp32:16,*fp32:16,i32:16,64");
 }
 
 TEST(Specialization, ScalarKindsAndNone) {
   // bool -> u1, float -> fp32, None -> constexpr None, nullptr_t/nullopt -> None
   const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
-  EXPECT_EQ(signature_of(add(), test::args(x, true, 2.5f, nullptr, 64)), "*fp32:16,u1,fp32,None,64");
-  EXPECT_EQ(signature_of(add(), test::args(x, std::optional<int>{}, std::nullopt, 0.0, 64)),
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(x, true, 2.5f, nullptr, 64)), "*fp32:16,u1,fp32,None,64");
+  EXPECT_EQ(signature_of(test::add_kernel(), test::args(x, std::optional<int>{}, std::nullopt, 0.0, 64)),
             "*fp32:16,None,None,fp32,64");
 }
 
 TEST(Specialization, PointerElementTypes) {
   const uintptr_t a = 0x40000;
-  EXPECT_EQ(signature_of(add(), test::args(reinterpret_cast<const double*>(a), reinterpret_cast<const int8_t*>(a),
-                                           reinterpret_cast<const uint64_t*>(a), 16, 64)),
+  EXPECT_EQ(signature_of(test::add_kernel(),
+                         test::args(reinterpret_cast<const double*>(a), reinterpret_cast<const int8_t*>(a),
+                                    reinterpret_cast<const uint64_t*>(a), 16, 64)),
             "*fp64:16,*i8:16,*u64:16,i32:16,64");
-  EXPECT_EQ(signature_of(add(),
+  EXPECT_EQ(signature_of(test::add_kernel(),
                          test::args(reinterpret_cast<const bool*>(a), TypedPtr{reinterpret_cast<void*>(a), DType::bf16},
                                     TypedPtr{reinterpret_cast<void*>(a + 8), DType::fp8e4nv}, 16, 64)),
             "*u1:16,*bf16:16,*fp8e4nv,i32:16,64");
@@ -128,10 +134,10 @@ TEST(Specialization, DoNotSpecialize) {
 }
 
 TEST(Specialization, NeedsNoCompile) {
-  const auto before = add().stats();
+  const auto before = test::add_kernel().stats();
   const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
-  add().specialize(test::config(), test::span(test::args(x, x, x, 12345, 1u << 16)));
-  const auto after = add().stats();
+  test::add_kernel().specialize(test::config(), test::span(test::args(x, x, x, 12345, 1u << 16)));
+  const auto after = test::add_kernel().stats();
   EXPECT_EQ(after.compiles, before.compiles);
   EXPECT_EQ(after.misses, before.misses);
   EXPECT_EQ(after.hits, before.hits);
@@ -146,14 +152,14 @@ TEST(Specialization, VariadicFormsMatchTheSpanForms) {
   const float* x = reinterpret_cast<const float*>(uintptr_t{0x20000});
   const TypedPtr h{reinterpret_cast<const void*>(uintptr_t{0x30008}), DType::fp16};
   const auto config = test::config(4, 8, 2, 1);
-  const auto by_span = add().specialize(config, test::span(test::args(x, h, x, 4096, 256)));
-  const auto variadic = add().specialize(config, x, h, x, 4096, 256);
+  const auto by_span = test::add_kernel().specialize(config, test::span(test::args(x, h, x, 4096, 256)));
+  const auto variadic = test::add_kernel().specialize(config, x, h, x, 4096, 256);
   EXPECT_EQ(variadic.triton_repr(), by_span.triton_repr());
   EXPECT_EQ(variadic.signature(), "*fp32:16,*fp16,*fp32:16,i32:16,256");
   EXPECT_EQ(variadic.num_warps, 8);
   // Both forms of compile() find the same kernel.
-  const triton_jit::KernelInfo& a = add().compile(config, x, x, x, 4096, 256);
-  const triton_jit::KernelInfo& b = add().compile(config, test::span(test::args(x, x, x, 4096, 256)));
+  const triton_jit::KernelInfo& a = test::add_kernel().compile(config, x, x, x, 4096, 256);
+  const triton_jit::KernelInfo& b = test::add_kernel().compile(config, test::span(test::args(x, x, x, 4096, 256)));
   EXPECT_EQ(&a, &b);
   EXPECT_EQ(a.name, "add_kernel");
 }

@@ -18,23 +18,21 @@ using triton_jit::TritonJitFunction;
 
 namespace {
 
-TritonJitFunction& add() { return TritonJitFunction::get(test::kernel("add.py"), "add_kernel"); }
-
 std::vector<triton_jit::ArgValue> add_args(int block, uint64_t x = 0x100000, int n = 1000) {
   return {test::ptr(x), test::ptr(0x200000), test::ptr(0x300000), triton_jit::to_arg(n), triton_jit::to_arg(block)};
 }
 
 TEST(KernelTable, SecondIdenticalCallHits) {
-  const Stats s0 = add().stats();
+  const Stats s0 = test::add_kernel().stats();
   const auto args = add_args(16);
-  const KernelInfo& first = add().compile(test::config(), test::span(args));
-  const Stats s1 = add().stats();
+  const KernelInfo& first = test::add_kernel().compile(test::config(), test::span(args));
+  const Stats s1 = test::add_kernel().stats();
   EXPECT_EQ(s1.compiles, s0.compiles + 1);
   EXPECT_EQ(s1.misses, s0.misses + 1);
   EXPECT_EQ(s1.hits, s0.hits);
 
-  const KernelInfo& second = add().compile(test::config(), test::span(args));
-  const Stats s2 = add().stats();
+  const KernelInfo& second = test::add_kernel().compile(test::config(), test::span(args));
+  const Stats s2 = test::add_kernel().stats();
   EXPECT_EQ(&first, &second);
   EXPECT_EQ(s2.compiles, s1.compiles);
   EXPECT_EQ(s2.misses, s1.misses);
@@ -42,40 +40,40 @@ TEST(KernelTable, SecondIdenticalCallHits) {
 
   // Other addresses with the same alignment, another size with the same hint: the same key.
   const auto other = add_args(16, 0x7f0000000000, 999);
-  EXPECT_EQ(&add().compile(test::config(), test::span(other)), &first);
-  EXPECT_EQ(add().stats().compiles, s1.compiles);
-  EXPECT_EQ(add().stats().hits, s1.hits + 2);
+  EXPECT_EQ(&test::add_kernel().compile(test::config(), test::span(other)), &first);
+  EXPECT_EQ(test::add_kernel().stats().compiles, s1.compiles);
+  EXPECT_EQ(test::add_kernel().stats().hits, s1.hits + 2);
 }
 
 TEST(KernelTable, DifferentKeysCompileAgain) {
   const auto a = add_args(32);
-  const KernelInfo& base = add().compile(test::config(), test::span(a));
-  const Stats s0 = add().stats();
+  const KernelInfo& base = test::add_kernel().compile(test::config(), test::span(a));
+  const Stats s0 = test::add_kernel().stats();
 
   const auto other_block = add_args(8192);  // another constexpr
-  EXPECT_NE(&add().compile(test::config(), test::span(other_block)), &base);
-  EXPECT_EQ(add().stats().compiles, s0.compiles + 1);
+  EXPECT_NE(&test::add_kernel().compile(test::config(), test::span(other_block)), &base);
+  EXPECT_EQ(test::add_kernel().stats().compiles, s0.compiles + 1);
 
   const auto misaligned = add_args(32, 0x100004);  // another pointer hint
-  EXPECT_NE(&add().compile(test::config(), test::span(misaligned)), &base);
-  EXPECT_EQ(add().stats().compiles, s0.compiles + 2);
+  EXPECT_NE(&test::add_kernel().compile(test::config(), test::span(misaligned)), &base);
+  EXPECT_EQ(test::add_kernel().stats().compiles, s0.compiles + 2);
 
-  EXPECT_NE(&add().compile(test::config(1, 2), test::span(a)), &base);  // another num_warps
-  EXPECT_EQ(add().stats().compiles, s0.compiles + 3);
+  EXPECT_NE(&test::add_kernel().compile(test::config(1, 2), test::span(a)), &base);  // another num_warps
+  EXPECT_EQ(test::add_kernel().stats().compiles, s0.compiles + 3);
 
-  EXPECT_NE(&add().compile(test::config(1, 4, 2), test::span(a)), &base);  // another num_stages
-  EXPECT_EQ(add().stats().compiles, s0.compiles + 4);
+  EXPECT_NE(&test::add_kernel().compile(test::config(1, 4, 2), test::span(a)), &base);  // another num_stages
+  EXPECT_EQ(test::add_kernel().stats().compiles, s0.compiles + 4);
 
   const auto one = add_args(32, 0x100000, 1);  // n == 1 is a constexpr
-  EXPECT_NE(&add().compile(test::config(), test::span(one)), &base);
-  EXPECT_EQ(add().stats().compiles, s0.compiles + 5);
+  EXPECT_NE(&test::add_kernel().compile(test::config(), test::span(one)), &base);
+  EXPECT_EQ(test::add_kernel().stats().compiles, s0.compiles + 5);
 
   const auto big = add_args(32, 0x100000, 0);
   std::vector<triton_jit::ArgValue> wide = big;
   wide[3] = triton_jit::to_arg(int64_t{1} << 40);  // i64 instead of i32
-  EXPECT_NE(&add().compile(test::config(), test::span(wide)), &base);
-  EXPECT_EQ(add().stats().compiles, s0.compiles + 6);
-  EXPECT_EQ(add().stats().hits, s0.hits);
+  EXPECT_NE(&test::add_kernel().compile(test::config(), test::span(wide)), &base);
+  EXPECT_EQ(test::add_kernel().stats().compiles, s0.compiles + 6);
+  EXPECT_EQ(test::add_kernel().stats().hits, s0.hits);
 }
 
 TEST(KernelTable, StringConstexprsCompareByContent) {
@@ -125,20 +123,20 @@ void run_together(int threads, F body) {
 }
 
 TEST(KernelTable, ConcurrentCallsForOneKeyCompileOnce) {
-  const Stats s0 = add().stats();
+  const Stats s0 = test::add_kernel().stats();
   const auto args = add_args(4096);
   std::vector<const KernelInfo*> results(8, nullptr);
   std::atomic<int> errors{0};
   run_together(8, [&](int i) {
     try {
-      results[i] = &add().compile(test::config(), test::span(args));
+      results[i] = &test::add_kernel().compile(test::config(), test::span(args));
     } catch (...) {
       ++errors;
     }
   });
   EXPECT_EQ(errors.load(), 0);
   for (const KernelInfo* r : results) EXPECT_EQ(r, results[0]);
-  const Stats s1 = add().stats();
+  const Stats s1 = test::add_kernel().stats();
   EXPECT_EQ(s1.compiles, s0.compiles + 1);
   EXPECT_EQ((s1.hits - s0.hits) + (s1.misses - s0.misses), 8u);
 }
@@ -177,21 +175,23 @@ TEST(KernelTable, GlobalStatsSumAllFunctions) {
   const Stats g1 = triton_jit::global_stats();
   EXPECT_EQ(g1.compiles - g0.compiles, fn.stats().compiles - f0.compiles);
   EXPECT_EQ(g1.hits - g0.hits, 1u);
-  EXPECT_GE(g1.compiles, fn.stats().compiles + add().stats().compiles);
+  EXPECT_GE(g1.compiles, fn.stats().compiles + test::add_kernel().stats().compiles);
 }
 
 TEST(KernelTable, CompileSignatureIsNotKeptInTheTable) {
-  const Stats s0 = add().stats();
-  add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, {}, triton_jit::Target{}});
-  add().compile(triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, {}, triton_jit::Target{}});
-  EXPECT_EQ(add().stats().compiles, s0.compiles + 2);
-  EXPECT_EQ(add().stats().hits, s0.hits);
+  const Stats s0 = test::add_kernel().stats();
+  test::add_kernel().compile(
+      triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, {}, triton_jit::Target{}});
+  test::add_kernel().compile(
+      triton_jit::CompileRequest{"*fp32:16,*fp32:16,*fp32:16,i32,8", 4, 3, 1, {}, triton_jit::Target{}});
+  EXPECT_EQ(test::add_kernel().stats().compiles, s0.compiles + 2);
+  EXPECT_EQ(test::add_kernel().stats().hits, s0.hits);
   // Nor does it fill the table a call uses; a call finds the kernel in the persistent index.
   const auto args = add_args(8);
-  add().compile(test::config(), test::span(args));
-  EXPECT_EQ(add().stats().compiles, s0.compiles + 2);
-  EXPECT_EQ(add().stats().misses, s0.misses + 1);
-  EXPECT_EQ(add().stats().index_hits, s0.index_hits + 1);
+  test::add_kernel().compile(test::config(), test::span(args));
+  EXPECT_EQ(test::add_kernel().stats().compiles, s0.compiles + 2);
+  EXPECT_EQ(test::add_kernel().stats().misses, s0.misses + 1);
+  EXPECT_EQ(test::add_kernel().stats().index_hits, s0.index_hits + 1);
 }
 
 }  // namespace

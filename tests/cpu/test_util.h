@@ -59,6 +59,17 @@ inline triton_jit::LaunchConfig config(int64_t grid = 1, int num_warps = 4, int 
   return c;
 }
 
+// tests/kernels/add.py's add_kernel, the tests' plain kernel.
+inline triton_jit::TritonJitFunction& add_kernel() {
+  return triton_jit::TritonJitFunction::get(kernel("add.py"), "add_kernel");
+}
+
+// Writes `text` to `path` as is (binary), creating the folders above it.
+inline void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
 inline bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }

@@ -54,7 +54,7 @@ TEST_F(GpuPythonWrappers, HeuristicsSubclassAndUnknownWrapperAreTheirOwn) {
   const int n = 999;
   auto& odd = fn("odd_heuristics_kernel");
   auto p = buffers(n, "ro.odd_heuristics_kernel[(triton.cdiv(n, 64),)](x_ref, out_ref, n)");
-  odd(LaunchConfig{Grid(cdiv(n, 64))}, f32(p[0], n * 4), i32(p[1]), n);
+  odd(LaunchConfig{Grid(triton_jit::cdiv(n, 64))}, f32(p[0], n * 4), i32(p[1]), n);
   CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_TRUE(same_as_triton());
   auto& block = fn("block_wrapper_kernel");

@@ -231,7 +231,7 @@ print("RESULT " + json.dumps(result))
 
 def run_on_fake_hip(body):
     if not FAKE_HIP or not os.path.exists(FAKE_HIP):
-        pytest.skip("the fake HIP runtime is not built (TRITON_JIT_TEST_FAKE_HIP: build cpu_hip_launch_test's "
+        pytest.skip("the fake HIP runtime is not built (TRITON_JIT_TEST_FAKE_HIP: build cpu_internal_test's "
                     f"triton_jit_fake_hip; got {FAKE_HIP!r})")
     import needs_gpu
     if needs_gpu.why_no_cuda_gpu() is None:

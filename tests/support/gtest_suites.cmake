@@ -27,6 +27,8 @@ function(triton_jit_gtest_suites target)
   if(NOT ARG_COST)
     set(ARG_COST 0)
   endif()
+  string(REPLACE ";" "," own_process "${ARG_OWN_PROCESS}")
+  string(REPLACE ";" "," labels "${ARG_LABELS}")
   set(base "${CMAKE_CURRENT_BINARY_DIR}/${target}_suites")
   set(tests_file "${base}_tests.cmake")
   string(CONCAT content
@@ -40,8 +42,8 @@ function(triton_jit_gtest_suites target)
     "      PREFIX [==[${ARG_PREFIX}]==]\n"
     "      TIMEOUT [==[${ARG_TIMEOUT}]==]\n"
     "      COST [==[${ARG_COST}]==]\n"
-    "      LABELS [==[${ARG_LABELS}]==]\n"
-    "      OWN_PROCESS [==[${ARG_OWN_PROCESS}]==]\n"
+    "      LABELS [==[${labels}]==]\n"
+    "      OWN_PROCESS [==[${own_process}]==]\n"
     "      WORKING_DIRECTORY [==[${CMAKE_CURRENT_BINARY_DIR}]==]\n"
     "      OUTPUT [==[${tests_file}]==])\n"
     "  endif()\n"

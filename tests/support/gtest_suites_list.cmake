@@ -4,6 +4,9 @@
 
 function(triton_jit_list_gtest_suites)
   cmake_parse_arguments(ARG "" "EXECUTABLE;PREFIX;TIMEOUT;COST;LABELS;OWN_PROCESS;WORKING_DIRECTORY;OUTPUT" "" ${ARGN})
+  # Lists come joined with commas: a list's semicolons would split it into arguments on the way.
+  string(REPLACE "," ";" ARG_OWN_PROCESS "${ARG_OWN_PROCESS}")
+  string(REPLACE "," ";" ARG_LABELS "${ARG_LABELS}")
   execute_process(COMMAND "${ARG_EXECUTABLE}" --gtest_list_tests
                   WORKING_DIRECTORY "${ARG_WORKING_DIRECTORY}"
                   TIMEOUT 60

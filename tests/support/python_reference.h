@@ -56,4 +56,8 @@ inline bool triton_links_hsaco() {
   }
 }
 
+// tests/support/triton_reference.py: Triton's own binder, specialization and compile, the
+// reference the parity tests compare with.
+inline pybind11::module_& triton_reference() { return support_module("triton_reference"); }
+
 }  // namespace triton_jit::test
