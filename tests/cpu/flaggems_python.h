@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include <array>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -23,7 +23,7 @@ inline std::string temp_dir() {
 inline std::string flaggems_python(const std::string& env, const std::string& script) {
   const std::string dir = temp_dir();
   const std::string file = dir + "/script.py";
-  std::ofstream(file) << "import sys\nsys.path.insert(0, " << '"' << TEST_SUPPORT_DIR << '"' << ")\n"
+  std::ofstream(file) << "import sys\nsys.path.insert(0, " << '"' << TRITON_JIT_TEST_SUPPORT_DIR << '"' << ")\n"
                       << "import flaggems_stub\nwhy = flaggems_stub.available()\n"
                       << "if why:\n    print('SKIP: ' + why)\n    sys.exit(0)\n"
                       << "import triton\nle = flaggems_stub.load()\n"
@@ -31,7 +31,8 @@ inline std::string flaggems_python(const std::string& env, const std::string& sc
   // The python the runtime uses (TRITON_JIT_PYTHON: the version matrix's virtualenv), so that a
   // FlagGems its Triton cannot load skips here too.
   const char* python = std::getenv("TRITON_JIT_PYTHON");
-  const std::string command = env + " " + (python != nullptr && *python ? python : TEST_PYTHON) + " " + file + " 2>&1";
+  const std::string command = env + " " + (python != nullptr && *python ? python : TRITON_JIT_BUILD_PYTHON) + " " +
+                              file + " 2>&1";
   std::string out;
   if (FILE* p = popen(command.c_str(), "r")) {
     std::array<char, 4096> buf{};
@@ -43,7 +44,7 @@ inline std::string flaggems_python(const std::string& env, const std::string& sc
   return out;
 }
 
-#define SKIP_WITHOUT_FLAGGEMS(out)                                \
+#define SKIP_WITHOUT_FLAGGEMS(out) \
   if ((out).rfind("SKIP: ", 0) == 0) GTEST_SKIP() << (out).substr(6)
 
 }  // namespace flaggems_test

@@ -184,7 +184,7 @@ struct SharedDatabase {
   std::string python(const std::string& code) const { return flaggems_test::flaggems_python(env, load + code); }
   test_support::ChildRun probe(const std::string& function, const std::string& args,
                                   const std::string& more_env = "") const {
-    return test_support::run_child("env PYTHONPATH='" TEST_SUPPORT_DIR "' TRITON_JIT_TEST_KEEP_INDEX_DIR=1 "
+    return test_support::run_child("env PYTHONPATH='" TRITON_JIT_TEST_SUPPORT_DIR "' TRITON_JIT_TEST_KEEP_INDEX_DIR=1 "
                                    "TRITON_JIT_INDEX_DIR='" + root + "/index' " + env + " " + more_env + " '" +
                                    DECORATED_PROBE_PATH "' '" + kernels + "' " + function + " " + args);
   }
