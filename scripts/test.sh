@@ -12,11 +12,11 @@
 # builds; .ci/run does so after this step). Exit status: ctest's.
 # Knobs: those of scripts/setup.sh, plus CTEST_JOBS (default: nproc) and CTEST_TIMEOUT (seconds
 # per test, default 1200).
-# Time: the target is 10 minutes on a 2-core machine from a fresh clone, downloads excluded; 504 s
-# measured (2026-11-27: set-up 36 s with uv's downloads, configure 28 s, build 151 s with the
-# library's objects in the compiler cache, ctest 289 s); with a cold compiler cache, about 13 min.
-# The `==>` lines give the seconds of each part; docs/guide/building.md ("Where the test time
-# goes") sums ctest's per-test times by group.
+# Time: the target is 10 minutes on a 2-core machine from a fresh clone, downloads excluded; 589 s
+# measured with the compiler cache holding the library's objects (2026-11-27: set-up 81 s,
+# configure 47 s, build 114 s, ctest 347 s); 894 s with an empty compiler cache (build 404 s,
+# ctest 415 s). The `==>` lines give the seconds of each part; docs/guide/building.md ("Where the
+# test time goes") sums ctest's per-test times by group.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

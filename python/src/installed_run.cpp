@@ -596,7 +596,8 @@ PyTypeObject* make_run_type(nb::module_& m, const char* name, const char* doc) {
       {"__vectorcalloffset__", T_PYSSIZET, offsetof(RunObject, vectorcall), READONLY, nullptr},
       {"__wrapped__", T_OBJECT, offsetof(RunObject, slow), READONLY, nullptr},
       {nullptr, 0, 0, 0, nullptr}};
-  static PyType_Slot slots[] = {
+  // Not static: the two types differ in their doc (PyType_FromSpec copies the slots).
+  PyType_Slot slots[] = {
       {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
       {Py_tp_descr_get, reinterpret_cast<void*>(run_descr_get)},
       {Py_tp_dealloc, reinterpret_cast<void*>(run_dealloc)},
@@ -613,8 +614,9 @@ PyTypeObject* make_run_type(nb::module_& m, const char* name, const char* doc) {
 // fn[grid]: Triton's KernelInterface.__getitem__ returns `lambda *args, **kwargs: self.run(grid=grid,
 // warmup=False, *args, **kwargs)`. Installed, it returns this object instead, which calls the
 // C++ run without that lambda's frame and keyword dict while the run fn.run resolves to is the
-// installed one; otherwise (uninstalled since, a subclass's own run, grid= or warmup= among the
-// keywords) it calls _install._run_with_grid, the lambda's body.
+// installed one; otherwise (uninstalled since, a subclass's own run, grid=, warmup= or a
+// deprecated launch option among the keywords) it calls _install._run_with_grid, the lambda's
+// body.
 struct GridCallObject {
   PyObject_HEAD vectorcallfunc vectorcall;
   PyObject* fn;

@@ -217,6 +217,8 @@ result["getitem"] = through(lambda f, *a, grid, warmup, **kw: f[grid](*a, **kw),
 result["cpp"] = through(JITFunction.run, calls)
 result["returned"] = returned[:len(calls)]
 result["type"] = type(fn[(1, )]).__name__
+result["docs"] = (type(JITFunction.__dict__["__getitem__"]).__doc__.startswith("JITFunction.__getitem__"),
+                  type(JITFunction.__dict__["run"]).__doc__.startswith("JITFunction.run"))
 held = fn[(3, )]
 result["repr"] = repr(held).startswith("<installed launch of ") and held.fn is fn and held.grid == (3, )
 
@@ -244,7 +246,7 @@ result["stats"] = _install.install_stats()
     assert r["getitem"] == r["cpp"], r
     assert all(handed == 0 and len(launched) == 1 for launched, handed in r["getitem"]), r["getitem"]
     assert r["returned"] == ["LaunchedKernel"] * len(r["getitem"])
-    assert r["type"] == "InstalledGridCall" and r["repr"]
+    assert r["type"] == "InstalledGridCall" and r["repr"] and r["docs"] == [True, True]
     assert len(r["errors"]) == 2 and all("multiple values for keyword argument" in e for e in r["errors"]), r["errors"]
     assert r["own_run"] == ["own run", [7], False]
     assert r["uninstalled_type"] == "function"  # Triton's lambda again
