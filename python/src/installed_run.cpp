@@ -24,7 +24,7 @@ namespace {
 PyObject *s_grid, *s_warmup, *s_stream, *s_device, *s_device_type, *s_entry, *s_version_ok, *s_knobs,
     *s_instrumentation, *s_async_active, *s_async_default, *s_async_var, *s_pre_run_hooks, *s_jit_cache_hook,
     *s_jit_post_compile_hook, *s_debug, *s_instrumentation_mode, *s_used_global_vals, *s_fallback_errors,
-    *s_launch_failed, *s_resolve_launched, *s_installed_launcher, *s_run, *s_run_with_grid, *s_value;
+    *s_launch_failed, *s_resolve_launched, *s_installed_launcher, *s_run, *s_value;
 
 PyObject* new_ref(PyObject* o) {  // Py_NewRef, which Python 3.9 lacks
   Py_INCREF(o);
@@ -479,19 +479,23 @@ bool launch_threw(PyObject* fn, EntryObject* e, PyObject* grid, PyObject* warmup
   return false;
 }
 
-// A keyword the call passes that run() itself reads: grid= or warmup= (a second one, from
-// fn[grid](..., grid=...): Triton's TypeError), or a deprecated launch option (stream=, device=,
-// device_type=: Triton's run refuses them). Such a call goes to Python.
-bool names_run_keyword(PyObject* kwnames) {
+// Where grid= and warmup= are among the call's keywords (-1: absent); false when a deprecated
+// launch option is (stream=, device=, device_type=: Triton's run refuses them), which sends the
+// call to Python.
+bool find_run_keywords(PyObject* kwnames, Py_ssize_t* grid_at, Py_ssize_t* warmup_at) {
+  *grid_at = *warmup_at = -1;
   const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, k);
-    if (is_name(key, s_grid) || is_name(key, s_warmup) || is_name(key, s_stream) || is_name(key, s_device) ||
-        is_name(key, s_device_type)) {
-      return true;
+    if (is_name(key, s_grid)) {
+      *grid_at = k;
+    } else if (is_name(key, s_warmup)) {
+      *warmup_at = k;
+    } else if (is_name(key, s_stream) || is_name(key, s_device) || is_name(key, s_device_type)) {
+      return false;
     }
   }
-  return false;
+  return true;
 }
 
 // The launch of JITFunction `fn` over `grid` with the call's values (positional, then the values
@@ -552,18 +556,8 @@ bool launch_fast(PyObject* fn, PyObject* grid, PyObject* warmup, PyObject* const
 // (see launch_fast).
 bool run_fast(PyObject* const* args, size_t nargs, PyObject* kwnames, PyObject** result) {
   if (nargs < 1 || kwnames == nullptr || g_install_globals == nullptr) return false;
-  const Py_ssize_t nkw = PyTuple_GET_SIZE(kwnames);
-  Py_ssize_t grid_at = -1, warmup_at = -1;
-  for (Py_ssize_t k = 0; k < nkw; ++k) {
-    PyObject* key = PyTuple_GET_ITEM(kwnames, k);
-    if (is_name(key, s_grid)) {
-      grid_at = k;
-    } else if (is_name(key, s_warmup)) {
-      warmup_at = k;
-    } else if (is_name(key, s_stream) || is_name(key, s_device) || is_name(key, s_device_type)) {
-      return false;  // the deprecated options: Triton's run refuses them
-    }
-  }
+  Py_ssize_t grid_at, warmup_at;
+  if (!find_run_keywords(kwnames, &grid_at, &warmup_at)) return false;
   if (grid_at < 0 || warmup_at < 0 || grid_at >= 64 || warmup_at >= 64) return false;
   PyObject* warmup = args[nargs + warmup_at];
   if (truthy(warmup)) return false;
@@ -625,27 +619,27 @@ struct GridCallObject {
 
 PyTypeObject* g_grid_call_type = nullptr;
 PyObject* g_installed_run = nullptr;  // the run _installed_run made
-
+PyObject* g_run_with_grid = nullptr;  // the Python call _installed_getitem was given
 
 PyObject* grid_call_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* g = reinterpret_cast<GridCallObject*>(self);
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  Py_ssize_t grid_at, warmup_at;  // present: a second grid= or warmup=, Triton's TypeError
   if (g_install_globals != nullptr && g_installed_run != nullptr &&
-      _PyType_Lookup(Py_TYPE(g->fn), s_run) == g_installed_run && !names_run_keyword(kwnames)) {
+      _PyType_Lookup(Py_TYPE(g->fn), s_run) == g_installed_run &&
+      find_run_keywords(kwnames, &grid_at, &warmup_at) && grid_at < 0 && warmup_at < 0) {
     PyObject* result = nullptr;
     if (launch_fast(g->fn, g->grid, Py_False, args, nargs, kwnames, 0, /*instance_run_allowed=*/false, &result)) {
       return result;
     }
   }
-  PyObject* slow = global(s_run_with_grid);
-  if (slow == nullptr) return nullptr;
   // _run_with_grid(fn, grid, *args, **kwargs): two values ahead of the call's own.
   const Py_ssize_t total = nargs + (kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0);
   std::vector<PyObject*> values(static_cast<size_t>(total) + 2);
   values[0] = g->fn;
   values[1] = g->grid;
   for (Py_ssize_t i = 0; i < total; ++i) values[static_cast<size_t>(i) + 2] = args[i];
-  return PyObject_Vectorcall(slow, values.data(), static_cast<size_t>(nargs) + 2, kwnames);
+  return PyObject_Vectorcall(g_run_with_grid, values.data(), static_cast<size_t>(nargs) + 2, kwnames);
 }
 
 PyObject* grid_call_repr(PyObject* self) {
@@ -745,7 +739,6 @@ void register_installed_run(nb::module_& m) {
   s_resolve_launched = intern("_resolve_launched");
   s_installed_launcher = intern("_installed_launcher");
   s_run = intern("run");
-  s_run_with_grid = intern("_run_with_grid");
   s_value = intern("value");
   g_entry_type = make_entry_type(m);
   g_launched_type = make_launched_type(m);
@@ -754,7 +747,8 @@ void register_installed_run(nb::module_& m) {
                              "__wrapped__ is the Python run, which takes every call this one does not).");
   g_getitem_type = make_run_type(m, "triton_jit._C.InstalledGetitem",
                                  "JITFunction.__getitem__ while triton_jit.install() is in effect: fn[grid] is an "
-                                 "InstalledGridCall (__wrapped__: the call it makes when the C++ run does not take it).");
+                                 "InstalledGridCall (__wrapped__: the call it makes when the C++ run does not "
+                                 "take it).");
   g_grid_call_type = make_grid_call_type(m);
   m.def(
       "_installed_run",
@@ -776,7 +770,9 @@ void register_installed_run(nb::module_& m) {
         auto* r = PyObject_New(RunObject, g_getitem_type);
         if (r == nullptr) throw nb::python_error();
         r->vectorcall = getitem_vectorcall;
-        r->slow = run_with_grid.inc_ref().ptr();
+        r->slow = run_with_grid.inc_ref().ptr();  // __wrapped__
+        Py_XDECREF(g_run_with_grid);
+        g_run_with_grid = run_with_grid.inc_ref().ptr();
         return nb::steal(reinterpret_cast<PyObject*>(r));
       },
       "JITFunction.__getitem__ while installed (fn[grid] -> InstalledGridCall); `run_with_grid` is Triton's "
