@@ -686,58 +686,6 @@ def _pack_module_flow(cli, out):
                      r"clipkg\.no_such_module failed", err), err
 
 
-def _pack_bare_name_flow(cli, out):
-    """The README's `pack kernels.manifest --out kernels.tjp`: a bare file name is written in the
-    working directory."""
-    with open(os.path.join(out, "kernels.manifest"), "w") as f:
-        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} target=cuda:90\n")
-    stdout, _ = cli("pack", "kernels.manifest", "--out", "kernels.tjp", "--quiet", cwd=out)
-    assert stdout.startswith("kernels.tjp: 1 kernels of 1 functions for cuda:90 "), stdout
-    with open(os.path.join(out, "kernels.tjp"), "rb") as f:
-        assert f.read(8) == b"TJITPACK"
-    assert not [n for n in os.listdir(out) if ".tmp" in n or ".probe" in n], os.listdir(out)
-
-
-def _pack_output_checked_first_flow(cli, out):
-    """An output path that cannot be written fails before anything compiles: the manifest's kernel
-    does not even compile (broken_kernel), yet the error is about the output, and nothing was
-    compiled into the index."""
-    manifest = os.path.join(out, "manifest.txt")
-    with open(manifest, "w") as f:
-        f.write(f"{ARGS.kernels}/cli_kernels.py:broken_kernel *fp16:16,64 target=cuda:90\n")
-    os.makedirs(os.path.join(out, "folder"))
-    _, err = cli("pack", manifest, "--out", "{out}/folder", rc=1)
-    assert re.fullmatch(r"triton-jit: error: cannot write the kernel pack .*/folder: it is a folder; give a file "
-                        r"name such as .*/folder/kernels\.tjp \(checked before compiling anything\)\n", err), err
-    with open(os.path.join(out, "plain_file"), "w") as f:
-        f.write("x")
-    _, err = cli("pack", manifest, "--out", "{out}/plain_file/k.tjp", rc=1)
-    assert re.fullmatch(r"triton-jit: error: cannot write the kernel pack .*/plain_file/k\.tjp: .*plain_file is not a "
-                        r"folder \(checked before compiling anything\)\n", err), err
-    assert not os.path.exists(os.path.join(out, "index", "kernels")), "something was compiled"
-    # A missing folder is created, as the final write would create it; then the compile fails.
-    _, err = cli("pack", manifest, "--out", "{out}/new/sub/k.tjp", rc=1)
-    assert "undefined_name is not defined" in err, err
-    assert os.path.isdir(os.path.join(out, "new", "sub")) and not os.listdir(os.path.join(out, "new", "sub"))
-
-
-def _pack_target_checked_first_flow(cli, out):
-    """A manifest line with a target the installed Triton cannot build fails the pack before any
-    kernel compiles, though an earlier line is fine."""
-    manifest = os.path.join(out, "manifest.txt")
-    with open(manifest, "w") as f:
-        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} target=cuda:90\n")
-        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} target=cuda:999\n")
-    _, err = cli("pack", manifest, "--out", "{out}/k.tjp", rc=1)
-    assert "add_kernel: the target cuda:999" in err, err
-    assert not os.path.exists(os.path.join(out, "index", "kernels")), "something was compiled"
-    with open(manifest, "w") as f:
-        f.write(f"{ARGS.kernels}/cli_kernels.py:add_kernel {ADD_SIG_64} maxnreg=many target=cuda:90\n")
-    _, err = cli("pack", manifest, "--out", "{out}/k.tjp", rc=1)
-    assert "the compile option maxnreg takes an integer, got str 'many'" in err, err
-    assert not os.path.exists(os.path.join(out, "k.tjp"))
-
-
 def _compile_defaults_flow(cli, out):
     """compile --signature may leave out trailing parameters with defaults, as specialize's --args
     may: the kernel is the one the full signature gives."""
@@ -930,10 +878,7 @@ FLOWS = {"index_flow": Flow(_index_flow), "index_errors": Flow(_index_errors),
          "pack_dtype_flow": Flow(_pack_dtype_flow), "pack_module_flow": Flow(_pack_module_flow),
          "tune_store_flow": Flow(_tune_store_flow), "pack_autotune_flow": Flow(_pack_autotune_flow),
          "error_pack_tune_no_gpu": Flow(_pack_tune_no_gpu), "pack_tune_gpu_flow": Flow(_pack_tune_gpu_flow),
-         "pack_bare_name_flow": Flow(_pack_bare_name_flow),
-         "pack_output_checked_first_flow": Flow(_pack_output_checked_first_flow),
          "compile_defaults_flow": Flow(_compile_defaults_flow),
-         "pack_target_checked_first_flow": Flow(_pack_target_checked_first_flow),
          "output_captured_flow": Flow(_output_captured_flow), "triton_key_flow": Flow(_triton_key_flow),
          **{name: Flow(lambda cli, out, steps=steps: steps(cli, out, sys.modules[__name__]))
             for name, steps in pack_cases.FLOWS.items()}}
