@@ -8,10 +8,12 @@ Times, per call and in one process, alternating round by round: the direct launc
 installed run), the installed `JITFunction.run(k, *args, grid=grid, warmup=False, **kwargs)`
 (what the Autotuner, Heuristics and bench/python/install_bench.py call) and the installed Python
 run (`_install._installed_run_python`: the run before the C++ one, which now takes only the calls
-the C++ run does not), for two argument lists: a small add (3 tensors, an int, BLOCK by keyword)
-and a Liger-like row kernel (4 tensors, 4 strides as ints, sizes and eps, constexprs and
-num_warps by keyword, as Liger's _rms_norm_forward_kernel is called). The figures are the median
-per path over the rounds and, in parentheses, the median of each path's excess over the direct
+the C++ run does not), for three argument lists: a small add (3 tensors, an int, BLOCK by
+keyword); a Liger-like row kernel (4 tensors, 4 strides as ints, sizes and eps, constexprs and
+num_warps by keyword, as Liger's _rms_norm_forward_kernel is called); an fla-like chunk kernel
+(chunk_fwd_kernel_h's 27 parameters by keyword, 7 of them None, as fla's Autotuner and Heuristics
+hand them to JITFunction.run, with fla's grid function, which calls triton.cdiv twice). The
+figures are the median per path over the rounds and, in parentheses, the median of each path's excess over the direct
 launcher in the same round (paired, so that a busy machine moves both alike): what the installed
 path adds.
 
@@ -58,6 +60,23 @@ def row_norm(Y_ptr, Y_row_stride, X_ptr, X_row_stride, W_ptr, W_row_stride, RSTD
     tl.store(Y_ptr + row * Y_row_stride + cols, y, mask=mask)
 
 
+@triton.jit(do_not_specialize=["T"])
+def chunk_state(k, v, h, g, g_gamma, gk, gv, h0, ht, cu_seqlens, split_offsets, T, H: tl.constexpr, K: tl.constexpr,
+                V: tl.constexpr, BT: tl.constexpr, BS: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr,
+                USE_G: tl.constexpr, USE_G_GAMMA: tl.constexpr, USE_GK: tl.constexpr, USE_GV: tl.constexpr,
+                USE_INITIAL_STATE: tl.constexpr, STORE_FINAL_STATE: tl.constexpr, IS_VARLEN: tl.constexpr,
+                STATE_V_FIRST: tl.constexpr):
+    # fla's chunk_fwd_kernel_h's parameters, as fla's chunk_fwd_h passes them; a body that uses some.
+    i = tl.program_id(0)
+    o = tl.arange(0, BK)
+    b = tl.load(k + i * BK + o).to(tl.float32) + tl.load(v + i * BK + o).to(tl.float32)
+    if USE_INITIAL_STATE:
+        b += tl.load(h0 + i * BK + o)
+    tl.store(h + i * BK + o, b)
+    if STORE_FINAL_STATE:
+        tl.store(ht + i * BK + o, b)
+
+
 def make_tensors(torch, count, shape, gpu):
     if gpu:
         return [torch.randn(*shape, device="cuda") for _ in range(count)]
@@ -82,12 +101,29 @@ def workloads(torch, gpu):
     """{name: (JITFunction, grid, args, kwargs)}."""
     x, y, out = make_tensors(torch, 3, (4096, ), gpu)
     Y, X, W, RSTD = make_tensors(torch, 4, (64, 1024), gpu)
+    kc, vc, hc, htc = make_tensors(torch, 4, (2, 256, 4, 64), gpu)
     return {
         "small add (4 args, BLOCK=)": (small_add, (4, ), (x, y, out, 4096), {"BLOCK": 1024}),
         "Liger-like row kernel (12 args, 2 constexprs + num_warps=)":
         (row_norm, (64, ), (Y, 1024, X, 1024, W, 1, RSTD, 1, 1024, 1e-6, 0.0, 0),
          {"elementwise_affine": True, "BLOCK_SIZE": 1024, "num_warps": 4}),
+        "fla-like chunk kernel (27 args by keyword, 7 None, a grid function calling triton.cdiv twice)":
+        (chunk_state, chunk_grid, (), chunk_kwargs(kc, vc, hc, htc)),
     }
+
+
+def chunk_grid(meta, K=64, V=64, N=2, H=4):
+    # fla's chunk_fwd_h: `def grid(meta): return (triton.cdiv(K, meta['BK']) * triton.cdiv(V, meta['BV']) * N * H,)`
+    return (triton.cdiv(K, meta["BK"]) * triton.cdiv(V, meta["BV"]) * N * H, )
+
+
+def chunk_kwargs(k, v, h, ht):
+    # What fla's chunk_fwd_h passes, with what its Heuristics and Autotuner add (a config's BK, BV,
+    # num_warps, num_stages, num_ctas): JITFunction.run's keywords in fla's order.
+    return dict(k=k, v=v, h=h, g=None, g_gamma=None, gk=None, gv=None, h0=None, ht=ht, cu_seqlens=None,
+                split_offsets=None, T=256, H=4, K=64, V=64, BT=64, BS=64, USE_G=False, USE_G_GAMMA=False, USE_GK=False,
+                USE_GV=False, STATE_V_FIRST=False, USE_INITIAL_STATE=False, STORE_FINAL_STATE=True, IS_VARLEN=False,
+                BK=32, BV=32, num_warps=4, num_ctas=1, num_stages=2)
 
 
 def time_paths(torch, triton_jit, JITFunction, fn, grid, args, kwargs, calls, rounds, gpu):

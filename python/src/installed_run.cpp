@@ -24,7 +24,7 @@ namespace {
 PyObject *s_grid, *s_warmup, *s_stream, *s_device, *s_device_type, *s_entry, *s_version_ok, *s_knobs,
     *s_instrumentation, *s_async_active, *s_async_default, *s_async_var, *s_pre_run_hooks, *s_jit_cache_hook,
     *s_jit_post_compile_hook, *s_debug, *s_instrumentation_mode, *s_used_global_vals, *s_fallback_errors,
-    *s_launch_failed, *s_resolve_launched, *s_installed_launcher, *s_run, *s_value;
+    *s_launch_failed, *s_resolve_launched, *s_installed_launcher, *s_run, *s_value, *s_fn, *s_semantic;
 
 PyObject* new_ref(PyObject* o) {  // Py_NewRef, which Python 3.9 lacks
   Py_INCREF(o);
@@ -707,6 +707,31 @@ PyObject* getitem_vectorcall(PyObject*, PyObject* const* args, size_t nargsf, Py
   return reinterpret_cast<PyObject*>(g);
 }
 
+// ---- ConstexprFunction.__call__ -----------------------------------------------------------------
+
+// triton.cdiv and the other @triton.constexpr_function helpers, called from host code: a grid
+// function's `triton.cdiv(n, meta["BLOCK"])`, a library's wrapper sizing its launch. Triton's
+// __call__ imports two names, unwraps each argument's tl.constexpr into a new list and dict, calls
+// the wrapped function and, without the compiler's _semantic, returns its result as it is: about a
+// microsecond, ten times the function's own time (fla's grids call it twice a launch). Where every
+// argument is a builtin scalar, which the unwrapping returns unchanged, and no _semantic is given,
+// that is self.fn(*args, **kwargs), called so here. Any other call (a constexpr, a list, the
+// compiler's) goes to Triton's __call__, the RunObject's `slow`. _install.install() replaces
+// __call__ only where its source is one the bridge knows (versions.constexpr_function_type()).
+PyObject* constexpr_call_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  bool plain = nargs >= 1;
+  for (Py_ssize_t i = 1; plain && i < nargs + nkw; ++i) plain = builtin_scalar(args[i]);
+  for (Py_ssize_t i = 0; plain && i < nkw; ++i) plain = !is_name(PyTuple_GET_ITEM(kwnames, i), s_semantic);
+  if (!plain) return PyObject_Vectorcall(reinterpret_cast<RunObject*>(self)->slow, args, nargsf, kwnames);
+  PyObject* fn = PyObject_GetAttr(args[0], s_fn);
+  if (fn == nullptr) return nullptr;
+  PyObject* result = PyObject_Vectorcall(fn, args + 1, static_cast<size_t>(nargs - 1), kwnames);
+  Py_DECREF(fn);
+  return result;
+}
+
 PyObject* intern(const char* s) {
   PyObject* o = PyUnicode_InternFromString(s);
   if (o == nullptr) throw nb::python_error();
@@ -740,6 +765,8 @@ void register_installed_run(nb::module_& m) {
   s_installed_launcher = intern("_installed_launcher");
   s_run = intern("run");
   s_value = intern("value");
+  s_fn = intern("fn");
+  s_semantic = intern("_semantic");
   g_entry_type = make_entry_type(m);
   g_launched_type = make_launched_type(m);
   g_run_type = make_run_type(m, "triton_jit._C.InstalledRun",
@@ -750,6 +777,11 @@ void register_installed_run(nb::module_& m) {
                                  "InstalledGridCall (__wrapped__: the call it makes when the C++ run does not "
                                  "take it).");
   g_grid_call_type = make_grid_call_type(m);
+  PyTypeObject* constexpr_call_type = make_run_type(
+      m, "triton_jit._C.InstalledConstexprCall",
+      "ConstexprFunction.__call__ while triton_jit.install() is in effect: a host call whose "
+      "arguments are builtin scalars calls the wrapped function itself; any other goes to "
+      "__wrapped__, Triton's __call__.");
   m.def(
       "_installed_run",
       [](nb::object slow, nb::dict install_globals) {
@@ -777,6 +809,16 @@ void register_installed_run(nb::module_& m) {
       },
       "JITFunction.__getitem__ while installed (fn[grid] -> InstalledGridCall); `run_with_grid` is Triton's "
       "lambda, as its __wrapped__.");
+  m.def(
+      "_installed_constexpr_call",
+      [constexpr_call_type](nb::object triton_call) {
+        auto* r = PyObject_New(RunObject, constexpr_call_type);
+        if (r == nullptr) throw nb::python_error();
+        r->vectorcall = constexpr_call_vectorcall;
+        r->slow = triton_call.inc_ref().ptr();  // __wrapped__
+        return nb::steal(reinterpret_cast<PyObject*>(r));
+      },
+      "ConstexprFunction.__call__ while installed, over Triton's own `triton_call` (its __wrapped__).");
 }
 
 }  // namespace triton_jit::python

@@ -1,7 +1,10 @@
 """triton_jit.install(): every launch of the process (`kernel[grid](...)`, the Autotuner's and
 Heuristics' `fn.run`, a LibEntry miss) through the runtime's C++ launcher, by replacing
 triton.runtime.jit.JITFunction.run, and JITFunction.__getitem__ so that `kernel[grid](...)` reaches
-it without Triton's lambda (_C.InstalledGridCall; the same call, see _run_with_grid).
+it without Triton's lambda (_C.InstalledGridCall; the same call, see _run_with_grid). It also
+replaces ConstexprFunction.__call__, so that a grid function's `triton.cdiv(n, meta["BLOCK"])` calls
+the wrapped function without Triton's unwrapping, where that returns the arguments unchanged
+(_C.InstalledConstexprCall).
 
 The installed run hands a call to the runtime's Kernel of the JITFunction (made once, kept on the
 JITFunction), which builds the key Triton's binder builds and launches Triton's compiled kernel on
@@ -202,13 +205,18 @@ _installed_run = _C._installed_run(_installed_run_python, globals())
 _installed_getitem = _C._installed_getitem(_run_with_grid)
 _ABSENT = object()
 _triton_getitem = _ABSENT  # JITFunction's own __getitem__ while installed (_ABSENT: it inherits KernelInterface's)
+# ConstexprFunction (triton.cdiv's type) and its own __call__, while install() has replaced that by
+# _C.InstalledConstexprCall (a grid function's triton.cdiv without Triton's unwrapping); None where
+# this Triton's __call__ is not one the bridge knows (versions.constexpr_function_type).
+_constexpr_function = None
+_triton_constexpr_call = None
 
 
 def install():
     """Routes every JITFunction.run of this process through the runtime's C++ launcher (see the
     module's doc). Idempotent; thread-safe."""
     global _triton_run, _triton_getitem, _version_ok, _async_active, _async_default, _async_var, _knobs
-    global _instrumentation
+    global _instrumentation, _constexpr_function, _triton_constexpr_call
     with _patch_lock:
         from triton.runtime.jit import JITFunction
         if JITFunction.run is _installed_run:
@@ -227,10 +235,16 @@ def install():
         _triton_getitem = JITFunction.__dict__.get("__getitem__", _ABSENT)
         JITFunction.run = _installed_run
         JITFunction.__getitem__ = _installed_getitem
+        _constexpr_function = versions.constexpr_function_type() if _version_ok else None
+        if _constexpr_function is not None:
+            _triton_constexpr_call = _constexpr_function.__dict__["__call__"]
+            _constexpr_function.__call__ = _C._installed_constexpr_call(_triton_constexpr_call)
 
 
 def uninstall():
-    """Restores Triton's own JITFunction.run. Idempotent; thread-safe."""
+    """Restores Triton's own JITFunction.run (and what install() replaced with it). Idempotent;
+    thread-safe."""
+    global _constexpr_function, _triton_constexpr_call
     with _patch_lock:
         from triton.runtime.jit import JITFunction
         if JITFunction.run is _installed_run:
@@ -239,6 +253,9 @@ def uninstall():
                 del JITFunction.__getitem__
             else:
                 JITFunction.__getitem__ = _triton_getitem
+            if _constexpr_function is not None:
+                _constexpr_function.__call__ = _triton_constexpr_call
+                _constexpr_function = _triton_constexpr_call = None
 
 
 def installed():

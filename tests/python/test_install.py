@@ -103,6 +103,65 @@ def test_install_and_uninstall_round_trip():
     assert JITFunction.run is TRITON_RUN
 
 
+def _python_calls(call):
+    """call()'s result, and the names of the Python functions it ran (itself left out)."""
+    names = []
+    sys.setprofile(lambda frame, event, arg: names.append(frame.f_code.co_name) if event == "call" else None)
+    try:
+        result = call()
+    finally:
+        sys.setprofile(None)
+    return result, names[1:]
+
+
+def test_constexpr_functions_called_from_host_code_return_what_tritons_call_returns():
+    """install() replaces ConstexprFunction.__call__ (triton.cdiv's type) where its source is one the
+    bridge knows (Triton 3.5 to 3.9): a call of builtin scalars calls the wrapped function without
+    Triton's __call__, any other call (a tl.constexpr, a list, the compiler's _semantic) goes to
+    Triton's __call__; the same results and errors either way. uninstall() restores Triton's."""
+    cls = getattr(triton.runtime.jit, "ConstexprFunction", None)
+    if cls is None:
+        pytest.skip(f"Triton {triton.__version__} has no ConstexprFunction (triton.cdiv is a plain function)")
+    import triton.language as tl
+    triton_call = cls.__dict__["__call__"]
+
+    @triton.constexpr_function
+    def probe(*args, **kwargs):
+        return [(type(a).__name__, a) for a in args], {k: (type(v).__name__, v) for k, v in kwargs.items()}
+
+    c = tl.constexpr
+    calls = [((1000, 64), {}), ((1.5, True, None, "s", b"b"), {"k": 3}), ((c(5), 2), {}), (([1, c(2)], ), {}),
+             (((3, c(4)), ), {}), ((), {"scale": c(3)}), ((7, ), {"_semantic": None})]
+
+    def outcomes():
+        out = [probe(*args, **kwargs) for args, kwargs in calls]
+        out.append(triton.cdiv(1000, 64))
+        out.append(triton.cdiv(c(1000), 64))
+        compiled = probe(1, _semantic=object())  # the compiler's call: a tl.constexpr back
+        out.append((type(compiled).__name__, compiled.value))
+        for bad in ((1, ), (1, 0), (1, 2, 3)):
+            with pytest.raises(Exception) as e:
+                triton.cdiv(*bad)
+            out.append((type(e.value).__name__, str(e.value)))
+        return out
+
+    tritons = outcomes()
+    triton_jit.install()
+    try:
+        assert type(cls.__dict__["__call__"]).__name__ == "InstalledConstexprCall"
+        assert cls.__dict__["__call__"].__wrapped__ is triton_call
+        assert outcomes() == tritons
+        # Builtin scalars: the wrapped function only; a tl.constexpr: Triton's __call__.
+        assert _python_calls(lambda: triton.cdiv(1000, 64)) == (16, ["cdiv"])
+        result, names = _python_calls(lambda: triton.cdiv(c(1000), 64))
+        assert result == 16 and "__call__" in names and "cdiv" in names
+    finally:
+        triton_jit.uninstall()
+    assert cls.__dict__["__call__"] is triton_call
+    assert outcomes() == tritons
+    assert "__call__" in _python_calls(lambda: triton.cdiv(1000, 64))[1]
+
+
 def test_install_from_many_threads_patches_once():
     barrier = threading.Barrier(8)
 

@@ -18,17 +18,17 @@
 namespace triton_jit::ops {
 namespace {
 
-constexpr const char* kOp = "triton_jit_ops::add";
+constexpr const char* kAddOp = "triton_jit_ops::add";
 
 // Checks shared by the CUDA and Meta implementations; returns the result dtype.
 c10::ScalarType check_and_result_type(const at::Tensor& a, const at::Tensor& b, const c10::Scalar& alpha) {
-  TORCH_CHECK(a.defined() && b.defined(), kOp, ": undefined tensor argument");
+  TORCH_CHECK(a.defined() && b.defined(), kAddOp, ": undefined tensor argument");
   for (const at::Tensor* t : {&a, &b}) {
-    TORCH_CHECK(elementwise_dtype(t->scalar_type()), kOp, ": unsupported dtype ", t->scalar_type(),
+    TORCH_CHECK(elementwise_dtype(t->scalar_type()), kAddOp, ": unsupported dtype ", t->scalar_type(),
                 " (supported: float32, float16, bfloat16, float64, bool and integer types)");
   }
   const c10::ScalarType result = at::result_type(a, b);
-  TORCH_CHECK(elementwise_dtype(result), kOp, ": unsupported result dtype ", result);
+  TORCH_CHECK(elementwise_dtype(result), kAddOp, ": unsupported result dtype ", result);
   // torch.add's rules: bool alpha only for bool results, no floating alpha for integral results,
   // no complex alpha.
   at::native::alpha_check(result, alpha);
@@ -105,10 +105,10 @@ at::Tensor add_cuda(const at::Tensor& a_in, const at::Tensor& b_in, const c10::S
     } else if (!b.is_cuda() && b.dim() == 0 && a.is_cuda()) {
       b = b.to(a.device());
     } else {
-      TORCH_CHECK(false, kOp, ": expected all tensors on one device, got ", a.device(), " and ", b.device());
+      TORCH_CHECK(false, kAddOp, ": expected all tensors on one device, got ", a.device(), " and ", b.device());
     }
   }
-  TORCH_CHECK(a.is_cuda(), kOp, ": expected CUDA tensors, got tensors on ", a.device());
+  TORCH_CHECK(a.is_cuda(), kAddOp, ": expected CUDA tensors, got tensors on ", a.device());
 
   const std::vector<int64_t> shape = at::infer_size(a.sizes(), b.sizes());
   const auto options = a.options().dtype(result);

@@ -23,7 +23,7 @@
 namespace triton_jit::ops {
 namespace {
 
-constexpr const char* kOp = "triton_jit_ops::sum";
+constexpr const char* kSumOp = "triton_jit_ops::sum";
 
 struct Plan {
   std::vector<int64_t> out_shape;
@@ -33,14 +33,14 @@ struct Plan {
 
 // Checks and output metadata, shared by the CUDA and Meta implementations.
 Plan make_plan(const at::Tensor& x, at::OptionalIntArrayRef dim, bool keepdim, std::optional<c10::ScalarType> dtype) {
-  TORCH_CHECK(x.defined(), kOp, ": undefined tensor argument");
-  TORCH_CHECK(elementwise_dtype(x.scalar_type()), kOp, ": unsupported dtype ", x.scalar_type(),
+  TORCH_CHECK(x.defined(), kSumOp, ": undefined tensor argument");
+  TORCH_CHECK(elementwise_dtype(x.scalar_type()), kSumOp, ": unsupported dtype ", x.scalar_type(),
               " (supported: float32, float16, bfloat16, float64, bool and integer types)");
   Plan p;
   // torch.sum: integer and bool inputs sum to int64 unless a dtype is given.
   p.out_dtype = dtype ? *dtype
                       : (c10::isIntegralType(x.scalar_type(), /*includeBool=*/true) ? c10::kLong : x.scalar_type());
-  TORCH_CHECK(elementwise_dtype(p.out_dtype), kOp, ": unsupported result dtype ", p.out_dtype);
+  TORCH_CHECK(elementwise_dtype(p.out_dtype), kSumOp, ": unsupported result dtype ", p.out_dtype);
   const int64_t ndim = x.dim();
   if (!dim.has_value() || dim->empty()) {
     // dim=None and dim=[] reduce every dim.
@@ -127,7 +127,7 @@ void reduce_mid(const at::Tensor& x, const at::Tensor& out, const at::Tensor& re
   const int64_t block_n = std::min(next_pow2(n), std::max<int64_t>(1, kTile / block_k));
   const int64_t k_blocks = cdiv(k_size, block_k);
   const int64_t programs = m * k_blocks;
-  TORCH_CHECK(programs <= std::numeric_limits<int32_t>::max(), kOp, ": output too large for one launch");
+  TORCH_CHECK(programs <= std::numeric_limits<int32_t>::max(), kSumOp, ": output too large for one launch");
   const auto [splits, chunk] = split_n(programs, n, block_n);
   const int warps = warps_for(block_n * block_k);
   if (splits == 1) {
@@ -144,7 +144,7 @@ void reduce_mid(const at::Tensor& x, const at::Tensor& out, const at::Tensor& re
 at::Tensor sum_cuda(const at::Tensor& x, at::OptionalIntArrayRef dim, bool keepdim,
                     std::optional<c10::ScalarType> dtype) {
   const Plan p = make_plan(x, dim, keepdim, dtype);
-  TORCH_CHECK(x.is_cuda(), kOp, ": expected a CUDA tensor, got a tensor on ", x.device());
+  TORCH_CHECK(x.is_cuda(), kSumOp, ": expected a CUDA tensor, got a tensor on ", x.device());
   at::Tensor out = at::empty(p.out_shape, x.options().dtype(p.out_dtype));
   if (out.numel() == 0) return out;
   if (x.numel() == 0) return out.zero_();  // sums of nothing

@@ -204,3 +204,29 @@ def instrumentation_knobs():
     if compilation is not None and hasattr(compilation, "instrumentation_mode"):
         return compilation
     return SimpleNamespace(instrumentation_mode="")
+
+
+# The sha256 of ConstexprFunction.__call__'s source (dedented) in the Triton versions whose host
+# call triton_jit.install() serves from C++: 3.5.1 to 3.9.0 have the same one. It unwraps each
+# argument's tl.constexpr, drops the compiler's _semantic, and, without it, returns what the
+# wrapped function returns.
+_CONSTEXPR_CALL_SOURCES = frozenset({"36b72af5f345edef731cb016235210e2799ab3284b442e5368ed5d400e494ec4"})
+
+
+def constexpr_function_type():
+    """triton.runtime.jit.ConstexprFunction (3.5 and newer: triton.cdiv and the other
+    @triton.constexpr_function helpers) where its __call__ is one the runtime knows (its source
+    among _CONSTEXPR_CALL_SOURCES), whose host calls triton_jit.install() may then serve; None
+    otherwise (3.4 has no such type; a Triton that changed it, or installed without its sources,
+    keeps its own)."""
+    import inspect
+    import textwrap
+
+    import triton.runtime.jit as jit
+    cls = getattr(jit, "ConstexprFunction", None)
+    call = getattr(cls, "__dict__", {}).get("__call__")
+    try:
+        source = textwrap.dedent(inspect.getsource(call))
+    except (OSError, TypeError):
+        return None
+    return cls if hashlib.sha256(source.encode("utf-8")).hexdigest() in _CONSTEXPR_CALL_SOURCES else None
