@@ -28,10 +28,10 @@ function(triton_jit_unity_groups target)
   # ccache hashes a file's path for __FILE__, and a unity file's path is its build folder's: told
   # to ignore it, ccache serves the library's nested builds (the wheel, a parent project's
   # subdirectory) this build's objects. Safe: the sources a unity file includes keep their own
-  # paths, so __FILE__ in them is the same from any build folder. A launcher set on the target
-  # already (precompiled headers' sloppiness) is kept.
+  # paths, so __FILE__ in them is the same from any build folder. A launcher of the target's own
+  # (precompiled headers' sloppiness) is kept.
   get_target_property(launcher ${target} CXX_COMPILER_LAUNCHER)
-  if(NOT launcher AND CMAKE_CXX_COMPILER_LAUNCHER MATCHES "ccache")
+  if("${launcher}" STREQUAL "${CMAKE_CXX_COMPILER_LAUNCHER}" AND launcher MATCHES "ccache")
     set_property(TARGET ${target} PROPERTY CXX_COMPILER_LAUNCHER
                  "${CMAKE_COMMAND}" -E env CCACHE_SLOPPINESS=file_macro ${CMAKE_CXX_COMPILER_LAUNCHER})
   endif()
