@@ -1,6 +1,6 @@
 # triton_jit_unity_groups(TARGET "a.cpp,b.cpp" "c.cpp,d.cpp" ...): each comma-separated list of
-# TARGET's sources compiles as one file (a unity build, CMake's GROUP mode); sources in no list
-# compile on their own.
+# TARGET's sources compiles as one file (a unity build: <build>/unity/TARGET_N.cpp includes them);
+# sources in no list compile on their own.
 #
 # Files that include the same heavy headers (pybind11, libtorch, GoogleTest) each parse them and
 # instantiate the same templates again: the Python bridge's seven pybind11 files took about 70 s
@@ -10,7 +10,7 @@
 # compile; an overload with other parameters would be chosen silently, so helpers shared by
 # several test files live in tests/cpu/test_util.h and tests/support/). TRITON_JIT_UNITY=OFF
 # compiles each file on its own (to find such a clash, or to compile one file while editing it).
-# CMake leaves out of a group any file with compile definitions or options of its own.
+# A file with compile definitions or options of its own must not be in a group.
 include_guard(GLOBAL)
 
 option(TRITON_JIT_UNITY "Compile groups of C++ files that share heavy headers as one file each (cmake/unity_groups.cmake)" ON)
@@ -19,26 +19,34 @@ function(triton_jit_unity_groups target)
   if(NOT TRITON_JIT_UNITY OR NOT ARGN)
     return()
   endif()
-  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
   # A fixture in a file's anonymous namespace is, in a unity file, one "of another file" to GCC,
   # which warns of every TEST_F deriving from it.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
   endif()
-  # ccache hashes a file's path for __FILE__, and a unity file's path is its build folder's: told
-  # to ignore it, ccache serves the library's nested builds (the wheel, a parent project's
-  # subdirectory) this build's objects. Safe: the sources a unity file includes keep their own
-  # paths, so __FILE__ in them is the same from any build folder. A launcher of the target's own
-  # (precompiled headers' sloppiness) is kept.
-  get_target_property(launcher ${target} CXX_COMPILER_LAUNCHER)
-  if("${launcher}" STREQUAL "${CMAKE_CXX_COMPILER_LAUNCHER}" AND launcher MATCHES "ccache")
-    set_property(TARGET ${target} PROPERTY CXX_COMPILER_LAUNCHER
-                 "${CMAKE_COMMAND}" -E env CCACHE_SLOPPINESS=file_macro ${CMAKE_CXX_COMPILER_LAUNCHER})
-  endif()
+  # The unity files are written here rather than by CMake's UNITY_BUILD, whose files lie in the
+  # target's own folder: ccache hashes a file's path (relative to the build folder), and where
+  # the library is a subdirectory of another project (consumers.subdirectory) that folder is
+  # another, so none of this build's objects would serve it. Under the top build folder, at the
+  # same path in any build, with the same content (the sources by absolute path), they do.
+  get_target_property(sources ${target} SOURCES)
   set(group 0)
-  foreach(sources IN LISTS ARGN)
-    string(REPLACE "," ";" sources "${sources}")
-    set_source_files_properties(${sources} TARGET_DIRECTORY ${target} PROPERTIES UNITY_GROUP "${target}_${group}")
+  foreach(members IN LISTS ARGN)
+    string(REPLACE "," ";" members "${members}")
+    set(unity "${CMAKE_BINARY_DIR}/unity/${target}_${group}.cpp")
+    set(content "// ${target}'s group ${group}, compiled as one file (cmake/unity_groups.cmake).\n")
+    foreach(member IN LISTS members)
+      list(FIND sources "${member}" at)
+      if(at EQUAL -1)
+        message(FATAL_ERROR "triton_jit_unity_groups: ${member} is not a source of ${target}")
+      endif()
+      list(REMOVE_AT sources ${at})
+      get_filename_component(path "${member}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      string(APPEND content "#include \"${path}\"\n")
+    endforeach()
+    file(GENERATE OUTPUT "${unity}" CONTENT "${content}")
+    list(APPEND sources "${unity}")
     math(EXPR group "${group} + 1")
   endforeach()
+  set_property(TARGET ${target} PROPERTY SOURCES ${sources})
 endfunction()
