@@ -9,6 +9,7 @@
 
 #include "dtypes.h"
 #include "pyutil.h"
+#include "torch_native.h"
 #include "triton_jit/dtype.h"
 #include "triton_jit/errors.h"
 
@@ -314,41 +315,58 @@ bool torch_multi_gpu() {
   return g_torch_gpus > 1;
 }
 
-ArgValue from_torch(PyObject* o, const std::string& param, ConvertContext& ctx, bool multi_gpu) {
+[[noreturn]] void fail_not_cuda(PyObject* o, const ConvertContext& ctx, const std::string& param) {
+  nb::object device = nb::steal(PyObject_GetAttr(o, n.device));
+  if (!device.is_valid()) PyErr_Clear();
+  fail(ctx, param,
+       "a torch tensor on " + (device.is_valid() ? str_of(device.ptr()) : std::string("a non-CUDA device")) +
+           "; kernels run on the GPU: move it with .cuda() or .to('cuda')");
+}
+
+// A torch tensor through its Python attributes (a subclass, a torch function mode, a patched
+// torch.Tensor, or no triton_jit._torch_native), its element type in *dtype (a subclass's dtype
+// attribute may return an object it does not keep).
+TorchTensorFacts read_torch_in_python(PyObject* o, const std::string& param, const ConvertContext& ctx, bool multi_gpu,
+                                      DType* dtype_out) {
+  TorchTensorFacts f;
   PyObject* is_cuda = PyObject_GetAttr(o, n.is_cuda);
   if (is_cuda == nullptr) fail_python(ctx, param, "Tensor.is_cuda");
   Py_DECREF(is_cuda);  // True/False are immortal
-  if (is_cuda != Py_True) {
-    nb::object device = nb::steal(PyObject_GetAttr(o, n.device));
-    if (!device.is_valid()) PyErr_Clear();
-    fail(ctx, param,
-         "a torch tensor on " + (device.is_valid() ? str_of(device.ptr()) : std::string("a non-CUDA device")) +
-             "; kernels run on the GPU: move it with .cuda() or .to('cuda')");
-  }
-  // A ROCm build of torch names its AMD GPUs 'cuda' too: its version says whose memory this is.
-  if (ctx.launching) check_backend(ctx, param, torch_is_rocm(), "a torch tensor");
+  f.is_cuda = is_cuda == Py_True;
+  if (!f.is_cuda) return f;
   nb::object addr = nb::steal(call_data_ptr(o));
   if (!addr.is_valid()) fail_python(ctx, param, "Tensor.data_ptr()");
-  const uint64_t address = PyLong_AsUnsignedLongLong(addr.ptr());
+  f.address = PyLong_AsUnsignedLongLong(addr.ptr());
   nb::object dtype = nb::steal(PyObject_GetAttr(o, n.dtype));
   if (!dtype.is_valid()) fail_python(ctx, param, "Tensor.dtype");
-  const DType d = tensor_dtype(dtype.ptr(), ctx, param);
-  int device = -1;
+  *dtype_out = tensor_dtype(dtype.ptr(), ctx, param);
   if (multi_gpu) {
     nb::object index = nb::steal(PyObject_CallMethodNoArgs(o, n.get_device));
     if (!index.is_valid()) fail_python(ctx, param, "Tensor.get_device()");
-    device = static_cast<int>(PyLong_AsLong(index.ptr()));
+    f.device = static_cast<int32_t>(PyLong_AsLong(index.ptr()));
   }
-  uint64_t bytes = 0;
   if (ctx.need_bytes) {
     nb::object nbytes = nb::steal(PyObject_GetAttr(o, n.nbytes));
-    if (nbytes.is_valid()) {
-      bytes = PyLong_AsUnsignedLongLong(nbytes.ptr());
-    }
-    if (PyErr_Occurred()) PyErr_Clear(), bytes = 0;
+    if (nbytes.is_valid()) f.nbytes = PyLong_AsUnsignedLongLong(nbytes.ptr());
+    if (PyErr_Occurred()) PyErr_Clear(), f.nbytes = 0;
   }
-  note_tensor(ctx, Framework::Torch, device, param);
-  return ArgValue::pointer(reinterpret_cast<const void*>(static_cast<uintptr_t>(address)), d, bytes);
+  return f;
+}
+
+ArgValue from_torch(PyObject* o, const std::string& param, ConvertContext& ctx, bool multi_gpu) {
+  TorchTensorFacts f;
+  DType d{};
+  const TorchNativeApi* native = torch_native();
+  const int read = native != nullptr ? native->read_tensor(o, ctx.need_bytes, &f) : 0;
+  if (read < 0) fail_python(ctx, param, "Tensor.data_ptr()");
+  if (read == 0) f = read_torch_in_python(o, param, ctx, multi_gpu, &d);
+  if (!f.is_cuda) fail_not_cuda(o, ctx, param);
+  // torch's own dtype object, which torch keeps for the process.
+  if (read > 0) d = tensor_dtype(f.dtype, ctx, param);
+  // A ROCm build of torch names its AMD GPUs 'cuda' too: its version says whose memory this is.
+  if (ctx.launching) check_backend(ctx, param, torch_is_rocm(), "a torch tensor");
+  note_tensor(ctx, Framework::Torch, multi_gpu ? f.device : -1, param);
+  return ArgValue::pointer(reinterpret_cast<const void*>(static_cast<uintptr_t>(f.address)), d, f.nbytes);
 }
 
 ArgValue from_dtype(PyObject* o, const std::string& param, ConvertContext& ctx) {
@@ -673,6 +691,11 @@ uint64_t framework_stream(const ConvertContext& ctx) {
       }
       // With one GPU the current device can only be 0: no call to ask.
       const int device = ctx.device >= 0 ? ctx.device : g_torch_gpus == 1 ? 0 : nb::cast<int>((*current_device)());
+      // The same stream from C++ through triton_jit._torch_native, without a Python call.
+      uint64_t handle = 0;
+      if (const TorchNativeApi* native = torch_native(); native != nullptr && native->current_stream(device, &handle)) {
+        return handle;
+      }
       if (raw == nullptr) return nb::cast<uint64_t>((*current_stream)(device).attr("cuda_stream"));
       return nb::cast<uint64_t>((*raw)(device));
     }

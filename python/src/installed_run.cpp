@@ -3,6 +3,7 @@
 #include <structmember.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "errors.h"
@@ -332,16 +333,95 @@ PyObject* global_or_clear(PyObject* name) {
   return v;
 }
 
-// Whether a call with these module-level settings goes to Triton's own run (the Python run's
-// conditions after the entry's own: version, pre-run hooks, compile hooks, async compiles, debug,
-// instrumentation).
-bool falls_back(PyObject* fn) {
+// Whether the process-wide settings send calls to Triton's own run (the Python run's conditions
+// after the entry's own): the supported version, the compile hooks, debug, instrumentation.
+bool settings_fall_back() {
   PyObject* version_ok = global_or_clear(s_version_ok);
-  if (version_ok == nullptr || !truthy(version_ok) || attr_truthy(fn, s_pre_run_hooks)) return true;
+  if (version_ok == nullptr || !truthy(version_ok)) return true;
   PyObject* knobs = global_or_clear(s_knobs);
-  if (knobs == nullptr || attr_not_none(knobs, s_jit_cache_hook) || attr_not_none(knobs, s_jit_post_compile_hook)) {
+  if (knobs == nullptr || attr_not_none(knobs, s_jit_cache_hook) || attr_not_none(knobs, s_jit_post_compile_hook) ||
+      attr_truthy(knobs, s_debug)) {
     return true;
   }
+  PyObject* instrumentation = global_or_clear(s_instrumentation);
+  return instrumentation == nullptr || attr_truthy(instrumentation, s_instrumentation_mode);
+}
+
+#if PY_VERSION_HEX >= 0x030C0000
+// Python 3.12's dict and type watchers: the settings' answer is kept until something it was read
+// from changes (_install's globals, the knobs objects' own attributes, their classes). Reading them
+// costs a call about 0.3 us; the watched answer one load.
+int g_dict_watcher = -1;
+int g_type_watcher = -1;
+bool g_settings_known = false;
+bool g_settings_answer = false;
+
+int on_settings_dict_event(PyDict_WatchEvent, PyObject*, PyObject*, PyObject*) {
+  g_settings_known = false;
+  return 0;
+}
+
+int on_settings_type_event(PyTypeObject*) {
+  g_settings_known = false;
+  return 0;
+}
+
+// Watches `object` for the attributes `names`: false where one is computed (a descriptor, a
+// __getattr__), which no watcher sees change.
+bool watch_attributes(PyObject* object, std::initializer_list<PyObject*> names) {
+  PyTypeObject* type = Py_TYPE(object);
+  if (type->tp_getattro != PyObject_GenericGetAttr) return false;
+  for (PyObject* name : names) {
+    PyObject* found = _PyType_Lookup(type, name);  // borrowed
+    if (found != nullptr && Py_TYPE(found)->tp_descr_get != nullptr) return false;
+  }
+  nb::object dict = nb::steal(PyObject_GenericGetDict(object, nullptr));
+  if (!dict.is_valid() || !PyDict_CheckExact(dict.ptr())) {
+    PyErr_Clear();
+    return false;
+  }
+  if (PyDict_Watch(g_dict_watcher, dict.ptr()) < 0 ||
+      PyType_Watch(g_type_watcher, reinterpret_cast<PyObject*>(type)) < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  return true;
+}
+
+// Watches what settings_fall_back reads; false where it cannot (read again at every call).
+bool watch_settings() {
+  if (g_dict_watcher < 0) g_dict_watcher = PyDict_AddWatcher(on_settings_dict_event);
+  if (g_type_watcher < 0) g_type_watcher = PyType_AddWatcher(on_settings_type_event);
+  if (g_dict_watcher < 0 || g_type_watcher < 0 || PyDict_Watch(g_dict_watcher, g_install_globals) < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  PyObject* knobs = global_or_clear(s_knobs);
+  PyObject* instrumentation = global_or_clear(s_instrumentation);
+  return knobs != nullptr && instrumentation != nullptr &&
+         watch_attributes(knobs, {s_jit_cache_hook, s_jit_post_compile_hook, s_debug}) &&
+         watch_attributes(instrumentation, {s_instrumentation_mode});
+}
+#endif
+
+bool settings_fall_back_watched() {
+#if PY_VERSION_HEX >= 0x030C0000
+  if (g_settings_known) return g_settings_answer;
+  const bool answer = settings_fall_back();
+  // Kept only where everything the read touched is watched: a computed attribute (whose read may
+  // run code, and may answer differently next time) makes watch_settings refuse.
+  g_settings_answer = answer;
+  g_settings_known = watch_settings();
+  return answer;
+#else
+  return settings_fall_back();
+#endif
+}
+
+// Whether a call goes to Triton's own run for a reason of its function (pre-run hooks), of its
+// context (an async compile mode) or of the process (settings_fall_back).
+bool falls_back(PyObject* fn) {
+  if (attr_truthy(fn, s_pre_run_hooks) || settings_fall_back_watched()) return true;
   PyObject* active = global_or_clear(s_async_active);
   if (active == nullptr) return true;
   PyObject* var = global_or_clear(s_async_var);
@@ -355,18 +435,14 @@ bool falls_back(PyObject* fn) {
     if (mode == nullptr) return true;
     const bool on = mode != Py_None;
     Py_DECREF(mode);
-    if (on) return true;
-  } else {
-    nb::object on = nb::steal(PyObject_CallNoArgs(active));
-    if (!on.is_valid()) {
-      PyErr_Clear();
-      return true;
-    }
-    if (truthy(on.ptr())) return true;
+    return on;
   }
-  if (attr_truthy(knobs, s_debug)) return true;
-  PyObject* instrumentation = global_or_clear(s_instrumentation);
-  return instrumentation == nullptr || attr_truthy(instrumentation, s_instrumentation_mode);
+  nb::object on = nb::steal(PyObject_CallNoArgs(active));
+  if (!on.is_valid()) {
+    PyErr_Clear();
+    return true;
+  }
+  return truthy(on.ptr());
 }
 
 bool builtin_scalar(PyObject* o) {

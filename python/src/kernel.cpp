@@ -295,6 +295,8 @@ void Kernel::init(TritonJitFunction& fn) {
     const std::string& name = fn.signature().params[p].name;
     names_.push_back(&name);
     py_names_.push_back(nb::steal(PyUnicode_InternFromString(name.c_str())));
+    const ArgValue* d = binder_->caller_default(names_.size() - 1);
+    py_defaults_.push_back(d != nullptr ? nb::steal(arg_to_python(*d)) : nb::object());
   }
 }
 
@@ -327,6 +329,7 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
   c.count = nargs;
 
   const Py_ssize_t num_keywords = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  size_t next = nargs;  // where the search for the next keyword starts: callers name them in order
   for (Py_ssize_t kw = 0; kw < num_keywords; ++kw) {
     if (kw < 64 && ((skip_keywords >> kw) & 1) != 0) continue;
     PyObject* key = PyTuple_GET_ITEM(kwnames, kw);
@@ -334,9 +337,11 @@ void Kernel::prepare(Call& c, PyObject* const* args, size_t nargs, PyObject* kwn
     // By identity of the interned name (a keyword written in the call is interned), else by value
     // through the binder.
     size_t found = n;
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = next + j < n ? next + j : next + j - n;
       if (py_names_[i].ptr() == key) {
         found = i;
+        next = i + 1;
         break;
       }
     }
@@ -452,18 +457,24 @@ void Kernel::set_grid(Call& c, nb::handle grid) {
     return;
   }
   if (!decorated_) {
-    // Triton's meta: every argument by name, defaults included, and the launch options.
+    // Triton's meta: every argument by name, defaults included, and the launch options. Built
+    // with the interned names and the defaults' objects made once: a grid function is called on
+    // every launch of fla's and Liger's kernels.
     nb::dict meta;
     for (size_t i = 0; i < py_names_.size(); ++i) {
-      if (i < c.count && c.objects[i] != nullptr) {
-        meta[py_names_[i]] = nb::borrow(c.objects[i]);
-      } else if (const ArgValue* d = binder_->caller_default(i)) {
-        meta[py_names_[i]] = nb::steal(arg_to_python(*d));
+      PyObject* value = i < c.count && c.objects[i] != nullptr ? c.objects[i] : py_defaults_[i].ptr();
+      if (value != nullptr && PyDict_SetItem(meta.ptr(), py_names_[i].ptr(), value) != 0) throw nb::python_error();
+    }
+    const int options[3] = {c.config.num_warps,
+                            launch_num_stages(c.config.num_stages),  // the target's default resolved
+                            c.config.num_ctas};
+    PyObject* option_names[3] = {g_num_warps, g_num_stages, g_num_ctas};
+    for (int i = 0; i < 3; ++i) {
+      nb::object value = nb::steal(PyLong_FromLong(options[i]));
+      if (!value.is_valid() || PyDict_SetItem(meta.ptr(), option_names[i], value.ptr()) != 0) {
+        throw nb::python_error();
       }
     }
-    meta["num_warps"] = c.config.num_warps;
-    meta["num_stages"] = launch_num_stages(c.config.num_stages);  // the target's default resolved
-    meta["num_ctas"] = c.config.num_ctas;
     nb::object g = grid(meta);
     c.config.grid = grid_of(*this, g.ptr());
     if (c.hook_call != nullptr) PyList_SetItem(c.hook_call, 1, g.inc_ref().ptr());

@@ -101,6 +101,8 @@ class Kernel {
   // same interned: keywords are found by identity first.
   std::vector<const std::string*> names_;
   std::vector<nanobind::object> py_names_;
+  // Per caller position, the default's Python value for a grid function's meta (null: none).
+  std::vector<nanobind::object> py_defaults_;
   bool decorated_ = false;
   bool need_bytes_ = false;
   std::vector<std::unique_ptr<OptionsEntry>> options_cache_;

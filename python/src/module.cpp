@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "installed_run.h"
 #include "kernel.h"
+#include "torch_native.h"
 #include "types.h"
 
 NB_MODULE(_C, m) {
@@ -18,4 +19,5 @@ NB_MODULE(_C, m) {
   triton_jit::python::register_settings(m);
   triton_jit::python::register_kernel(m);
   triton_jit::python::register_installed_run(m);
+  triton_jit::python::register_torch_native(m);
 }

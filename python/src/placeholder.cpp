@@ -1,7 +1,7 @@
 #include "placeholder.h"
 
 #include "pyutil.h"
-#include "torch_alloc.h"
+#include "torch_native.h"
 #include "triton_jit/errors.h"
 
 namespace nb = nanobind;
@@ -41,41 +41,23 @@ PyObject* helper(const char* name, PyObject** slot) {
   return *slot;
 }
 
-// triton_jit._torch_alloc's allocation (torch_alloc.h), looked up at the first torch placeholder
-// by triton_jit._placeholder.torch_allocator: nullptr where the module is absent or was built
-// against another torch than the imported one.
-enum class TorchAllocState { Unknown, Loaded, Absent };
-TorchAllocState g_torch_alloc_state = TorchAllocState::Unknown;
-TorchEmptyLike g_torch_empty_like = nullptr;
-
-// False with a Python error set when the lookup itself failed (an absent module is no failure).
-bool load_torch_allocator() {
-  static PyObject* find = nullptr;
-  PyObject* argv[1] = {nullptr};
-  nb::object capsule = nb::steal(PyObject_Vectorcall(helper("torch_allocator", &find), argv + 1,
-                                                     0 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr));
-  if (!capsule.is_valid()) return false;
-  g_torch_empty_like = nullptr;
-  if (!capsule.is_none()) {
-    void* fn = PyCapsule_GetPointer(capsule.ptr(), kTorchAllocCapsuleName);
-    if (fn == nullptr) return false;
-    g_torch_empty_like = reinterpret_cast<TorchEmptyLike>(fn);
-  }
-  g_torch_alloc_state = g_torch_empty_like != nullptr ? TorchAllocState::Loaded : TorchAllocState::Absent;
-  return true;
-}
-
 // torch.empty_like(like[, dtype=]) when no shape is given; like.new_empty(shape[, dtype=]) (torch.empty
 // on like's device, layout and dtype) when one is. A plain torch.Tensor goes to libtorch from C++
-// (triton_jit._torch_alloc) where that module is loaded and takes it; anything else (a subclass,
+// (triton_jit._torch_native) where that module is loaded and takes it; anything else (a subclass,
 // whose __torch_function__ must run; a torch function mode) to torch's own functions, called from C:
 // no Python frame of ours. *native says which of the two allocated.
 PyObject* allocate_torch(PlaceholderObject* p, bool* native) {
   *native = false;
-  if (g_torch_alloc_state == TorchAllocState::Unknown && !load_torch_allocator()) return nullptr;
-  if (g_torch_empty_like != nullptr && Py_TYPE(p->like) == g_torch_tensor.get()) {
+  const TorchNativeApi* native_api = nullptr;
+  try {
+    native_api = torch_native();
+  } catch (nb::python_error& e) {
+    e.restore();
+    return nullptr;
+  }
+  if (native_api != nullptr && Py_TYPE(p->like) == g_torch_tensor.get()) {
     PyObject* out = nullptr;
-    const int rc = g_torch_empty_like(p->like, p->dtype, p->shape, &out);
+    const int rc = native_api->empty_like(p->like, p->dtype, p->shape, &out);
     if (rc != 0) {
       *native = rc > 0;
       return out;  // nullptr with torch's error set for rc < 0
@@ -238,7 +220,7 @@ PyObject* placeholder_data_ptr(PyObject* self, PyObject*) {
 
 namespace {
 
-// allocate_placeholder, saying in *native whether libtorch allocated from C++ (triton_jit._torch_alloc).
+// allocate_placeholder, saying in *native whether libtorch allocated from C++ (triton_jit._torch_native).
 PyObject* allocate_placeholder_traced(PyObject* o, const std::string& function, const std::string& param,
                                       bool* native) {
   PlaceholderObject* p = as_placeholder(o);
@@ -302,9 +284,8 @@ void register_placeholder(nb::module_& m) {
   if (fn == nullptr) throw nb::python_error();
   m.attr("empty_like") = nb::steal(fn);
 
-  // Test hooks (tests/python/test_torch_alloc.py): the allocation a launch makes for
-  // empty_like(like, dtype, shape), on any device, with the path that made it; and a fresh lookup
-  // of triton_jit._torch_alloc at the next torch placeholder.
+  // Test hook (tests/python/test_torch_native.py): the allocation a launch makes for
+  // empty_like(like, dtype, shape), on any device, with the path that made it.
   m.def(
       "_placeholder_allocate_for_test",
       [fn](nb::handle like, nb::handle dtype, nb::handle shape) {
@@ -318,10 +299,6 @@ void register_placeholder(nb::module_& m) {
         return nb::make_tuple(array, native ? "c++" : "python");
       },
       nb::arg("like"), nb::arg("dtype").none() = nb::none(), nb::arg("shape").none() = nb::none());
-  m.def("_placeholder_reset_torch_allocator_for_test", [] {
-    g_torch_alloc_state = TorchAllocState::Unknown;
-    g_torch_empty_like = nullptr;
-  });
 }
 
 }  // namespace triton_jit::python

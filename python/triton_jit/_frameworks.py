@@ -1,6 +1,11 @@
 """Framework helpers for code written once for torch, CuPy and JAX arrays (the seed's
 triton.shape / triton.empty): which framework an object belongs to, its shape and strides in
-elements, and new arrays allocated beside it."""
+elements, and new arrays allocated beside it; and the lookup of triton_jit._torch_native, through
+which the extension calls libtorch from C++."""
+import importlib
+import logging
+
+_log = logging.getLogger("triton_jit")
 
 
 def framework_of(x):
@@ -99,3 +104,25 @@ def empty(shape_, dtype=None, like=None):
         import numpy
         return numpy.empty(shape_, dtype=name)
     raise TypeError(f"triton_jit.empty: no framework for an object of type {type(like).__name__}")
+
+
+def torch_native():
+    """The capsule of triton_jit._torch_native's table (python/src/torch_native.h), looked up by the
+    extension at its first torch tensor or placeholder; None, said once at debug level, where that
+    module was not built (no torch at build time), cannot be loaded, or was built against another
+    torch than the imported one (its C++ ABI is that torch's). Torch tensors are then read through
+    their Python attributes and outputs allocated through torch.empty_like: the same values, about
+    0.25 us a tensor and 1.5 us an output slower."""
+    import torch  # imported already: the call holds a torch.Tensor
+    try:
+        native = importlib.import_module(__package__ + "._torch_native")
+    except ImportError as e:
+        _log.debug("triton_jit: torch tensors are read and allocated through torch's Python API: "
+                   "triton_jit._torch_native is not available (%s)", e)
+        return None
+    if native.TORCH_VERSION != torch.__version__:
+        _log.debug("triton_jit: torch tensors are read and allocated through torch's Python API: "
+                   "triton_jit._torch_native was built against torch %s, the imported torch is %s (rebuild the "
+                   "package to call libtorch from C++)", native.TORCH_VERSION, torch.__version__)
+        return None
+    return native.api

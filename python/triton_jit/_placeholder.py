@@ -1,35 +1,11 @@
 """The Python side of triton_jit.empty_like placeholders (python/src/placeholder.cpp): allocation in
 the frameworks other than torch (torch's is called from C), and the error for a placeholder that
-reached a launch which allocates nothing (Triton's own kernel[grid](...)), and the lookup of
-triton_jit._torch_alloc, which allocates torch outputs from C++."""
-import importlib
-import logging
+reached a launch which allocates nothing (Triton's own kernel[grid](...)). Torch outputs are
+allocated by libtorch from C++ (triton_jit._torch_native, found through
+_frameworks.torch_native)."""
 import sys
 
 from ._frameworks import empty, framework_of
-
-_log = logging.getLogger("triton_jit")
-
-
-def torch_allocator():
-    """The capsule of triton_jit._torch_alloc's allocation (python/src/torch_alloc.h), looked up by
-    the extension at its first torch placeholder; None, said once at debug level, where that module
-    was not built (no torch at build time), cannot be loaded, or was built against another torch
-    than the imported one (its C++ ABI is that torch's): torch outputs are then allocated through
-    torch.empty_like, as correct and about 1.5 us slower."""
-    import torch  # imported already: the placeholder's like= is a torch.Tensor
-    try:
-        _torch_alloc = importlib.import_module(__package__ + "._torch_alloc")
-    except ImportError as e:
-        _log.debug("triton_jit.empty_like: torch outputs are allocated through torch.empty_like: "
-                   "triton_jit._torch_alloc is not available (%s)", e)
-        return None
-    if _torch_alloc.TORCH_VERSION != torch.__version__:
-        _log.debug("triton_jit.empty_like: torch outputs are allocated through torch.empty_like: "
-                   "triton_jit._torch_alloc was built against torch %s, the imported torch is %s (rebuild the "
-                   "package to allocate them from C++)", _torch_alloc.TORCH_VERSION, torch.__version__)
-        return None
-    return _torch_alloc.empty_like
 
 
 def allocate(like, dtype, shape):

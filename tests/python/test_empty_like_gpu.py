@@ -115,15 +115,15 @@ def test_the_output_is_allocated_on_the_current_stream_and_launched_there():
 
 
 def test_cuda_outputs_are_allocated_by_libtorch_from_cxx_as_torch_allocates_them():
-    """triton_jit._torch_alloc (where built) takes plain CUDA tensors: torch.empty_like's and
+    """triton_jit._torch_native (where built) takes plain CUDA tensors: torch.empty_like's and
     Tensor.new_empty's results, on like's device, from the caching allocator, on another device
     than the current one too."""
     try:
-        from triton_jit import _torch_alloc  # noqa: F401
+        from triton_jit import _torch_native  # noqa: F401
     except ImportError as e:
-        pytest.skip(f"triton_jit._torch_alloc was not built ({e})")
+        pytest.skip(f"triton_jit._torch_native was not built ({e})")
     _C = triton_jit._C
-    _C._placeholder_reset_torch_allocator_for_test()
+    _C._torch_native_reset_for_test()
     base = torch.randn(2, 3, 4, 5, device="cuda")
     devices = [torch.device("cuda", i) for i in range(torch.cuda.device_count())]
     likes = [base, base.contiguous(memory_format=torch.channels_last), base.permute(3, 1, 0, 2), base[:, :, ::2],

@@ -333,3 +333,48 @@ def test_hip_specialization_reads_a_torch_tensors_storage():
     from triton import knobs
     if knobs.amd.use_buffer_ops:
         assert want.startswith("[('*fp32', 'DS'), ('*fp32', 'DS'), ('*fp32', 'D')"), want
+
+
+def test_torch_tensors_read_from_cxx_or_by_python_launch_what_data_ptr_says():
+    """A launch reads plain tensors and Parameters through libtorch from C++ (triton_jit._torch_native
+    where built) and the rest through Python: a subclass, and every tensor while torch.Tensor's
+    data_ptr is patched (as device plugins patch it), whose replacement the launch must call, as
+    Triton's launch does."""
+    n = 4096
+    x = torch.randn(n, device="cuda")
+    y = torch.nn.Parameter(torch.randn(n, device="cuda"))
+    add = triton_jit.jit(py_kernels.add_kernel)
+    out = torch.zeros(n + 256, device="cuda")
+    add[grid_for(n, 1024)](x, y, out, n)
+    torch.testing.assert_close(out[:n], x + y.detach())
+
+    class Marked(torch.Tensor):
+        pass
+
+    out.zero_()
+    add[grid_for(n, 1024)](x.as_subclass(Marked), y, out.as_subclass(Marked), n)
+    torch.testing.assert_close(out[:n], x + y.detach())
+
+    # data_ptr patched to point 256 floats further: the sum lands there, in out's tail.
+    out.zero_()
+    original = torch.Tensor.data_ptr
+    torch.Tensor.data_ptr = lambda self: original(self) + (256 * 4 if self is out else 0)
+    try:
+        add[grid_for(n, 1024)](x, y, out, n)
+    finally:
+        del torch.Tensor.data_ptr
+    assert torch.Tensor.data_ptr is original
+    torch.testing.assert_close(out[256:], x + y.detach())
+    assert torch.count_nonzero(out[:256]) == 0
+
+
+def test_the_current_stream_read_from_cxx_is_torchs():
+    native_stream = triton_jit._C._torch_current_stream_for_test
+    if native_stream(0) is None:
+        pytest.skip("triton_jit._torch_native is not built: the stream is asked through Python")
+    for device in range(torch.cuda.device_count()):
+        assert native_stream(device) == torch._C._cuda_getCurrentRawStream(device)
+        side = torch.cuda.Stream(device)
+        with torch.cuda.stream(side):
+            assert native_stream(device) == side.cuda_stream == torch._C._cuda_getCurrentRawStream(device)
+        assert native_stream(device) == torch.cuda.current_stream(device).cuda_stream

@@ -6,9 +6,10 @@ every call to the Python run).
 
 Checked: the same launches (arguments, grid, block, stream) through both runs over varied calls
 (keywords in any order, defaults left out, a grid callable, launch options); each fallback reason
-counted by install_stats() when the C++ run meets it; a changed global raising Triton's error; an
-error of the call's own raised as is; what a launch returns resolving through Triton's run with the
-call's own arguments; a dropped result keeping nothing alive."""
+counted by install_stats() when the C++ run meets it, also right after a launch it took (the
+settings are watched, not read at each call, on Python 3.12 and newer); a changed global raising
+Triton's error; an error of the call's own raised as is; what a launch returns resolving through
+Triton's run with the call's own arguments; a dropped result keeping nothing alive."""
 import pytest
 
 from test_rocm import run_on_fake_hip
@@ -115,6 +116,16 @@ _install._async_active = checker
 knobs.runtime.debug = True
 reason_of("debug", lambda: fn[(1, )](*args))
 knobs.runtime.debug = False
+reason_of("debug_read_again", lambda: fn[(1, )](*args))
+# On the knobs' class (Python 3.12 and newer watch the class as well as the object), with no
+# value of the object's own in front of it.
+own_debug = knobs.runtime.__dict__.pop("debug", None)
+class_debug = type(knobs.runtime).__dict__["debug"]
+type(knobs.runtime).debug = True
+reason_of("debug_on_class", lambda: fn[(1, )](*args))
+type(knobs.runtime).debug = class_debug
+if own_debug is not None:
+    knobs.runtime.debug = own_debug
 instrumentation = _install._instrumentation
 _install._instrumentation = type("Knobs", (), {"instrumentation_mode": "fpsan"})()
 reason_of("instrumentation", lambda: fn[(1, )](*args))
@@ -130,6 +141,7 @@ result["reasons"] = reasons
             "pre_run_hooks": ({"pre_run_hooks": 1}, 0, 1), "jit_cache_hook": ({"compile_hooks": 1}, 0, 1),
             "jit_post_compile_hook": ({"compile_hooks": 1}, 0, 1), "async_mode": ({"async_compile": 1}, 0, 1),
             "async_checker": ({"async_compile": 1}, 0, 1), "debug": ({"debug": 1}, 0, 1),
+            "debug_read_again": ({}, 1, 0), "debug_on_class": ({"debug": 1}, 0, 1),
             "instrumentation": ({"instrumentation": 1}, 0, 1), "triton_version": ({"triton_version": 1}, 0, 1),
             "none": ({}, 1, 0)}
     assert {k: tuple(v) for k, v in r["reasons"].items()} == {k: (v[0], v[1], v[2]) for k, v in want.items()}

@@ -166,3 +166,45 @@ def test_torch_compile_of_a_function_calling_a_user_kernel(installed):
     compiled = torch.compile(_add_with_user_kernel)(x, y)
     torch.cuda.synchronize()
     assert torch.equal(eager, compiled)
+
+
+def test_a_setting_changed_between_launches_sends_the_next_one_to_tritons_run(installed):
+    """The installed run reads the process-wide settings (Triton's knobs, the supported version)
+    once and then watches them (Python 3.12 and newer): a change made right after a launch it took
+    must reach the next launch, on the knobs object or on its class, and the launch after the
+    change is undone goes through the C++ run again."""
+    n = 4096
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    fn = install_kernels.plain_add
+
+    def reasons_of_one_launch():
+        before = triton_jit.install_stats()
+        fn[(triton.cdiv(n, 1024), )](x, y, out, n, BLOCK=1024)
+        return no_new_fallbacks(before)
+
+    assert reasons_of_one_launch() == {}
+    assert reasons_of_one_launch() == {}  # the settings' answer is kept here
+    knobs.runtime.debug = True
+    try:
+        assert reasons_of_one_launch() == {"debug": 1}
+    finally:
+        knobs.runtime.debug = False
+    assert reasons_of_one_launch() == {}
+    own = knobs.runtime.__dict__.pop("debug", None)
+    on_class = type(knobs.runtime).__dict__["debug"]
+    type(knobs.runtime).debug = True
+    try:
+        assert reasons_of_one_launch() == {"debug": 1}
+    finally:
+        type(knobs.runtime).debug = on_class
+        if own is not None:
+            knobs.runtime.debug = own
+    assert reasons_of_one_launch() == {}
+    knobs.runtime.jit_cache_hook = lambda *args, **kwargs: None
+    try:
+        assert reasons_of_one_launch() == {"compile_hooks": 1}
+    finally:
+        knobs.runtime.jit_cache_hook = None
+    assert reasons_of_one_launch() == {}
+    torch.testing.assert_close(out, x + y)

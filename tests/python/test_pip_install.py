@@ -108,16 +108,16 @@ def test_pip_install_into_an_empty_virtualenv():
     wheels = glob.glob(os.path.join(dist, "triton_jit-*.whl"))
     assert len(wheels) == 1, os.listdir(dist)
     wheel = wheels[0]
-    # triton_jit._torch_alloc is in the wheel when this python imports torch (it builds the wheel),
+    # triton_jit._torch_native is in the wheel when this python imports torch (it builds the wheel),
     # and carries no run path to this machine's torch libraries: it loads into a process that
     # imported torch. (The paths of torch's headers stay, in the messages of their assertions.)
     torch_spec = importlib.util.find_spec("torch")
     with zipfile.ZipFile(wheel) as archive:
         # The runner's start-up file for the processes a program starts (triton_jit/install.py).
         assert "triton_jit/_child_install/sitecustomize.py" in archive.namelist(), archive.namelist()
-        torch_alloc = [name for name in archive.namelist() if name.startswith("triton_jit/_torch_alloc")]
-        print("triton_jit._torch_alloc in the wheel:", torch_alloc or "no (no torch in the building python)")
-        for name in torch_alloc:
+        torch_native = [name for name in archive.namelist() if name.startswith("triton_jit/_torch_native")]
+        print("triton_jit._torch_native in the wheel:", torch_native or "no (no torch in the building python)")
+        for name in torch_native:
             data = archive.read(name)
             if torch_spec is not None and torch_spec.origin:
                 torch_lib = os.path.join(os.path.dirname(torch_spec.origin), "lib")
@@ -173,7 +173,7 @@ def test_pip_install_into_an_empty_virtualenv():
         import os, sys, triton_jit
         assert triton_jit.__file__.startswith({venv!r}), triton_jit.__file__
         assert "numpy" not in sys.modules and "torch" not in sys.modules, "an optional framework was imported"
-        assert "triton_jit._torch_alloc" not in sys.modules, "the torch allocator was loaded without torch"
+        assert "triton_jit._torch_native" not in sys.modules, "the torch module was loaded without torch"
         folder = os.path.dirname(triton_jit.__file__)
         assert os.path.isfile(os.path.join(folder, "libtriton_jit.so")), os.listdir(folder)
         assert os.path.isfile(os.path.join(folder, "libtriton_jit_python.so")), os.listdir(folder)

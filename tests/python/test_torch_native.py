@@ -1,4 +1,6 @@
-"""triton_jit._torch_alloc without a GPU: the output a launch allocates for a torch placeholder,
+"""triton_jit._torch_native without a GPU.
+
+Allocation: the output a launch allocates for a torch placeholder,
 made by libtorch from C++, is what torch's own Python functions return (torch.empty_like(like,
 dtype=) without a shape, like.new_empty(shape, dtype=) with one): dtype, shape, strides (memory
 format), device, type and requires_grad, for contiguous, channels_last, transposed, sliced and
@@ -7,9 +9,14 @@ __torch_function__ runs), a torch function mode, a dtype given as a Python type;
 module is left aside, saying so at debug level, when it is missing or was built against another
 torch than the imported one.
 
-The extension's test hook _placeholder_allocate_for_test runs the allocation a launch runs for
-triton_jit.empty_like(like, dtype, shape) and says which path made the array ("c++" or "python");
-launches themselves refuse CPU tensors."""
+Reads: what a launch reads of a torch tensor from C++ (data_ptr(), dtype, is_cuda, get_device(),
+nbytes) is what those Python attributes return, for tensors, views, Parameters and copy-on-write
+tensors; subclasses, torch function modes and a patched torch.Tensor go to Python.
+
+The extension's test hooks run what a launch runs: _placeholder_allocate_for_test the allocation for
+triton_jit.empty_like(like, dtype, shape), saying which path made the array ("c++" or "python");
+_read_torch_tensor_for_test the read of one tensor (None where the module leaves it to Python).
+Launches themselves refuse CPU tensors."""
 import logging
 import sys
 
@@ -25,25 +32,25 @@ allocate = _C._placeholder_allocate_for_test
 
 @pytest.fixture(autouse=True)
 def fresh_lookup():
-    """Each test looks triton_jit._torch_alloc up afresh at its first allocation (and leaves the
+    """Each test looks triton_jit._torch_native up afresh at its first allocation (and leaves the
     next test a fresh lookup too, whatever it patched)."""
-    _C._placeholder_reset_torch_allocator_for_test()
+    _C._torch_native_reset_for_test()
     yield
-    _C._placeholder_reset_torch_allocator_for_test()
+    _C._torch_native_reset_for_test()
 
 
 @pytest.fixture
 def native():
     """The module, where this build made it (a build whose python imports torch does)."""
     try:
-        from triton_jit import _torch_alloc
+        from triton_jit import _torch_native
     except ImportError as e:
-        pytest.skip(f"triton_jit._torch_alloc was not built or cannot be loaded ({e}): torch outputs are "
+        pytest.skip(f"triton_jit._torch_native was not built or cannot be loaded ({e}): torch outputs are "
                     f"allocated through torch.empty_like")
-    if _torch_alloc.TORCH_VERSION != torch.__version__:
-        pytest.skip(f"triton_jit._torch_alloc was built against torch {_torch_alloc.TORCH_VERSION}, this python "
+    if _torch_native.TORCH_VERSION != torch.__version__:
+        pytest.skip(f"triton_jit._torch_native was built against torch {_torch_native.TORCH_VERSION}, this python "
                     f"imports torch {torch.__version__}: torch outputs are allocated through torch.empty_like")
-    return _torch_alloc
+    return _torch_native
 
 
 def likes():
@@ -197,15 +204,15 @@ def test_a_module_built_against_another_torch_is_left_aside(native, monkeypatch,
         assert path == "python"
         assert_alike(got, torch.empty_like(like))
         allocate(like, None, None)  # looked up once: said once
-    said = [r.getMessage() for r in caplog.records if "_torch_alloc" in r.getMessage()]
+    said = [r.getMessage() for r in caplog.records if "_torch_native" in r.getMessage()]
     assert len(said) == 1 and "built against torch 0.0.0+other" in said[0] and torch.__version__ in said[0]
     monkeypatch.undo()
-    _C._placeholder_reset_torch_allocator_for_test()
+    _C._torch_native_reset_for_test()
     assert allocate(like, None, None)[1] == "c++"
 
 
 def test_without_the_module_torchs_functions_allocate(monkeypatch, caplog):
-    monkeypatch.setitem(sys.modules, "triton_jit._torch_alloc", None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "triton_jit._torch_native", None)  # import raises ImportError
     like = likes()["transposed"]
     with caplog.at_level(logging.DEBUG, logger="triton_jit"):
         got, path = allocate(like, torch.int8, None)
@@ -216,6 +223,86 @@ def test_without_the_module_torchs_functions_allocate(monkeypatch, caplog):
 
 def test_other_frameworks_never_load_the_module(monkeypatch):
     np = pytest.importorskip("numpy")
-    monkeypatch.setitem(sys.modules, "triton_jit._torch_alloc", None)
+    monkeypatch.setitem(sys.modules, "triton_jit._torch_native", None)
     with pytest.raises(triton_jit.errors.ArgumentError, match="numpy array"):
         allocate(np.zeros(3), None, None)
+
+
+# ---- reads ----
+
+read = _C._read_torch_tensor_for_test
+
+
+def python_read(t):
+    return {"data_ptr": t.data_ptr(), "dtype": t.dtype, "is_cuda": t.is_cuda, "get_device": t.get_device(),
+            "nbytes": t.nbytes}
+
+
+def test_reads_return_what_the_python_attributes_return(native):
+    base = torch.arange(2 * 3 * 4, dtype=torch.float32).reshape(2, 3, 4)
+    tensors = {**likes(), "view": base[1:, 1], "int8": torch.zeros(7, dtype=torch.int8), "bool": torch.ones(3) > 0,
+               "bfloat16": torch.zeros(4, dtype=torch.bfloat16), "empty": torch.empty(0),
+               "scalar": torch.tensor(3.0), "parameter": torch.nn.Parameter(torch.zeros(5, 3)),
+               "requires_grad": torch.zeros(2, requires_grad=True)}
+    for name, t in tensors.items():
+        got = read(t)
+        assert got == python_read(t), name
+        assert got["dtype"] is t.dtype, name  # torch's own object, not an equal one
+
+
+def test_a_copy_on_write_tensor_gets_its_own_memory_as_data_ptr_gives_it(native):
+    # Python's data_ptr() is the mutable pointer: it materializes a lazy clone's copy. So does the
+    # read: a kernel that writes through the pointer must not write into the source.
+    source = torch.arange(8.0)
+    clone = torch._lazy_clone(source)
+    assert torch._C._is_cow_tensor(clone)
+    got = read(clone)
+    assert not torch._C._is_cow_tensor(clone)
+    assert got["data_ptr"] == clone.data_ptr() != source.data_ptr()
+
+
+def test_nbytes_is_read_only_when_asked(native):
+    t = torch.zeros(6)
+    assert "nbytes" not in read(t, want_nbytes=False)
+    assert read(t, want_nbytes=True)["nbytes"] == 24
+
+
+def test_subclasses_and_torch_function_modes_are_read_by_python(native):
+    class Traced(torch.Tensor):
+        pass
+
+    assert read(torch.zeros(3).as_subclass(Traced)) is None
+
+    class Mode(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    t = torch.zeros(3)
+    with Mode():
+        assert read(t) is None
+    assert read(t) is not None
+
+
+@pytest.mark.parametrize("attribute", ["data_ptr", "get_device"])
+def test_a_patched_torch_tensor_is_read_by_python_until_restored(native, attribute, monkeypatch):
+    # Device plugins replace torch.Tensor.data_ptr; the read must then call theirs, as Triton does.
+    t, p = torch.zeros(3), torch.nn.Parameter(torch.zeros(2))
+    assert read(t) is not None and read(p) is not None  # checked once, then by the classes' version tags
+    monkeypatch.setattr(torch.Tensor, attribute, lambda self: 5, raising=False)
+    assert read(t) is None and read(p) is None
+    monkeypatch.undo()
+    assert read(t) == python_read(t) and read(p) == python_read(p)
+
+
+def test_a_tensor_without_storage_raises_what_data_ptr_raises(native):
+    sparse = torch.sparse_coo_tensor([[0]], [1.0], (2, ), check_invariants=True)
+    with pytest.raises(RuntimeError) as python:
+        sparse.data_ptr()
+    with pytest.raises(RuntimeError) as ours:
+        read(sparse)
+    assert str(ours.value) == str(python.value)
+
+
+def test_without_the_module_nothing_is_read_from_cxx(monkeypatch):
+    monkeypatch.setitem(sys.modules, "triton_jit._torch_native", None)
+    assert read(torch.zeros(2)) == "no module"
