@@ -1,7 +1,7 @@
 // triton_jit._C: the extension behind the triton_jit package. One file per concern: errors
 // (errors.cpp), arguments (convert.cpp; element types in dtypes.cpp, C-API helpers in pyutil.h),
 // the kernel and its launch (kernel.cpp), triton_jit.install()'s run (installed_run.cpp), value types and settings
-// (types.cpp).
+// (types.cpp), the lookup of the optional libtorch module triton_jit._torch_native (torch_native.cpp).
 #include <nanobind/nanobind.h>
 
 #include "errors.h"
