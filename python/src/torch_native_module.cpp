@@ -172,10 +172,15 @@ int read_tensor(PyObject* tensor, bool want_nbytes, triton_jit::python::TorchTen
 
 // ---- the current stream ----
 
+// Set once the backend has failed to give a handle (a guard without getStreamNativeHandle): every
+// later launch asks Python at once, not through a thrown and caught c10::Error.
+bool g_no_native_stream = false;
+
 int current_stream(int device, uint64_t* out) {
   // torch._C._cuda_getCurrentRawStream(device) is c10::cuda::getCurrentCUDAStream(device).stream();
   // the CUDA guard's getStream and getStreamNativeHandle are those two calls, reached through c10
   // alone (this module links no CUDA library of torch's).
+  if (g_no_native_stream) return 0;
   const c10::impl::DeviceGuardImplInterface* impl =
       c10::impl::device_guard_impl_registry[static_cast<size_t>(c10::DeviceType::CUDA)].load();
   if (impl == nullptr || device < 0 || device > std::numeric_limits<c10::DeviceIndex>::max()) return 0;
@@ -185,7 +190,8 @@ int current_stream(int device, uint64_t* out) {
     *out = reinterpret_cast<uintptr_t>(impl->getStreamNativeHandle(stream));
     return 1;
   } catch (...) {
-    return 0;  // a backend without native handles: Python's call answers (or raises) as before
+    g_no_native_stream = true;  // a backend without native handles: Python's call answers (or raises)
+    return 0;
   }
 }
 

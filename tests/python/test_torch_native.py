@@ -295,7 +295,8 @@ def test_a_patched_torch_tensor_is_read_by_python_until_restored(native, attribu
 
 
 def test_a_tensor_without_storage_raises_what_data_ptr_raises(native):
-    sparse = torch.sparse_coo_tensor([[0]], [1.0], (2, ), check_invariants=True)
+    with torch.sparse.check_sparse_tensor_invariants():  # opted in: torch warns when left implicit
+        sparse = torch.sparse_coo_tensor([[0]], [1.0], (2, ))
     with pytest.raises(RuntimeError) as python:
         sparse.data_ptr()
     with pytest.raises(RuntimeError) as ours:
