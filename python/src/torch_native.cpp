@@ -39,7 +39,8 @@ void reset_torch_native() {
 
 void register_torch_native(nb::module_& m) {
   // tests/python/test_torch_native.py: the reads a launch makes of a tensor, on any device (a
-  // launch refuses host tensors before it reads them), and a fresh lookup of the module.
+  // launch refuses host tensors, so without a GPU no launch shows them), and a fresh lookup of the
+  // module.
   m.def(
       "_read_torch_tensor_for_test",
       [](nb::handle tensor, bool want_nbytes) -> nb::object {
