@@ -1,7 +1,8 @@
 # triton_jit._torch_native (src/torch_native_module.cpp): libtorch called from C++ where torch's Python
 # API would cost a launch more than its work: torch outputs of triton_jit.empty_like (not through
-# torch.empty_like's Python argument parsing), and what a launch reads of each torch tensor
-# (data_ptr(), dtype, is_cuda, get_device() without a Python call each). Optional: built
+# torch.empty_like's Python argument parsing), what a launch reads of each torch tensor
+# (data_ptr(), dtype, is_cuda, get_device() without a Python call each) and torch's current
+# stream (through c10, without torch._C._cuda_getCurrentRawStream). Optional: built
 # when the build's python imports torch and CMake finds its config; _C loads it lazily and only
 # when the imported torch is the one it was built against (recorded here as torch.__version__).
 # It is linked by path without a run path: _C imports it only after torch, whose libraries are

@@ -110,14 +110,11 @@ constexpr int kNumReadAttributes = sizeof(kReadAttributes) / sizeof(kReadAttribu
 PyObject* g_read_names[kNumReadAttributes];
 PyObject* g_torch_descriptors[kNumReadAttributes];  // torch._C.TensorBase's own descriptors
 
-// torch.Tensor and torch.nn.Parameter (THPVariable_CheckExact's two classes), each with the type
-// version tag under which its attributes were last found to be torch's own: Python gives a class a
-// new tag whenever it or a base changes, so one comparison a read covers every assignment since.
-struct CheckedClass {
-  PyTypeObject* type = nullptr;
-  unsigned int tag = 0;  // 0: not checked (or no tag: checked at each read)
-};
-CheckedClass g_checked[2];
+// For torch.Tensor ([0]) and torch.nn.Parameter ([1]), THPVariable_CheckExact's two classes, the
+// type version tag under which the class's attributes were last found to be torch's own: Python
+// gives a class a new tag whenever it or a base changes, so one comparison a read covers every
+// assignment since. 0: not checked (or no tag: checked at each read).
+unsigned int g_checked_tags[2];
 
 bool has_torchs_attributes(PyTypeObject* type) {
   for (int i = 0; i < kNumReadAttributes; ++i) {
@@ -141,13 +138,12 @@ unsigned int valid_tag(PyTypeObject* type) {
 
 // Whether tensors of `type` (an exact one) may be read from C++.
 bool class_unchanged(PyTypeObject* type) {
-  CheckedClass& c = g_checked[type == g_checked[0].type ? 0 : 1];
-  c.type = type;
+  unsigned int& checked = g_checked_tags[type == reinterpret_cast<PyTypeObject*>(THPVariableClass) ? 0 : 1];
   const unsigned int tag = valid_tag(type);
-  if (tag != 0 && tag == c.tag) return true;
-  c.tag = 0;
+  if (tag != 0 && tag == checked) return true;
+  checked = 0;
   if (!has_torchs_attributes(type)) return false;
-  c.tag = valid_tag(type);  // the lookups above gave the class a tag if it had none
+  checked = valid_tag(type);  // the lookups above gave the class a tag if it had none
   return true;
 }
 
@@ -216,8 +212,6 @@ int exec_module(PyObject* m) {
     }
   }
   Py_DECREF(tensor_base);
-  g_checked[0].type = reinterpret_cast<PyTypeObject*>(THPVariableClass);
-  g_checked[1].type = reinterpret_cast<PyTypeObject*>(ParameterClass);
   PyObject* capsule = PyCapsule_New(&g_api, triton_jit::python::kTorchNativeCapsuleName, nullptr);
   if (capsule == nullptr) return -1;
   if (PyModule_AddObject(m, "api", capsule) < 0) {
