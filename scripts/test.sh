@@ -12,9 +12,9 @@
 # builds; .ci/run does so after this step). Exit status: ctest's.
 # Knobs: those of scripts/setup.sh, plus CTEST_JOBS (default: nproc) and CTEST_TIMEOUT (seconds
 # per test, default 1200).
-# Time: the target is 10 minutes on a 2-core machine from a fresh clone, downloads excluded; 572 s
-# measured on a new machine, its compiler and kernel caches empty (2026-11-27: set-up 34 s,
-# configure 23 s, build 212 s, ctest 303 s). The `==>` lines give the seconds of each part;
+# Time: the target is 10 minutes on a 2-core machine from a fresh clone, downloads excluded; 537 s
+# measured with the compiler and kernel caches empty (2026-11-27: set-up 27 s, configure 24 s,
+# build 210 s, ctest 276 s). The `==>` lines give the seconds of each part;
 # docs/guide/building.md ("Where the test time goes") sums ctest's per-test times by group.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
