@@ -557,18 +557,28 @@ bool launch_threw(PyObject* fn, EntryObject* e, PyObject* grid, PyObject* warmup
 
 // Where grid= and warmup= are among the call's keywords (-1: absent); false when a deprecated
 // launch option is (stream=, device=, device_type=: Triton's run refuses them), which sends the
-// call to Python.
+// call to Python. Every keyword is looked at (fla's calls have about thirty): by identity first, as
+// a keyword written in code is interned; an interned key that is none of the five names is no
+// other (they are interned too), so only a key made at run time is compared by value.
 bool find_run_keywords(PyObject* kwnames, Py_ssize_t* grid_at, Py_ssize_t* warmup_at) {
   *grid_at = *warmup_at = -1;
   const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject* key = PyTuple_GET_ITEM(kwnames, k);
-    if (is_name(key, s_grid)) {
+    if (key == s_grid) {
       *grid_at = k;
-    } else if (is_name(key, s_warmup)) {
+    } else if (key == s_warmup) {
       *warmup_at = k;
-    } else if (is_name(key, s_stream) || is_name(key, s_device) || is_name(key, s_device_type)) {
+    } else if (key == s_stream || key == s_device || key == s_device_type) {
       return false;
+    } else if (!PyUnicode_CHECK_INTERNED(key)) {
+      if (is_name(key, s_grid)) {
+        *grid_at = k;
+      } else if (is_name(key, s_warmup)) {
+        *warmup_at = k;
+      } else if (is_name(key, s_stream) || is_name(key, s_device) || is_name(key, s_device_type)) {
+        return false;
+      }
     }
   }
   return true;

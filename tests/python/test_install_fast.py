@@ -96,6 +96,12 @@ args = (x, y, out, 1000)
 reason_of("warmup", lambda: fn.warmup(*args, grid=(1, )))
 reason_of("stream", lambda: fn[(1, )](*args, stream=0))
 reason_of("device", lambda: fn[(1, )](*args, device=0))
+# Keywords made at run time, which are not interned: compared by value.
+made = lambda *parts: "".join(parts)
+reason_of("stream_made", lambda: fn[(1, )](*args, **{made("str", "eam"): 0}))
+reason_of("device_type_made", lambda: fn[(1, )](*args, **{made("device", "_type"): "hip"}))
+reason_of("grid_made", lambda: JITFunction.run(fn, *args, **{made("gr", "id"): (1, ), made("warm", "up"): False}))
+reason_of("warmup_made", lambda: JITFunction.run(fn, *args, **{made("gr", "id"): (1, ), made("warm", "up"): True}))
 reason_of("argument", lambda: fn[(1, )](object(), y, out, 1000))
 fn.add_pre_run_hook(lambda *a, **k: None)
 reason_of("pre_run_hooks", lambda: fn[(1, )](*args))
@@ -137,7 +143,9 @@ reason_of("none", lambda: fn[(1, )](*args))
 result["reasons"] = reasons
 """)
     want = {"warmup": ({"warmup": 1}, 0, 1), "stream": ({"deprecated_option": 1}, 0, 1),
-            "device": ({"deprecated_option": 1}, 0, 1), "argument": ({"argument": 1}, 0, 1),
+            "device": ({"deprecated_option": 1}, 0, 1), "stream_made": ({"deprecated_option": 1}, 0, 1),
+            "device_type_made": ({"deprecated_option": 1}, 0, 1), "grid_made": ({}, 1, 0),
+            "warmup_made": ({"warmup": 1}, 0, 1), "argument": ({"argument": 1}, 0, 1),
             "pre_run_hooks": ({"pre_run_hooks": 1}, 0, 1), "jit_cache_hook": ({"compile_hooks": 1}, 0, 1),
             "jit_post_compile_hook": ({"compile_hooks": 1}, 0, 1), "async_mode": ({"async_compile": 1}, 0, 1),
             "async_checker": ({"async_compile": 1}, 0, 1), "debug": ({"debug": 1}, 0, 1),
