@@ -16,7 +16,7 @@
 #
 # Per version, three ctest runs with TRITON_JIT_PYTHON set to that virtualenv's python and the
 # test caches (TRITON_CACHE_DIR, TRITON_JIT_INDEX_DIR, the CLI work folder) moved below
-# BUILD_DIR/triton-versions/VERSION (TRITON_JIT_TEST_CACHE_ROOT):
+# BUILD_DIR/triton-versions/VERSION (TRITON_JIT_TEST_CACHE_ROOT), and one pytest run:
 #   parity    the C++ specialization against that version's own binder (cpu.*Parity*)
 #   compile   every other CPU test: compiles of several kernels for sm_90 and sm_80 checked
 #             against the cubins, the launcher on a fake driver, signatures, errors, the kernel
@@ -26,6 +26,14 @@
 #             depend on the Triton version, and took about 80 s of each version's 200 s; the
 #             pinned version runs them in scripts/test.sh)
 #   cli       the triton-jit command-line tests (-L cli)
+#   python    triton_jit.install()'s tests (tests/python/test_install.py, test_install_fast.py)
+#             with that virtualenv's python: JITFunction.run, __getitem__ and ConstexprFunction's
+#             __call__ replaced and restored, the fallbacks, the installed key against that
+#             version's binder, the C++ run launching on the fake HIP runtime. These are the
+#             versions install() takes (triton_jit_bridge.versions.INSTALL_TESTED_VERSIONS). The
+#             package is the build's; pytest, numpy and torch come from the build's python, added
+#             after the virtualenv's own packages (a sitecustomize.py below the version's folder),
+#             so that its Triton is the one imported. "none" where the build has no package.
 # then prints one table line per version. Exit status: 0 when every run passed, 1 otherwise.
 #
 # Knobs:
@@ -165,6 +173,32 @@ run_group() {
   fi
 }
 
+# python_group PYTHON LOG: triton_jit.install()'s tests under PYTHON (the version's virtualenv),
+# with the build's package; prints as run_group does.
+build_site="$("$build_python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+python_group() {
+  local python=$1 log=$2 site="$work/python-site"
+  if [ ! -d "$build_dir/python/triton_jit" ]; then
+    printf 'none'
+    return 0
+  fi
+  mkdir -p "$site"
+  # After the virtualenv's own site-packages: its Triton first, the build's pytest, numpy, torch next.
+  printf 'import site\nsite.addsitedir(%s)\n' "'$build_site'" >"$site/sitecustomize.py"
+  # The fake HIP runtime test_install_fast.py launches on (test_rocm.py says so where it is not built).
+  if (cd "$REPO_ROOT" && env PYTHONPATH="$site:$build_dir/python" PYTHONDONTWRITEBYTECODE=1 TRITON_DEFAULT_FP_FUSION=1 \
+    TRITON_JIT_TEST_FAKE_HIP="$build_dir/tests/cpu/libfake_amdhip64.so" timeout "$timeout" "$python" -m pytest -q -rs -p no:cacheprovider \
+    tests/python/test_install.py tests/python/test_install_fast.py) >"$log" 2>&1; then
+    printf 'pass (%s)' "$(grep -Eo '[0-9]+ passed' "$log" | tail -1 | cut -d' ' -f1)"
+  else
+    printf 'FAIL (%s)' "$(grep -Eo '[0-9]+ failed' "$log" | tail -1 | cut -d' ' -f1)"
+    {
+      echo "---- python failed; $log ends with:"
+      tail -n 40 "$log"
+    } >&2
+  fi
+}
+
 tj_log "Triton versions: $versions (build $build_dir, virtualenvs in $venvs)"
 rows=()
 failed=0
@@ -175,7 +209,7 @@ for version in $versions; do
   mkdir -p "$work"
   find "$work" -mindepth 1 -maxdepth 1 ! -name 'test-triton-cache' ! -name 'triton-cache' -exec rm -rf {} +
   if ! python="$(tj_triton_venv "$version")"; then
-    rows+=("$(printf '%-8s | %-12s | %-12s | %-12s | %7s | %s' "$version" "-" "-" "-" "-" "FAILED")")
+    rows+=("$(printf '%-8s | %-12s | %-12s | %-12s | %-12s | %7s | %s' "$version" "-" "-" "-" "-" "-" "FAILED")")
     failed=1
     continue
   fi
@@ -190,15 +224,16 @@ for version in $versions; do
   compile="$(run_group compile "$work/compile.log" -L cpu -LE '^(cli|faults|scripts)$' \
     -E 'Parity|ReferenceMakePointer|^cpu\.env\.')"
   cli="$(run_group cli "$work/cli.log" -L cli)"
+  python_tests="$(python_group "$python" "$work/python.log")"
   unset TRITON_JIT_PYTHON TRITON_JIT_TEST_CACHE_ROOT TRITON_CACHE_DIR TRITON_JIT_INDEX_DIR
-  case "$parity$compile$cli" in *FAIL*) failed=1 ;; esac
-  rows+=("$(printf '%-8s | %-12s | %-12s | %-12s | %7d | %s' "$version" "$parity" "$compile" "$cli" \
+  case "$parity$compile$cli$python_tests" in *FAIL*) failed=1 ;; esac
+  rows+=("$(printf '%-8s | %-12s | %-12s | %-12s | %-12s | %7d | %s' "$version" "$parity" "$compile" "$cli" "$python_tests" \
     $((SECONDS - tests_start)) "$venv_note")")
-  tj_log "Triton $version: parity $parity, compile $compile, cli $cli (virtualenv $venv_seconds s, tests $((SECONDS - tests_start)) s)"
+  tj_log "Triton $version: parity $parity, compile $compile, cli $cli, python $python_tests (virtualenv $venv_seconds s, tests $((SECONDS - tests_start)) s)"
 done
 
-printf '\n%-8s | %-12s | %-12s | %-12s | %7s | %s\n' version parity compile cli seconds virtualenv
-printf '%s\n' "---------+--------------+--------------+--------------+---------+------------"
+printf '\n%-8s | %-12s | %-12s | %-12s | %-12s | %7s | %s\n' version parity compile cli python seconds virtualenv
+printf '%s\n' "---------+--------------+--------------+--------------+--------------+---------+------------"
 printf '%s\n' "${rows[@]}"
 if [ "$failed" = 0 ]; then
   tj_log "every Triton version passed"

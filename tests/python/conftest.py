@@ -98,7 +98,7 @@ def has_gpu():
     try:
         import torch
         return torch.cuda.is_available()
-    except ImportError:
+    except (ImportError, AttributeError):  # AttributeError: the repository's torch/ folder, run from its root
         return False
 
 
