@@ -555,30 +555,35 @@ bool launch_threw(PyObject* fn, EntryObject* e, PyObject* grid, PyObject* warmup
   return false;
 }
 
+// Which of the run's own keywords `key` is: 0 grid, 1 warmup, 2 a deprecated launch option
+// (stream=, device=, device_type=: Triton's run refuses them); -1 none. By identity first, as a
+// keyword written in code is interned; an interned key that is none of the five interned names is
+// no other, so only a key made at run time is compared by value (fla's calls have about thirty
+// keywords, each looked at).
+int run_keyword(PyObject* key) {
+  PyObject* const names[] = {s_grid, s_warmup, s_stream, s_device, s_device_type};
+  constexpr int kCount = sizeof(names) / sizeof(names[0]);
+  int found = -1;
+  for (int i = 0; i < kCount && found < 0; ++i) {
+    if (key == names[i]) found = i;
+  }
+  for (int i = 0; i < kCount && found < 0 && !PyUnicode_CHECK_INTERNED(key); ++i) {
+    if (is_name(key, names[i])) found = i;
+  }
+  return found < 2 ? found : 2;
+}
+
 // Where grid= and warmup= are among the call's keywords (-1: absent); false when a deprecated
-// launch option is (stream=, device=, device_type=: Triton's run refuses them), which sends the
-// call to Python. Every keyword is looked at (fla's calls have about thirty): by identity first, as
-// a keyword written in code is interned; an interned key that is none of the five names is no
-// other (they are interned too), so only a key made at run time is compared by value.
+// launch option is, which sends the call to Python.
 bool find_run_keywords(PyObject* kwnames, Py_ssize_t* grid_at, Py_ssize_t* warmup_at) {
   *grid_at = *warmup_at = -1;
   const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
-    PyObject* key = PyTuple_GET_ITEM(kwnames, k);
-    if (key == s_grid) {
-      *grid_at = k;
-    } else if (key == s_warmup) {
-      *warmup_at = k;
-    } else if (key == s_stream || key == s_device || key == s_device_type) {
-      return false;
-    } else if (!PyUnicode_CHECK_INTERNED(key)) {
-      if (is_name(key, s_grid)) {
-        *grid_at = k;
-      } else if (is_name(key, s_warmup)) {
-        *warmup_at = k;
-      } else if (is_name(key, s_stream) || is_name(key, s_device) || is_name(key, s_device_type)) {
-        return false;
-      }
+    switch (run_keyword(PyTuple_GET_ITEM(kwnames, k))) {
+      case 0: *grid_at = k; break;
+      case 1: *warmup_at = k; break;
+      case 2: return false;
+      default: break;
     }
   }
   return true;
