@@ -13,6 +13,12 @@ enum class State { Unknown, Loaded, Absent };
 State g_state = State::Unknown;
 const TorchNativeApi* g_api = nullptr;
 
+// Forgets the lookup, for tests that change what it finds.
+void reset_torch_native() {
+  g_state = State::Unknown;
+  g_api = nullptr;
+}
+
 }  // namespace
 
 const TorchNativeApi* torch_native() {
@@ -30,11 +36,6 @@ const TorchNativeApi* torch_native() {
   g_api = api;
   g_state = api != nullptr ? State::Loaded : State::Absent;
   return g_api;
-}
-
-void reset_torch_native() {
-  g_state = State::Unknown;
-  g_api = nullptr;
 }
 
 void register_torch_native(nb::module_& m) {

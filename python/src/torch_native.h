@@ -64,10 +64,8 @@ struct TorchNativeApi {
 // nanobind::python_error when the lookup itself fails.
 const TorchNativeApi* torch_native();
 
-// Forgets the lookup, for tests that change what it finds.
-void reset_torch_native();
-
-// _C's test hooks of the table: _torch_native_reset_for_test, _read_torch_tensor_for_test.
+// _C's test hooks of the table: _read_torch_tensor_for_test, _torch_current_stream_for_test and
+// _torch_native_reset_for_test (a fresh lookup at the next torch tensor or placeholder).
 void register_torch_native(nanobind::module_& m);
 
 }  // namespace triton_jit::python
