@@ -14,8 +14,8 @@
 # per test, default 1200).
 # Time: the target is 10 minutes on a 2-core machine from a fresh clone, downloads excluded; 537 s
 # measured with the compiler and kernel caches empty (2026-11-27: set-up 27 s, configure 24 s,
-# build 210 s, ctest 276 s); 610 s that evening, when the same tree took 612 s (a slower machine:
-# missed by 10 s). The `==>` lines give the seconds of each part;
+# build 210 s, ctest 276 s); that evening 612 s for the same tree and 610 s for a later one, on a
+# slower machine (missed by 10 s). The `==>` lines give the seconds of each part;
 # docs/guide/building.md ("Where the test time goes") sums ctest's per-test times by group.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
